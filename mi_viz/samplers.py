@@ -185,6 +185,7 @@ class DecodeResult:
     batch_sizes: list[list[int]]  # per sequence: positions unmasked at each step
     traces: list[Trace] | None  # when record=True
     seconds: float = 0.0
+    states: list[torch.Tensor] | None = None  # keep_states: (B, L) tokens before each step
 
 
 def _round(x: torch.Tensor, nd: int = 5):
@@ -200,6 +201,7 @@ def decode(
     record: bool = False,
     batch_size: int = 1024,
     max_steps: int | None = None,
+    keep_states: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> DecodeResult:
     """Decode every sequence until nothing is masked, all in lock-step batches.
@@ -216,7 +218,7 @@ def decode(
     dev = tokens.device
     B, L = tokens.shape
     mask_id = model.mask_id
-    vt = model.value_tokens.to(dev)
+    vt = model.value_tokens.cpu()  # selection runs on the CPU
     passes = torch.zeros(B, dtype=torch.long)
     oracle = torch.zeros(B, dtype=torch.long)
     sizes: list[list[int]] = [[] for _ in range(B)]
@@ -224,10 +226,13 @@ def decode(
     gen = torch.Generator(device="cpu").manual_seed(cfg.seed)
     total_masked = int((tokens == mask_id).sum())
     step = 0
+    states = [] if keep_states else None
     while True:
         active = (tokens == mask_id).any(1).nonzero().squeeze(1)  # (A,)
         if active.numel() == 0 or (max_steps is not None and step >= max_steps):
             break
+        if keep_states:
+            states.append(tokens.cpu().clone())
         for s in range(0, active.numel(), batch_size):
             idx = active[s : s + batch_size]
             x = tokens[idx]  # (b, L)
@@ -272,4 +277,4 @@ def decode(
     if record:
         for b in range(B):
             traces[b].final = tokens[b].tolist()
-    return DecodeResult(tokens.cpu(), passes, oracle, sizes, traces, time.perf_counter() - t0)
+    return DecodeResult(tokens.cpu(), passes, oracle, sizes, traces, time.perf_counter() - t0, states)

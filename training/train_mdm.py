@@ -57,7 +57,7 @@ class TrainConfig:
     weight_decay: float = 0.01
     warmup: int = 200
     max_steps: int = 10_000  # cosine decay to 10 % of lr over this many steps
-    max_minutes: float = 0.0  # stop (and save) after this wall time; 0 = no limit
+    max_minutes: float = 0.0  # total training wall time (across resumes); 0 = no limit
     save_every: int = 200
     eval_every: int = 1000
     n_val: int = 100
@@ -65,11 +65,20 @@ class TrainConfig:
     seed: int = 0
 
 
-def lr_at(step, tc: TrainConfig):
+def progress_of(step: int, wall: float, tc: TrainConfig) -> float:
+    """Fraction of the training budget used: steps or minutes, whichever runs out first.
+    The schedule follows it, so a time-boxed run (a GPU lease) still ends its decay."""
+    p = step / tc.max_steps
+    if tc.max_minutes > 0:
+        p = max(p, wall / (60 * tc.max_minutes))
+    return min(1.0, p)
+
+
+def lr_at(step: int, progress: float, tc: TrainConfig) -> float:
+    """Linear warm-up over `warmup` steps, then cosine decay to 10 % of lr."""
     if step < tc.warmup:
         return tc.lr * (step + 1) / tc.warmup
-    frac = min(1.0, (step - tc.warmup) / max(1, tc.max_steps - tc.warmup))
-    return tc.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * frac)))
+    return tc.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
 def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
@@ -218,7 +227,9 @@ def main(argv=None):
     wall0 = wall
     model.train()
     metrics = {}
-    while step < tc.max_steps:
+    prog = progress_of(step, wall, tc)
+    loss = torch.tensor(float("nan"))
+    while prog < 1.0:
         # data order is a pure function of (seed, step, rank): resuming replays nothing
         gen = torch.Generator().manual_seed(tc.seed * 1_000_003 + step * 97 + rank)
         idx = torch.randint(0, len(grids), (tc.batch_size,), generator=gen)
@@ -226,8 +237,9 @@ def main(argv=None):
         if tc.augment:
             x0 = augment(x0, gen)
         x0 = x0.to(device)
+        lr = lr_at(step, prog, tc)
         for g in opt.param_groups:
-            g["lr"] = lr_at(step, tc)
+            g["lr"] = lr
         with amp:
             loss = mdm_loss(net, x0, generator=None)
         opt.zero_grad(set_to_none=True)
@@ -237,14 +249,15 @@ def main(argv=None):
         step += 1
         examples += tc.batch_size * world
         wall = wall0 + time.time() - t_start
-        out_of_time = tc.max_minutes > 0 and (time.time() - t_start) > tc.max_minutes * 60
-        if ddp:  # every rank must stop at the same step, or the next all-reduce hangs
-            flag = torch.tensor([float(out_of_time)], device=device)
-            dist.all_reduce(flag, op=dist.ReduceOp.MAX)
-            out_of_time = bool(flag.item())
+        prog = progress_of(step, wall, tc)
+        if ddp:  # every rank must follow rank 0's clock: same lr, same last step
+            t = torch.tensor([prog], device=device)
+            dist.broadcast(t, 0)
+            prog = float(t.item())
+        done = prog >= 1.0
         if master:
             val_solved = ""
-            if val and (step % tc.eval_every == 0 or step == tc.max_steps or out_of_time):
+            if val and (step % tc.eval_every == 0 or done):
                 metrics = evaluate(model, val, device)
                 val_solved = metrics["val_solved"]
                 if val_solved >= best:
@@ -255,12 +268,10 @@ def main(argv=None):
                 print(f"step {step} loss {loss.item():.4f} val_solved {val_solved:.3f} "
                       f"({wall / 60:.1f} min)", flush=True)
             if step % 10 == 0 or val_solved != "":
-                logw.writerow([step, f"{loss.item():.5f}", f"{lr_at(step, tc):.6g}", examples, f"{wall:.1f}", val_solved])
+                logw.writerow([step, f"{loss.item():.5f}", f"{lr:.6g}", examples, f"{wall:.1f}", val_solved])
                 logf.flush()
-            if step % tc.save_every == 0 or step == tc.max_steps or out_of_time:
+            if step % tc.save_every == 0 or done:
                 checkpoint({"loss": loss.item(), **metrics})
-        if out_of_time:
-            break
     if master:
         checkpoint({"loss": loss.item(), **metrics})
         if not (run / "best.json").exists():  # no validation data: the last weights are the best we know

@@ -1,0 +1,122 @@
+"""Command line: `python -m mi_viz {bench,sweep,mi-report,figure} sudoku ...`.
+
+Contract (stable): the last line printed to stdout is a one-line JSON summary.
+Bad puzzle lines are reported on stderr by line number and skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+
+def _device(name):
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return name
+
+
+def _read_puzzles(path, limit):
+    from . import sudoku as S
+
+    if not Path(path).exists():
+        raise SystemExit(f"error: puzzle file not found: {path}")
+    res = S.read_puzzle_file(path)
+    for e in res.errors:
+        print(f"warning: {path}: {e} (skipped)", file=sys.stderr)
+    puzzles = res.puzzles[:limit] if limit else res.puzzles
+    if not puzzles:
+        raise SystemExit(f"error: no valid puzzles in {path}")
+    return puzzles, res.errors
+
+
+def _add_common(p):
+    p.add_argument("domain", choices=["sudoku"])
+    p.add_argument("--puzzles", required=True, help="one puzzle per line (first field); '#' lines ignored")
+    p.add_argument("--limit", type=int, default=None, help="first N valid puzzles only")
+    p.add_argument("--checkpoint", default=None, help="MDM checkpoint (default checkpoints/sudoku_mdm)")
+    p.add_argument("--head", default=None, help="MI head checkpoint (default checkpoints/sudoku_mi_head)")
+    p.add_argument("--device", default="auto")
+    p.add_argument("--batch-size", type=int, default=1024, help="puzzles per forward pass")
+    p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+
+
+def cmd_bench(a):
+    from .bench import load_models, run_bench, write_rows
+    from .samplers import SamplerConfig
+
+    puzzles, errors = _read_puzzles(a.puzzles, a.limit)
+    cfg = SamplerConfig(a.sampler, gamma=a.gamma, lam=a.lam, k=a.k, temperature=a.temperature, seed=a.seed,
+                        gt_eps=a.gt_eps)
+    dev = _device(a.device)
+    model, head, _ = load_models(a.checkpoint, a.head, dev, need_head=cfg.needs == "mi")
+    res = run_bench(model, puzzles, cfg, head, a.batch_size, dev)
+    write_rows(res.rows, a.out)
+    res.summary["skipped_lines"] = len(errors)
+    print(json.dumps(res.summary))
+
+
+def cmd_sweep(a):
+    from .bench import DEFAULT_GRID, load_models, parse_grid, plot_sweep, run_bench
+
+    puzzles, _ = _read_puzzles(a.puzzles, a.limit)
+    cfgs = parse_grid(a.grid or DEFAULT_GRID)
+    dev = _device(a.device)
+    need_head = any(c.needs == "mi" for c in cfgs)
+    model, head, _ = load_models(a.checkpoint, a.head, dev, need_head=need_head)
+    out = Path(a.out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    summaries = []
+    for c in cfgs:
+        r = run_bench(model, puzzles, c, head, a.batch_size, dev)
+        summaries.append(r.summary)
+        print(json.dumps(r.summary), flush=True)
+        with open(out / "sweep.csv", "w", newline="") as f:  # rewritten after each point: nothing lost
+            w = csv.DictWriter(f, fieldnames=list(summaries[0].keys()))
+            w.writeheader()
+            w.writerows(summaries)
+    plot_sweep(summaries, out / "sweep.png", out / "sweep.html", title=a.title or f"Sudoku: {Path(a.puzzles).name}")
+    print(json.dumps({"points": len(summaries), "out_dir": str(out)}))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m mi_viz", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("bench", help="decode a puzzle file with one sampler")
+    _add_common(b)
+    b.add_argument("--sampler", default="sequential")
+    b.add_argument("--gamma", type=float, default=None)
+    b.add_argument("--lam", type=float, default=None)
+    b.add_argument("--k", type=int, default=None)
+    b.add_argument("--temperature", type=float, default=0.0)
+    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--gt-eps", type=float, default=1e-3, help="pruning tolerance of ground-truth MI (mi-gt)")
+    b.add_argument("--out", required=True, help="per-puzzle CSV")
+    s = sub.add_parser("sweep", help="a grid of samplers and parameters; summary CSV + plots")
+    _add_common(s)
+    s.add_argument("--grid", default=None, help="e.g. 'topk:k=2,4; eb:gamma=0.2,0.5; mi:gamma=0.3:lam=0,1'")
+    s.add_argument("--out-dir", required=True)
+    s.add_argument("--title", default=None)
+    a = ap.parse_args(argv)
+    if getattr(a, "threads", None):
+        torch.set_num_threads(a.threads)
+    try:
+        {"bench": cmd_bench, "sweep": cmd_sweep}[a.cmd](a)
+    except (ValueError, FileNotFoundError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except Exception as e:  # checkpoint problems etc.: a message, not a traceback
+        from .checkpoints import CheckpointError
+
+        if isinstance(e, CheckpointError):
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        raise
+    return 0

@@ -1,0 +1,162 @@
+"""Build the MI dataset: Sudoku states with their ground-truth pairwise MI maps.
+
+    python training/make_mi_dataset.py --mdm checkpoints/sudoku_mdm --out runs/mi_data
+    torchrun --nproc_per_node 2 training/make_mi_dataset.py ...      # ranks split the jobs
+    python training/make_mi_dataset.py ... --rank 1 --world 4        # or independent workers
+    python training/make_mi_dataset.py --merge runs/mi_data          # one file from all shards
+
+States (see docs/mi.md): (a) every stage of decoding trajectories of the trained
+MDM on TRAINING puzzles (the test sets are never touched): for each puzzle we
+decode it (sequential, or EB with gamma 0.5 for every other puzzle, so that
+parallel decodes' states are covered too) and keep `--states-per-puzzle` states
+at random steps; (b) randomly masked training solutions, mask ratio ~ U(0.2, 0.8).
+Each state gets ground_truth_mi (pruning eps, default 1e-3).
+
+Jobs are numbered; job j belongs to worker j % world; jobs are cut into shards
+of --shard-size and a shard file is written atomically when complete, so a
+re-run skips finished shards (resumable) and shards from any number of workers
+merge into one data set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import sys
+import time
+from pathlib import Path
+
+import torch
+from safetensors.torch import load_file, save_file
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from mi_viz import sudoku as S  # noqa: E402
+from mi_viz.mi import ground_truth_mi  # noqa: E402
+from mi_viz.models import load_mdm  # noqa: E402
+from mi_viz.models.sudoku_mdm import MASK_TOKEN, boards_to_tokens  # noqa: E402
+from mi_viz.samplers import SamplerConfig, decode  # noqa: E402
+
+
+def states_for_jobs(model, jobs, puzzles, solutions, states_per_puzzle, seed, device):
+    """Token states (N, 81) for a list of jobs: ('p', i) puzzle i, ('r', i) random mask."""
+    out = []
+    pz = [i for kind, i in jobs if kind == "p"]
+    for cfg_name, sel in (("sequential", [i for i in pz if i % 2 == 0]), ("eb", [i for i in pz if i % 2 == 1])):
+        if not sel:
+            continue
+        cfg = SamplerConfig(cfg_name, gamma=0.5 if cfg_name == "eb" else None)
+        x = boards_to_tokens([puzzles[i] for i in sel]).to(device)
+        res = decode(model, x, cfg, keep_states=True)
+        traj = torch.stack(res.states, 1)  # (b, T, 81); finished puzzles repeat their last state
+        for r, i in enumerate(sel):
+            g = torch.Generator().manual_seed(seed * 7919 + i)
+            T = len(res.batch_sizes[r])  # this puzzle's own number of steps
+            steps = torch.randperm(T, generator=g)[:states_per_puzzle]
+            out.extend(traj[r, int(t)] for t in steps)
+    for kind, i in jobs:
+        if kind != "r":
+            continue
+        g = torch.Generator().manual_seed(seed * 104729 + i)
+        sol = boards_to_tokens([solutions[i % len(solutions)]])[0]
+        ratio = 0.2 + 0.6 * torch.rand(1, generator=g).item()
+        m = torch.rand(81, generator=g) < ratio
+        m[torch.randint(0, 81, (1,), generator=g)] = True
+        out.append(torch.where(m, torch.full_like(sol, MASK_TOKEN), sol))
+    return torch.stack(out) if out else torch.zeros(0, 81, dtype=torch.long)
+
+
+def merge(folder: Path):
+    shards = sorted(folder.glob("shard_*.safetensors"))
+    if not shards:
+        raise SystemExit(f"no shards in {folder}")
+    parts = [load_file(str(s)) for s in shards]
+    merged = {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
+    tmp = folder / "merged.safetensors.tmp"
+    save_file(merged, str(tmp))
+    os.replace(tmp, folder / "merged.safetensors")
+    print(f"merged {len(shards)} shards: {merged['tokens'].shape[0]} states -> {folder / 'merged.safetensors'}")
+
+
+def load_mi_dataset(folder) -> dict[str, torch.Tensor]:
+    """All states of a data folder (merged file if present, else every shard)."""
+    folder = Path(folder)
+    if (folder / "merged.safetensors").exists():
+        return load_file(str(folder / "merged.safetensors"))
+    parts = [load_file(str(s)) for s in sorted(folder.glob("shard_*.safetensors"))]
+    if not parts:
+        raise SystemExit(f"no MI data in {folder}")
+    return {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mdm", default="checkpoints/sudoku_mdm")
+    ap.add_argument("--puzzles", default="data/sudoku/generated/train_puzzles.csv")
+    ap.add_argument("--n-val-holdout", type=int, default=200, help="last rows: MDM validation, never used here")
+    ap.add_argument("--n-puzzles", type=int, default=2_000)
+    ap.add_argument("--states-per-puzzle", type=int, default=6)
+    ap.add_argument("--n-random", type=int, default=4_000)
+    ap.add_argument("--shard-size", type=int, default=256, help="jobs per shard")
+    ap.add_argument("--eps", type=float, default=1e-3)
+    ap.add_argument("--chunk", type=int, default=2048)
+    ap.add_argument("--out", default="runs/mi_data")
+    ap.add_argument("--rank", type=int, default=int(os.environ.get("RANK", 0)))
+    ap.add_argument("--world", type=int, default=int(os.environ.get("WORLD_SIZE", 1)))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--max-minutes", type=float, default=0.0)
+    ap.add_argument("--merge", metavar="FOLDER", help="merge the shards in FOLDER and exit")
+    a = ap.parse_args(argv)
+    if a.merge:
+        merge(Path(a.merge))
+        return
+    try:
+        from tqdm import tqdm
+    except ImportError:  # progress bar is a nicety
+        def tqdm(x, **k):
+            return x
+
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    model, _ = load_mdm(a.mdm, device=a.device)
+    rows = list(csv.DictReader(open(a.puzzles)))
+    rows = rows[: max(0, len(rows) - a.n_val_holdout)][: a.n_puzzles]
+    puzzles = [S.parse_board(r["puzzle"]) for r in rows]
+    solutions = [S.parse_board(r["solution"]) for r in rows]
+    # interleave the two kinds so that a time-boxed run still gets both
+    pj, rj = [("p", i) for i in range(len(puzzles))], [("r", i) for i in range(a.n_random)]
+    jobs = sorted(pj + rj, key=lambda j: (j[1] / len(pj) if j[0] == "p" else j[1] / max(1, len(rj))))
+    mine = [j for n, j in enumerate(jobs) if n % a.world == a.rank]
+    shards = [mine[s : s + a.shard_size] for s in range(0, len(mine), a.shard_size)]
+    t0 = time.time()
+    total = 0
+    for k, shard_jobs in enumerate(tqdm(shards, desc=f"rank {a.rank} shards")):
+        path = out / f"shard_{a.rank:03d}_{k:05d}.safetensors"
+        if path.exists():
+            continue
+        if a.max_minutes and time.time() - t0 > a.max_minutes * 60:
+            print("time budget reached; re-run to continue", flush=True)
+            break
+        x = states_for_jobs(model, shard_jobs, puzzles, solutions, a.states_per_puzzle, a.seed, a.device)
+        x = x[(x == MASK_TOKEN).sum(1) >= 2]  # a state needs two masked cells to have a pair
+        mis, asy, ent, drop, passes = [], [], [], [], []
+        for s in range(0, len(x), 64):
+            gt = ground_truth_mi(model, x[s : s + 64].to(a.device), eps=a.eps, chunk=a.chunk)
+            mis.append(gt.mi.half().cpu())
+            asy.append(gt.asymmetry.half().cpu())
+            ent.append(gt.entropy.cpu())
+            drop.append(gt.dropped_mass.cpu())
+            passes.append(gt.passes.cpu())
+        data = {"tokens": x.to(torch.uint8).cpu(), "mi": torch.cat(mis), "asymmetry": torch.cat(asy),
+                "entropy": torch.cat(ent), "dropped_mass": torch.cat(drop), "passes": torch.cat(passes)}
+        tmp = path.with_name(path.name + ".tmp")
+        save_file(data, str(tmp))
+        os.replace(tmp, path)
+        total += len(x)
+    print(f"rank {a.rank}: {total} new states in {time.time() - t0:.0f}s -> {out}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

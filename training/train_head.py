@@ -1,0 +1,129 @@
+"""Train the MI head on the MI dataset, reading the frozen MDM's hidden states.
+
+    python training/train_head.py --mdm checkpoints/sudoku_mdm --data runs/mi_data \
+        --out checkpoints/sudoku_mi_head
+
+Loss: squared Frobenius distance to the ground-truth map over masked pairs
+(estimator.frobenius_loss). 5 % of the states (by a fixed permutation) are held
+out; the checkpoint keeps the weights with the lowest held-out loss and records
+held-out Pearson correlation. log.csv beside the checkpoint has the curve.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from make_mi_dataset import load_mi_dataset  # noqa: E402
+
+from mi_viz.estimator import HeadConfig, MIHead, frobenius_loss, save_head  # noqa: E402
+from mi_viz.models import load_mdm  # noqa: E402
+from mi_viz.models.sudoku_mdm import MASK_TOKEN  # noqa: E402
+
+
+def pearson(a: torch.Tensor, b: torch.Tensor) -> float:
+    a, b = a.double() - a.double().mean(), b.double() - b.double().mean()
+    return float((a * b).sum() / (a.norm() * b.norm()).clamp_min(1e-12))
+
+
+@torch.no_grad()
+def evaluate(mdm, head, tokens, mi, device, bs=256):
+    preds, gts, loss, n = [], [], 0.0, 0
+    for s in range(0, len(tokens), bs):
+        x = tokens[s : s + bs].to(device)
+        y = mi[s : s + bs].to(device).float()
+        out = mdm.forward_tokens(x)
+        masked = x == MASK_TOKEN
+        pred = head(out.hidden, out.logits, masked)
+        loss += frobenius_loss(pred, y, masked).item() * len(x)
+        n += len(x)
+        L = x.shape[1]
+        pair = masked[:, :, None] & masked[:, None, :] & ~torch.eye(L, dtype=torch.bool, device=device)
+        pair &= torch.ones(L, L, dtype=torch.bool, device=device).triu(1)
+        preds.append(pred[pair].cpu())
+        gts.append(y[pair].cpu())
+    return loss / max(1, n), pearson(torch.cat(preds), torch.cat(gts))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mdm", default="checkpoints/sudoku_mdm")
+    ap.add_argument("--data", default="runs/mi_data")
+    ap.add_argument("--out", default="checkpoints/sudoku_mi_head")
+    ap.add_argument("--steps", type=int, default=3000)
+    ap.add_argument("--batch-size", type=int, default=64)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--eval-every", type=int, default=250)
+    ap.add_argument("--max-minutes", type=float, default=0.0)
+    ap.add_argument("--d-hidden", type=int, default=256)
+    ap.add_argument("--rank", type=int, default=64)
+    ap.add_argument("--d-pair", type=int, default=32)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    a = ap.parse_args(argv)
+    torch.manual_seed(a.seed)
+    mdm, mdm_meta = load_mdm(a.mdm, device=a.device)
+    for p in mdm.parameters():
+        p.requires_grad_(False)
+    data = load_mi_dataset(a.data)
+    tokens, mi = data["tokens"].long(), data["mi"]
+    perm = torch.randperm(len(tokens), generator=torch.Generator().manual_seed(1234))
+    n_val = max(1, len(tokens) // 20)
+    val_idx, tr_idx = perm[:n_val], perm[n_val:]
+    head = MIHead(HeadConfig(d_in=mdm.config.d_model, n_values=9, d_hidden=a.d_hidden, rank=a.rank,
+                             d_pair=a.d_pair)).to(a.device)
+    opt = torch.optim.AdamW(head.parameters(), lr=a.lr, weight_decay=0.01)
+    warm = max(1, min(100, a.steps // 10))
+    sched = torch.optim.lr_scheduler.LambdaLR(  # linear warm-up, cosine decay to 5 %
+        opt, lambda s: min(1.0, (s + 1) / warm) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(1.0, s / a.steps)))))
+    print(f"MI head {head.n_params():,} parameters; {len(tr_idx)} train / {n_val} held-out states", flush=True)
+    out = Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    log_path = out.with_name(out.name + "_log.csv")
+    logw = csv.writer(open(log_path, "w", newline=""))
+    logw.writerow(["step", "train_loss", "val_loss", "val_pearson", "seconds"])
+    best = float("inf")
+    t0 = time.time()
+    g = torch.Generator().manual_seed(a.seed)
+    for step in range(1, a.steps + 1):
+        idx = tr_idx[torch.randint(0, len(tr_idx), (a.batch_size,), generator=g)]
+        x = tokens[idx].to(a.device)
+        y = mi[idx].to(a.device).float()
+        with torch.no_grad():
+            o = mdm.forward_tokens(x)
+        masked = x == MASK_TOKEN
+        loss = frobenius_loss(head(o.hidden, o.logits, masked), y, masked)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(head.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        out_of_time = a.max_minutes and time.time() - t0 > a.max_minutes * 60
+        if step % a.eval_every == 0 or step == a.steps or out_of_time:
+            head.eval()
+            vl, vp = evaluate(mdm, head, tokens[val_idx], mi[val_idx], a.device)
+            head.train()
+            logw.writerow([step, f"{loss.item():.5f}", f"{vl:.5f}", f"{vp:.4f}", f"{time.time() - t0:.1f}"])
+            print(f"step {step} train {loss.item():.4f} val {vl:.4f} pearson {vp:.4f}", flush=True)
+            if vl < best:
+                best = vl
+                save_head(out, head, step, {"val_loss": vl, "val_pearson": vp},
+                          {"mdm": str(a.mdm), "mdm_step": mdm_meta.get("step"), "n_train_states": len(tr_idx),
+                           "n_val_states": n_val, "seconds": time.time() - t0, "device": a.device,
+                           "args": vars(a)})
+        if out_of_time:
+            break
+    print(f"done: best held-out loss {best:.4f} -> {out}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
