@@ -60,7 +60,7 @@ class MIHead(nn.Module):
         """hidden (B, L, D), logits (B, L, V), masked (B, L) bool -> MI (B, L, L)."""
         logp = torch.log_softmax(logits.float(), -1)  # (B, L, V)
         p = logp.exp()
-        H = -(p * logp).sum(-1).clamp_min(0) * masked  # (B, L)
+        H = (-(p * logp).sum(-1)).clamp_min(0) * masked  # (B, L)
         x = torch.cat([self.ln(hidden.float()), p, H[..., None]], -1)  # (B, L, D+V+1)
         z = self.emb(F.gelu(self.inp(x)))  # (B, L, r)
         c = self.pair_single(z)  # (B, L, P)

@@ -38,7 +38,7 @@ import torch
 def entropy(logits: torch.Tensor) -> torch.Tensor:
     """Entropy in nats of softmax(logits) over the last axis: (..., V) -> (...)."""
     logp = torch.log_softmax(logits.double(), dim=-1)
-    return -(logp.exp() * logp).sum(-1).clamp_min(0).to(logits.dtype if logits.is_floating_point() else torch.float)
+    return (-(logp.exp() * logp).sum(-1)).clamp_min(0).to(logits.dtype if logits.is_floating_point() else torch.float)
 
 
 @dataclass

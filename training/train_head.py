@@ -36,14 +36,25 @@ def pearson(a: torch.Tensor, b: torch.Tensor) -> float:
 
 
 @torch.no_grad()
-def evaluate(mdm, head, tokens, mi, device, bs=256):
+def backbone_features(mdm, tokens, device, bs=256):
+    """Hidden states and logits of the frozen backbone for every state, computed once:
+    the backbone is frozen, so re-running it every epoch would only burn CPU."""
+    hs, ls = [], []
+    for s in range(0, len(tokens), bs):
+        o = mdm.forward_tokens(tokens[s : s + bs].to(device))
+        hs.append(o.hidden.half().cpu())
+        ls.append(o.logits.float().cpu())
+    return torch.cat(hs), torch.cat(ls)
+
+
+@torch.no_grad()
+def evaluate(head, tokens, hidden, logits, mi, device, bs=256):
     preds, gts, loss, n = [], [], 0.0, 0
     for s in range(0, len(tokens), bs):
         x = tokens[s : s + bs].to(device)
         y = mi[s : s + bs].to(device).float()
-        out = mdm.forward_tokens(x)
         masked = x == MASK_TOKEN
-        pred = head(out.hidden, out.logits, masked)
+        pred = head(hidden[s : s + bs].to(device).float(), logits[s : s + bs].to(device), masked)
         loss += frobenius_loss(pred, y, masked).item() * len(x)
         n += len(x)
         L = x.shape[1]
@@ -86,6 +97,9 @@ def main(argv=None):
     sched = torch.optim.lr_scheduler.LambdaLR(  # linear warm-up, cosine decay to 5 %
         opt, lambda s: min(1.0, (s + 1) / warm) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(1.0, s / a.steps)))))
     print(f"MI head {head.n_params():,} parameters; {len(tr_idx)} train / {n_val} held-out states", flush=True)
+    t_feat = time.time()
+    hidden, logits = backbone_features(mdm, tokens, a.device)
+    print(f"backbone features for {len(tokens)} states in {time.time() - t_feat:.0f}s", flush=True)
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     log_path = out.with_name(out.name + "_log.csv")
@@ -98,10 +112,9 @@ def main(argv=None):
         idx = tr_idx[torch.randint(0, len(tr_idx), (a.batch_size,), generator=g)]
         x = tokens[idx].to(a.device)
         y = mi[idx].to(a.device).float()
-        with torch.no_grad():
-            o = mdm.forward_tokens(x)
         masked = x == MASK_TOKEN
-        loss = frobenius_loss(head(o.hidden, o.logits, masked), y, masked)
+        pred = head(hidden[idx].to(a.device).float(), logits[idx].to(a.device), masked)
+        loss = frobenius_loss(pred, y, masked)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(head.parameters(), 1.0)
@@ -110,7 +123,7 @@ def main(argv=None):
         out_of_time = a.max_minutes and time.time() - t0 > a.max_minutes * 60
         if step % a.eval_every == 0 or step == a.steps or out_of_time:
             head.eval()
-            vl, vp = evaluate(mdm, head, tokens[val_idx], mi[val_idx], a.device)
+            vl, vp = evaluate(head, tokens[val_idx], hidden[val_idx], logits[val_idx], mi[val_idx], a.device)
             head.train()
             logw.writerow([step, f"{loss.item():.5f}", f"{vl:.5f}", f"{vp:.4f}", f"{time.time() - t0:.1f}"])
             print(f"step {step} train {loss.item():.4f} val {vl:.4f} pearson {vp:.4f}", flush=True)

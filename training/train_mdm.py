@@ -240,8 +240,9 @@ def main(argv=None):
         lr = lr_at(step, prog, tc)
         for g in opt.param_groups:
             g["lr"] = lr
+        mask_gen = torch.Generator(device=x0.device).manual_seed(tc.seed * 7_000_003 + step * 31 + rank)
         with amp:
-            loss = mdm_loss(net, x0, generator=None)
+            loss = mdm_loss(net, x0, generator=mask_gen)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)

@@ -1,0 +1,87 @@
+import json
+
+import pytest
+import torch
+from safetensors.torch import save_file
+
+from mi_viz.checkpoints import CheckpointError, FORMAT_VERSION, checkpoint_paths
+from mi_viz.estimator import load_head
+from mi_viz.models import load_mdm, save_mdm
+
+
+def test_round_trip(tmp_path, tiny_mdm):
+    save_mdm(tmp_path / "m", tiny_mdm, step=7, metrics={"val_solved": 0.5})
+    for name in ("m", "m.json", "m.safetensors"):
+        model, meta = load_mdm(tmp_path / name)
+        assert meta["step"] == 7 and meta["format_version"] == FORMAT_VERSION
+        assert meta["metrics"]["val_solved"] == 0.5
+        for k, v in tiny_mdm.state_dict().items():
+            assert torch.equal(v, model.state_dict()[k])
+    assert not list(tmp_path.glob("*.tmp"))  # atomic writes leave nothing behind
+
+
+def _edit_json(path, fn):
+    _, j = checkpoint_paths(path)
+    meta = json.loads(j.read_text())
+    fn(meta)
+    j.write_text(json.dumps(meta))
+
+
+def test_missing_files(tmp_path, tiny_mdm):
+    with pytest.raises(CheckpointError, match="not found"):
+        load_mdm(tmp_path / "nothing")
+    save_mdm(tmp_path / "m", tiny_mdm)
+    (tmp_path / "m.safetensors").unlink()
+    with pytest.raises(CheckpointError, match=r"not found: .*m\.safetensors"):
+        load_mdm(tmp_path / "m")
+
+
+def test_bad_json_version_and_kind(tmp_path, tiny_mdm):
+    save_mdm(tmp_path / "m", tiny_mdm)
+    _edit_json(tmp_path / "m", lambda m: m.update(format_version=99))
+    with pytest.raises(CheckpointError, match="format_version 99"):
+        load_mdm(tmp_path / "m")
+    save_mdm(tmp_path / "m", tiny_mdm)
+    with pytest.raises(CheckpointError, match="holds a 'sudoku-mdm' checkpoint, expected 'mi-head'"):
+        load_head(tmp_path / "m")
+    (tmp_path / "m.json").write_text("{not json")
+    with pytest.raises(CheckpointError, match="not valid JSON"):
+        load_mdm(tmp_path / "m")
+
+
+def test_bad_config(tmp_path, tiny_mdm):
+    save_mdm(tmp_path / "m", tiny_mdm)
+    _edit_json(tmp_path / "m", lambda m: m["config"].update(n_head=3))
+    with pytest.raises(CheckpointError, match="not divisible"):
+        load_mdm(tmp_path / "m")
+
+
+def test_missing_unexpected_and_misshaped_keys_are_named(tmp_path, tiny_mdm):
+    sd = dict(tiny_mdm.state_dict())
+    save_mdm(tmp_path / "m", tiny_mdm)
+    w, _ = checkpoint_paths(tmp_path / "m")
+    bad = dict(sd)
+    bad.pop("head.bias")
+    bad["extra.weight"] = torch.zeros(2)
+    bad["tok_emb.weight"] = torch.zeros(3, 3)
+    save_file({k: v.contiguous() for k, v in bad.items()}, str(w))
+    with pytest.raises(CheckpointError) as e:
+        load_mdm(tmp_path / "m")
+    msg = str(e.value)
+    assert "missing keys ['head.bias']" in msg
+    assert "unexpected keys ['extra.weight']" in msg
+    assert "tok_emb.weight: checkpoint (3, 3) vs model (10, 32)" in msg
+
+
+def test_corrupt_weights(tmp_path, tiny_mdm):
+    save_mdm(tmp_path / "m", tiny_mdm)
+    (tmp_path / "m.safetensors").write_bytes(b"\x00garbage" * 10)
+    with pytest.raises(CheckpointError, match="not a readable safetensors file"):
+        load_mdm(tmp_path / "m")
+
+
+def test_shipped_checkpoints_load():
+    from mi_viz.bench import DEFAULT_MDM
+
+    model, meta = load_mdm(DEFAULT_MDM)
+    assert meta["kind"] == "sudoku-mdm" and model.n_params() > 1_000_000

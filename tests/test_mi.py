@@ -1,0 +1,126 @@
+"""Ground-truth MI against the exact 4x4 oracle (288 grids, everything enumerable)."""
+
+import math
+
+import pytest
+import torch
+
+from mi_viz.mi import entropy, ground_truth_mi
+from mi_viz.models.base import ModelOutput
+from mi_viz.models.oracle import ExactSudokuOracle
+
+
+@pytest.fixture(scope="module")
+def oracle():
+    return ExactSudokuOracle()
+
+
+def _mi_from_joint(J):
+    pi, pj = J.sum(1, keepdim=True), J.sum(0, keepdim=True)
+    nz = J > 0
+    return float((J[nz] * torch.log(J[nz] / (pi * pj)[nz])).sum())
+
+
+def _contexts(oracle, n=6, n_masked=11, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for _ in range(n):
+        grid = oracle.grids[torch.randint(0, 288, (1,), generator=g)].clone()[0]
+        m = torch.randperm(16, generator=g)[:n_masked]
+        grid[m] = oracle.mask_id
+        out.append(grid)
+    return torch.stack(out)  # (n, 16)
+
+
+@pytest.mark.parametrize("marginal", ["joint", "model"])
+def test_matches_enumerated_joint(oracle, marginal):
+    ctx = _contexts(oracle)
+    res = ground_truth_mi(oracle, ctx, eps=0.0, chunk=37, marginal=marginal)  # odd chunk: exercises chunking
+    checked, nonzero = 0, 0
+    for b in range(len(ctx)):
+        masked = (ctx[b] == oracle.mask_id).nonzero().squeeze(1).tolist()
+        for i in masked:
+            for j in masked:
+                if i == j:
+                    continue
+                exact = _mi_from_joint(oracle.joint_pair(ctx[b], i, j))
+                assert abs(res.extra["directed64"][b, i, j].item() - exact) < 1e-6
+                assert abs(res.extra["mi64"][b, i, j].item() - exact) < 1e-6
+                checked += 1
+                nonzero += exact > 1e-3
+    assert checked > 300 and nonzero > 20  # the contexts really have dependence
+    # a consistent joint is perfectly symmetric
+    assert res.asymmetry.max() < 1e-6
+    # zero on the diagonal and off the masked set
+    unmasked = ctx != oracle.mask_id
+    assert (res.mi.diagonal(dim1=1, dim2=2) == 0).all()
+    assert (res.mi[unmasked[:, :, None].expand(-1, -1, 16)] == 0).all()
+
+
+def test_pruning_tolerance_behaves_as_documented(oracle):
+    ctx = _contexts(oracle, n=3)
+    exact = ground_truth_mi(oracle, ctx, eps=0.0)
+    m = (ctx == oracle.mask_id)
+    # eps = 0 expands every value of every masked position
+    assert exact.passes.tolist() == (1 + 4 * m.sum(1)).tolist()
+    assert exact.dropped_mass.abs().max() < 1e-12
+    # a tiny eps prunes only impossible values: same MI, fewer passes, no dropped mass
+    tiny = ground_truth_mi(oracle, ctx, eps=1e-9)
+    assert (tiny.passes < exact.passes).all()
+    assert torch.allclose(tiny.mi, exact.mi, atol=1e-7)
+    assert tiny.dropped_mass.abs().max() < 1e-12
+    # a large eps drops real mass: reported exactly, one pass per kept value
+    out = oracle.forward_tokens(ctx)
+    p = torch.softmax(out.logits.double(), -1)
+    eps = 0.6  # above 1/2: a 50/50 position keeps only its argmax
+    keep = (p >= eps) | torch.zeros_like(p, dtype=torch.bool).scatter(-1, p.argmax(-1, keepdim=True), True)
+    keep &= m[..., None]
+    big = ground_truth_mi(oracle, ctx, eps=eps)
+    assert big.passes.tolist() == (1 + keep.sum((1, 2))).tolist()
+    expected_drop = torch.where(m, 1 - (p * keep).sum(-1), torch.zeros_like(p[..., 0]))
+    assert torch.allclose(big.dropped_mass.double(), expected_drop, atol=1e-6)
+    assert big.dropped_mass.max() > 0.3
+
+
+def test_determined_pair_gives_entropy(oracle):
+    # r1 = 1 2 . . with the rest of a grid fixed so that r1c3 / r1c4 are {3,4} either way
+    ctx = torch.full((16,), oracle.mask_id)
+    ctx[0], ctx[1] = 0, 1  # digits 1, 2 in tokens
+    res = ground_truth_mi(oracle, ctx[None], eps=0.0)
+    J = oracle.joint_pair(ctx, 2, 3)
+    assert abs(J[2, 3] - 0.5) < 1e-12 and abs(J[3, 2] - 0.5) < 1e-12  # a 50/50 permutation
+    assert abs(res.mi[0, 2, 3].item() - math.log(2)) < 1e-6
+    assert abs(res.entropy[0, 2].item() - math.log(2)) < 1e-6
+
+
+class IndependentModel:
+    """Marginals that ignore the context entirely: every pair is independent."""
+
+    mask_id = 5
+    value_tokens = torch.arange(5)
+
+    def forward_tokens(self, tokens):
+        B, L = tokens.shape
+        logits = torch.arange(L * 5, dtype=torch.float).view(1, L, 5).sin().expand(B, L, 5) * 3
+        return ModelOutput(logits=logits, hidden=None)
+
+
+def test_independent_positions_give_zero():
+    x = torch.full((2, 7), 5)
+    x[1, 3] = 2
+    res = ground_truth_mi(IndependentModel(), x, eps=0.0)
+    assert res.mi.abs().max() < 1e-9 and res.asymmetry.abs().max() < 1e-9
+    assert res.entropy[0].min() > 0.1
+
+
+def test_entropy_in_nats():
+    logits = torch.zeros(3, 4)
+    assert torch.allclose(entropy(logits), torch.full((3,), math.log(4)))
+    assert entropy(torch.tensor([[0.0, -1e9]])).item() < 1e-6
+
+
+def test_progress_callback_and_chunked_memory(oracle):
+    ctx = _contexts(oracle, n=2)
+    calls = []
+    ground_truth_mi(oracle, ctx, eps=0.0, chunk=10, progress=lambda d, t: calls.append((d, t)))
+    assert calls[-1][0] == calls[-1][1] and len(calls) == math.ceil(calls[-1][1] / 10)

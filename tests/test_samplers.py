@@ -1,0 +1,116 @@
+import numpy as np
+import pytest
+import torch
+
+from mi_viz.models.oracle import ExactSudokuOracle
+from mi_viz.models.sudoku_mdm import boards_to_tokens
+from mi_viz.samplers import SamplerConfig, Trace, decode, select_eb, select_mi, select_topk
+
+
+def test_topk_takes_k_most_confident():
+    H = np.array([0.5, 0.1, 0.9, 0.0, 0.3])
+    assert select_topk(H, 1) == [3]
+    assert select_topk(H, 3) == [3, 1, 4]
+    assert select_topk(H, 10) == [3, 1, 4, 0, 2]
+
+
+def test_eb_prefix_rule_exactly():
+    H = np.array([0.4, 0.1, 0.2, 0.05, 1.0])
+    # order 3,1,2,0,4 ; prefix sums minus max: 0, .05, .15, .35, .75
+    assert select_eb(H, 0.0) == [3]
+    assert select_eb(H, 0.05) == [3, 1]
+    assert select_eb(H, 0.15) == [3, 1, 2]
+    assert select_eb(H, 0.34) == [3, 1, 2]
+    assert select_eb(H, 0.35) == [3, 1, 2, 0]
+    assert select_eb(H, 100) == [3, 1, 2, 0, 4]
+    assert select_eb(np.array([2.0]), 0.0) == [0]  # always at least one
+
+
+def test_mi_rule():
+    H = np.array([0.0, 0.2, 0.3, 0.5])
+    MI = np.zeros((4, 4))
+    MI[1, 2] = MI[2, 1] = 0.5  # 1 and 2 depend on each other
+    # gamma = 0 is sequential whatever lam
+    assert select_mi(H, MI, 0.0, 0.0) == [0] and select_mi(H, MI, 0.0, 1.0) == [0]
+    # lam = 0: a pure dependence budget; 2 is skipped (MI with 1 too high), 3 still joins
+    assert select_mi(H, MI, 0.3, 0.0) == [0, 1, 3]
+    # lam weighs entropy: sum(H) - max(H) also counts
+    assert select_mi(H, MI, 0.3, 1.0) == [0, 1, 3]  # 0.2 of entropy cost: inside 0.3
+    assert select_mi(H, MI, 0.3, 2.0) == [0, 1]  # 0.4: outside
+    assert select_mi(H, MI, 0.6, 0.0) == [0, 1, 2, 3]
+
+
+def test_mi_rule_never_pairs_above_budget():
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        m = rng.integers(2, 30)
+        H = rng.random(m)
+        A = rng.random((m, m)) * rng.random() * 0.5
+        MI = (A + A.T) / 2
+        np.fill_diagonal(MI, 0)
+        gamma, lam = rng.random() * 0.6, rng.random()
+        S = select_mi(H, MI, gamma, lam)
+        assert S[0] == int(np.argmin(H)) and len(set(S)) == len(S)
+        if len(S) > 1:
+            sub = MI[np.ix_(S, S)]
+            assert sub.max() < gamma  # no pair above the budget ...
+            assert np.triu(sub, 1).sum() + lam * (H[S].sum() - H[S].max()) < gamma  # ... nor the whole batch
+
+
+def test_config_validation():
+    with pytest.raises(ValueError, match="unknown sampler"):
+        SamplerConfig("nope")
+    with pytest.raises(ValueError, match="k must be"):
+        SamplerConfig("topk", k=0)
+    c = SamplerConfig("eb", k=3)
+    assert c.k is None and c.gamma == 0.2  # irrelevant parameters are dropped
+
+
+def _oracle_states(n=5, masked=10, seed=0):
+    o = ExactSudokuOracle()
+    g = torch.Generator().manual_seed(seed)
+    x = o.grids[torch.randint(0, 288, (n,), generator=g)].clone()
+    for b in range(n):
+        x[b, torch.randperm(16, generator=g)[:masked]] = o.mask_id
+    return o, x
+
+
+@pytest.mark.parametrize("cfg", [SamplerConfig("sequential"), SamplerConfig("topk", k=3),
+                                 SamplerConfig("eb", gamma=0.5), SamplerConfig("mi-gt", gamma=0.3, lam=0.5),
+                                 SamplerConfig("topk", k=2, temperature=1.0, seed=3)])
+def test_batched_decode_equals_one_by_one(cfg):
+    o, x = _oracle_states()
+    together = decode(o, x, cfg, batch_size=2)
+    for b in range(len(x)):
+        alone = decode(o, x[b : b + 1], cfg)
+        if cfg.temperature == 0:
+            assert torch.equal(alone.tokens[0], together.tokens[b])
+        assert alone.batch_sizes[0] == together.batch_sizes[b] or cfg.temperature > 0
+    assert (together.tokens != o.mask_id).all()
+    if cfg.name == "sequential":
+        assert all(set(s) == {1} for s in together.batch_sizes)
+        assert together.passes.tolist() == [10] * len(x)
+    if cfg.name == "mi-gt":
+        assert (together.oracle_passes > 0).all()
+    # the exact oracle never makes a mistake one cell at a time
+    if cfg.name == "sequential":
+        for row in together.tokens.tolist():
+            assert tuple(row) in {tuple(g) for g in o.grids.tolist()}
+
+
+def test_gamma_zero_is_sequential():
+    o, x = _oracle_states()
+    for cfg in (SamplerConfig("mi-gt", gamma=0.0, lam=0.0), SamplerConfig("topk", k=1)):
+        res = decode(o, x, cfg)
+        assert all(set(s) == {1} for s in res.batch_sizes)
+
+
+def test_trace_round_trips_through_json(tiny_mdm):
+    x = boards_to_tokens([[0] * 81])
+    res = decode(tiny_mdm, x, SamplerConfig("eb", gamma=1.0), record=True)
+    tr = res.traces[0]
+    assert len(tr.steps) == res.passes[0].item()
+    back = Trace.from_json(tr.to_json())
+    assert back == tr
+    assert back.tokens_at(0) == tr.initial and back.tokens_at(len(tr.steps)) == tr.final
+    assert sum(len(s.selected) for s in back.steps) == 81

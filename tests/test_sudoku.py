@@ -1,0 +1,98 @@
+import random
+
+import pytest
+
+from mi_viz import sudoku as S
+
+GOOD = "..8...5......3.....1.....96...49..21.7...8.....41..8.5.....73...9......83...869.."
+SOL = "268719543459632187713854296836495721175268439924173865681927354592341678347586912"
+
+
+def test_parse_accepts_dots_zeros_and_whitespace():
+    b = S.parse_board(GOOD)
+    assert len(b) == 81 and b[2] == 8 and b[0] == 0
+    assert S.parse_board(GOOD.replace(".", "0")) == b
+    assert S.parse_board("\n".join(GOOD[i:i + 9] for i in range(0, 81, 9))) == b
+
+
+@pytest.mark.parametrize("text,needle", [
+    (GOOD[:80], "needs 81 cells, got 80"),
+    (GOOD + "1", "got 82"),
+    ("x" + GOOD[1:], "bad character 'x' at position 1 (r1c1)"),
+])
+def test_parse_errors_are_specific(text, needle):
+    with pytest.raises(S.BoardError, match=needle.replace("(", r"\(").replace(")", r"\)")):
+        S.parse_board(text)
+
+
+def test_rule_conflicts_name_row_column_and_box():
+    row = "11" + "." * 79
+    with pytest.raises(S.BoardError, match=r"digit 1 twice in row 1 \(r1c1 and r1c2\)"):
+        S.parse_board(row)
+    col = "1" + "." * 8 + "1" + "." * 71
+    with pytest.raises(S.BoardError, match=r"column 1 \(r1c1 and r2c1\)"):
+        S.parse_board(col)
+    box = "1" + "." * 9 + "1" + "." * 70  # r1c1 and r2c2: same box only
+    msg = S.rule_conflicts(S.parse_board(box, check_rules=False))
+    assert msg == ["digit 1 twice in box 1 (r1c1 and r2c2)"]
+
+
+def test_solver_counts_and_solves():
+    r = S.solve(S.parse_board(GOOD))
+    assert r.count == 1 and S.board_to_string(r.solution) == SOL
+    assert S.count_solutions([0] * 81, limit=2) == 2
+    assert S.count_solutions(S.parse_board("12" + "." * 79, check_rules=False), 2) == 2
+    # no rule broken by the givens, but r1c9 can hold nothing: zero solutions
+    dead = S.parse_board("12345678." + "........9" + "." * 63)
+    assert S.count_solutions(dead, 2) == 0
+
+
+def test_all_4x4_grids():
+    grids = S.all_solutions(2)
+    assert len(grids) == 288 and len(set(grids)) == 288
+    assert all(S.is_solution(g, box=2) for g in grids)
+
+
+def test_generator_gives_valid_grids_and_unique_puzzles():
+    rng = random.Random(3)
+    for _ in range(3):
+        sol = S.random_grid(rng)
+        assert S.is_solution(sol)
+        puz = S.make_puzzle(sol, rng)
+        assert S.count_solutions(puz, 2) == 1
+        assert S.solve(puz).solution == sol
+        assert all(p in (0, s) for p, s in zip(puz, sol))
+
+
+def test_rating_separates_singles_from_hard():
+    easy = list(S.parse_board(SOL))
+    for c in (0, 10, 20, 30, 40):
+        easy[c] = 0
+    r = S.rate(easy)
+    assert r.singles_solvable and r.singles_rounds == 1 and r.singles_filled == 5 and r.level == "medium"
+    hard = S.parse_board(GOOD)  # from the generated hard set: singles get stuck
+    rh = S.rate(hard)
+    assert not rh.singles_solvable and rh.level == "hard" and rh.search_nodes > 1
+
+
+def test_is_solution_checks_givens():
+    sol = S.parse_board(SOL)
+    assert S.is_solution(sol, S.parse_board(GOOD))
+    other = S.parse_board(GOOD[:2] + "9" + GOOD[3:], check_rules=False)
+    assert not S.is_solution(sol, other)
+
+
+def test_symmetries_preserve_validity():
+    rng = random.Random(0)
+    sol = S.parse_board(SOL)
+    for _ in range(20):
+        assert S.is_solution(S.apply_symmetry(sol, S.random_symmetry(rng)))
+
+
+def test_puzzle_file_reports_bad_lines(tmp_path):
+    f = tmp_path / "p.txt"
+    f.write_text(f"# comment\n{GOOD} extra fields\n\nnot-a-puzzle\n{'1' * 81}\npuzzle,solution\n{GOOD},{SOL}\n")
+    r = S.read_puzzle_file(f)
+    assert len(r.puzzles) == 2 and r.line_numbers == [2, 7]
+    assert len(r.errors) == 2
+    assert r.errors[0].startswith("line 4:") and r.errors[1].startswith("line 5:")
