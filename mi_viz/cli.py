@@ -85,6 +85,39 @@ def cmd_sweep(a):
     print(json.dumps({"points": len(summaries), "out_dir": str(out)}))
 
 
+def cmd_mi_report(a):
+    from .bench import load_models
+    from .fidelity import mi_report
+
+    puzzles, _ = _read_puzzles(a.puzzles, a.limit)
+    dev = _device(a.device)
+    model, head, _ = load_models(a.checkpoint, a.head, dev, need_head=True)
+    summary, pt, tokens, _ = mi_report(model, head, puzzles, a.states, a.eps, a.seed, dev)
+    summary["puzzles"] = str(a.puzzles)
+    out = Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(summary, indent=1))
+    if a.pairs:
+        import numpy as np
+
+        np.savez_compressed(a.pairs, tokens=tokens.numpy().astype("uint8"), **{
+            k: getattr(pt, k) for k in ("state", "i", "j", "gt", "est", "asym", "relation")})
+    print(json.dumps(summary))
+
+
+def cmd_figure(a):
+    from .bench import load_models
+    from .plots import figure1
+
+    puzzles, _ = _read_puzzles(a.puzzles, None)
+    if not 0 <= a.index < len(puzzles):
+        raise ValueError(f"--index {a.index} is outside 0..{len(puzzles) - 1}")
+    dev = _device(a.device)
+    model, head, _ = load_models(a.checkpoint, a.head, dev, need_head=True)
+    info = figure1(model, head, puzzles[a.index], a.step, a.out, eps=a.eps)
+    print(json.dumps(info))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m mi_viz", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -104,11 +137,24 @@ def main(argv=None):
     s.add_argument("--grid", default=None, help="e.g. 'topk:k=2,4; eb:gamma=0.2,0.5; mi:gamma=0.3:lam=0,1'")
     s.add_argument("--out-dir", required=True)
     s.add_argument("--title", default=None)
+    r = sub.add_parser("mi-report", help="estimated vs ground-truth MI on held-out decode states")
+    _add_common(r)
+    r.add_argument("--states", type=int, default=100)
+    r.add_argument("--eps", type=float, default=1e-3, help="pruning tolerance of the ground truth")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--out", required=True, help="summary JSON")
+    r.add_argument("--pairs", default=None, help="optional .npz with every masked pair (for plots)")
+    f = sub.add_parser("figure", help="the Figure-1 picture: board, entropy, estimated and true MI")
+    _add_common(f)
+    f.add_argument("--index", type=int, default=0, help="which puzzle of the file")
+    f.add_argument("--step", type=int, default=10, help="decode step (sequential) to show")
+    f.add_argument("--eps", type=float, default=1e-3)
+    f.add_argument("--out", required=True, help="PNG path")
     a = ap.parse_args(argv)
     if getattr(a, "threads", None):
         torch.set_num_threads(a.threads)
     try:
-        {"bench": cmd_bench, "sweep": cmd_sweep}[a.cmd](a)
+        {"bench": cmd_bench, "sweep": cmd_sweep, "mi-report": cmd_mi_report, "figure": cmd_figure}[a.cmd](a)
     except (ValueError, FileNotFoundError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

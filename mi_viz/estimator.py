@@ -6,10 +6,13 @@ zero on the diagonal and on unmasked positions. Design (docs/mi.md):
 
     x_i  = [hidden_i, softmax(logits_i), H_i]                     per position
     z_i  = MLP(x_i)                                  (r)          per position
-    g_ij = w2 . gelu(A (z_i * z_j) + c_i + c_j + b)   c_i = C z_i  symmetric in i, j
+    g_ij = w2 . gelu(A (z_i * z_j) + c_i + c_j + u (p_i . p_j) + b)   c_i = C z_i
     MI_ij = sigmoid(g_ij) * min(H_i, H_j) * mask_ij
 
-The product z_i * z_j and the sum c_i + c_j make g symmetric by construction;
+p_i . p_j is the overlap of the two marginals (the chance that independent draws
+collide): in a constraint problem two positions can only be dependent where
+their candidate values overlap, so it is a cheap, symmetric hint. The product
+z_i * z_j, the sum c_i + c_j and the overlap make g symmetric by construction;
 the sigmoid times min(H_i, H_j) builds in that MI is non-negative and bounded
 by either marginal's entropy (so a confident position never looks dependent).
 Splitting the first pair layer into a product term and a per-position term
@@ -51,6 +54,7 @@ class MIHead(nn.Module):
         self.emb = nn.Linear(c.d_hidden, c.rank)
         self.pair_prod = nn.Linear(c.rank, c.d_pair)
         self.pair_single = nn.Linear(c.rank, c.d_pair, bias=False)
+        self.pair_overlap = nn.Parameter(torch.zeros(c.d_pair))
         self.out = nn.Linear(c.d_pair, 1)
 
     def n_params(self) -> int:
@@ -66,7 +70,8 @@ class MIHead(nn.Module):
         c = self.pair_single(z)  # (B, L, P)
         a = self.pair_prod.weight  # (P, r)
         pair = torch.einsum("bir,bjr,pr->bijp", z, z, a)  # (B, L, L, P)
-        pair = pair + self.pair_prod.bias + c[:, :, None] + c[:, None, :]
+        overlap = torch.einsum("biv,bjv->bij", p, p)  # (B, L, L)
+        pair = pair + self.pair_prod.bias + c[:, :, None] + c[:, None, :] + overlap[..., None] * self.pair_overlap
         g = self.out(F.gelu(pair)).squeeze(-1)  # (B, L, L)
         bound = torch.minimum(H[:, :, None], H[:, None, :])  # (B, L, L)
         L = masked.shape[1]

@@ -1,0 +1,19 @@
+"""mi-viz: see, and exploit, the dependency structure inside masked diffusion models.
+
+    streamlit run app.py
+"""
+
+import streamlit as st
+
+st.set_page_config(page_title="mi-viz", page_icon="🧩", layout="wide")
+
+pages = {
+    "Overview": [st.Page("pages/home.py", title="Home", icon="🏠", default=True)],
+    "Sudoku": [
+        st.Page("pages/sudoku_decode.py", title="Sudoku decode", icon="🧩", url_path="sudoku-decode"),
+        st.Page("pages/sampler_comparison.py", title="Sampler comparison", icon="⚖️", url_path="sampler-comparison"),
+        st.Page("pages/mi_estimator.py", title="MI estimator", icon="🔬", url_path="mi-estimator"),
+    ],
+    # "Proteins": [st.Page("pages/protein_decode.py", ...)]  -- arrives with the protein issue (ESM-C)
+}
+st.navigation(pages).run()

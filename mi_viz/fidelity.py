@@ -1,0 +1,195 @@
+"""How well does the MI head reproduce the ground truth, and does MI recover the rules?
+
+Used by `python -m mi_viz mi-report` and by the app's MI-estimator page.
+
+Metrics over masked pairs i < j of held-out states:
+- pearson / spearman / mae between estimated and ground-truth MI (pooled pairs);
+- top_pair_recall: per state, with m masked cells, the share of the m
+  highest-ground-truth pairs that are also among the m highest-estimated pairs
+  (mean over states);
+- auroc_structure_gt / _est: how well MI separates pairs that share a row,
+  column or box from all other masked pairs (AUROC, ties counted half). The
+  model is never told the rules: a high AUROC means the map recovered them.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from . import sudoku as S
+from .mi import ground_truth_mi
+from .models.sudoku_mdm import MASK_TOKEN, boards_to_tokens
+from .samplers import SamplerConfig, decode
+
+
+def related_matrix(box: int = 3) -> np.ndarray:
+    """(L, L) int: 0 none, 1 same row, 2 same column, 3 same box only."""
+    n = box * box
+    codes = {"none": 0, "row": 1, "col": 2, "box": 3}
+    return np.array([[codes[S.relation(i, j, box)] if i != j else 0 for j in range(n * n)] for i in range(n * n)])
+
+
+RELATION_NAMES = ["unrelated", "same row", "same column", "same box"]
+
+
+def sample_states(model, puzzles, n_states: int, seed: int = 0, device="cpu") -> torch.Tensor:
+    """States from sequential decodes of the puzzles, one per puzzle at a random step
+    (cycling through the puzzles until n_states): (N, 81) tokens, >= 2 masked each."""
+    x = boards_to_tokens(puzzles).to(device)
+    res = decode(model, x, SamplerConfig("sequential"), keep_states=True)
+    traj = torch.stack(res.states, 1)  # (B, T, 81)
+    g = np.random.default_rng(seed)
+    out = []
+    k = 0
+    while len(out) < n_states and k < 50 * n_states:
+        b = k % len(puzzles)
+        T = len(res.batch_sizes[b])
+        t = int(g.integers(0, max(1, T - 1)))  # keep >= 2 masked cells
+        s = traj[b, t]
+        if int((s == MASK_TOKEN).sum()) >= 2:
+            out.append(s)
+        k += 1
+    return torch.stack(out)
+
+
+def auroc(scores: np.ndarray, labels: np.ndarray) -> float:
+    """Area under the ROC curve (Mann-Whitney with average ranks for ties)."""
+    labels = labels.astype(bool)
+    n_pos, n_neg = labels.sum(), (~labels).sum()
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    order = np.argsort(scores, kind="mergesort")
+    ranks = np.empty(len(scores))
+    sorted_scores = scores[order]
+    i = 0
+    while i < len(scores):  # average ranks over ties
+        j = i
+        while j + 1 < len(scores) and sorted_scores[j + 1] == sorted_scores[i]:
+            j += 1
+        ranks[order[i : j + 1]] = 0.5 * (i + j) + 1
+        i = j + 1
+    return float((ranks[labels].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def _rankdata(x: np.ndarray) -> np.ndarray:
+    order = np.argsort(x, kind="mergesort")
+    r = np.empty(len(x))
+    r[order] = np.arange(len(x))
+    # average ties
+    xs = x[order]
+    i = 0
+    while i < len(x):
+        j = i
+        while j + 1 < len(x) and xs[j + 1] == xs[i]:
+            j += 1
+        if j > i:
+            r[order[i : j + 1]] = 0.5 * (i + j)
+        i = j + 1
+    return r
+
+
+def _pearson(a, b) -> float:
+    a, b = a - a.mean(), b - b.mean()
+    d = np.sqrt((a * a).sum() * (b * b).sum())
+    return float((a * b).sum() / d) if d > 0 else float("nan")
+
+
+@dataclass
+class PairTable:
+    """Every masked pair i < j of every state, flattened (for plots and metrics)."""
+
+    state: np.ndarray
+    i: np.ndarray
+    j: np.ndarray
+    gt: np.ndarray
+    est: np.ndarray
+    asym: np.ndarray
+    relation: np.ndarray  # 0..3, see RELATION_NAMES
+
+
+def pair_table(tokens, gt_mi, est_mi, asym) -> PairTable:
+    rel = related_matrix()
+    rows = {k: [] for k in ("state", "i", "j", "gt", "est", "asym", "relation")}
+    for s in range(len(tokens)):
+        m = np.nonzero((tokens[s] == MASK_TOKEN).cpu().numpy())[0]
+        ii, jj = np.triu_indices(len(m), 1)
+        i, j = m[ii], m[jj]
+        rows["state"].append(np.full(len(i), s))
+        rows["i"].append(i)
+        rows["j"].append(j)
+        rows["gt"].append(gt_mi[s].cpu().numpy()[i, j])
+        rows["est"].append(est_mi[s].cpu().numpy()[i, j])
+        rows["asym"].append(asym[s].cpu().numpy()[i, j])
+        rows["relation"].append(rel[i, j])
+    return PairTable(**{k: np.concatenate(v) for k, v in rows.items()})
+
+
+def metrics(pt: PairTable, tokens) -> dict:
+    recalls = []
+    for s in range(len(tokens)):
+        sel = pt.state == s
+        m = int((tokens[s] == MASK_TOKEN).sum())
+        k = min(m, int(sel.sum()))
+        if k == 0:
+            continue
+        top_gt = set(np.argsort(-pt.gt[sel], kind="stable")[:k])
+        top_est = set(np.argsort(-pt.est[sel], kind="stable")[:k])
+        recalls.append(len(top_gt & top_est) / k)
+    related = pt.relation > 0
+    return {
+        "n_pairs": int(len(pt.gt)),
+        "pearson": round(_pearson(pt.est, pt.gt), 4),
+        "spearman": round(_pearson(_rankdata(pt.est), _rankdata(pt.gt)), 4),
+        "mae": round(float(np.abs(pt.est - pt.gt).mean()), 5),
+        "top_pair_recall": round(float(np.mean(recalls)), 4),
+        "auroc_structure_gt": round(auroc(pt.gt, related), 4),
+        "auroc_structure_est": round(auroc(pt.est, related), 4),
+        "asymmetry_mean": round(float(pt.asym.mean()), 5),
+        "asymmetry_p99": round(float(np.quantile(pt.asym, 0.99)), 5),
+    }
+
+
+@torch.no_grad()
+def mi_report(model, head, puzzles, n_states: int = 100, eps: float = 1e-3, seed: int = 0, device="cpu"):
+    """Ground truth vs head on states drawn from decodes of `puzzles`.
+
+    Timing is per state, one state at a time (what the app does): a backbone
+    pass alone, the head on that pass's hidden states, and the ground truth.
+    Returns (summary dict, PairTable, tokens, gt results).
+    """
+    tokens = sample_states(model, puzzles, n_states, seed, device)
+    gt_mi, est_mi, asym, passes = [], [], [], []
+    t_fwd = t_head = t_gt = 0.0
+    for s in range(len(tokens)):
+        x = tokens[s : s + 1]
+        t0 = time.perf_counter()
+        out = model.forward_tokens(x)
+        t1 = time.perf_counter()
+        est = head(out.hidden, out.logits, x == MASK_TOKEN)
+        t2 = time.perf_counter()
+        gt = ground_truth_mi(model, x, eps=eps)
+        t3 = time.perf_counter()
+        t_fwd, t_head, t_gt = t_fwd + t1 - t0, t_head + t2 - t1, t_gt + t3 - t2
+        gt_mi.append(gt.mi[0])
+        est_mi.append(est[0])
+        asym.append(gt.asymmetry[0])
+        passes.append(int(gt.passes[0]))
+    gt_mi, est_mi, asym = torch.stack(gt_mi), torch.stack(est_mi), torch.stack(asym)
+    pt = pair_table(tokens, gt_mi, est_mi, asym)
+    n = len(tokens)
+    summary = {
+        "n_states": n,
+        **metrics(pt, tokens),
+        "avg_masked": round(float((tokens == MASK_TOKEN).sum(1).float().mean()), 2),
+        "gt_passes_per_state": round(float(np.mean(passes)), 1),
+        "gt_seconds_per_state": round(t_gt / n, 4),
+        "forward_seconds_per_state": round(t_fwd / n, 5),
+        "head_seconds_per_state": round(t_head / n, 5),
+        "head_over_forward": round(t_head / max(t_fwd, 1e-12), 4),
+        "eps": eps,
+    }
+    return summary, pt, tokens, (gt_mi, est_mi, asym)

@@ -1,0 +1,226 @@
+"""App plumbing shared by the pages: model loading, cached decodes, puzzle pickers.
+
+Models load once per process (st.cache_resource) and are shared by every
+browser session; decodes are cached per input (st.cache_data); each session's
+own position in a decode lives in st.session_state, so two users stepping two
+puzzles never see each other's state. Errors become st.error messages, never
+tracebacks.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import random
+import threading
+from pathlib import Path
+
+import numpy as np
+import streamlit as st
+import torch
+
+from mi_viz import sudoku as S
+from mi_viz.checkpoints import CheckpointError
+from mi_viz.estimator import load_head
+from mi_viz.mi import ground_truth_mi
+from mi_viz.models import load_mdm
+from mi_viz.models.sudoku_mdm import MASK_TOKEN, boards_to_tokens
+from mi_viz.samplers import SAMPLERS, SamplerConfig, Trace, decode
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def mdm_path() -> str:
+    """The MDM checkpoint: MI_VIZ_MDM if set (read on every run), else the shipped one."""
+    return os.environ.get("MI_VIZ_MDM", str(ROOT / "checkpoints" / "sudoku_mdm"))
+
+
+def head_path() -> str:
+    return os.environ.get("MI_VIZ_HEAD", str(ROOT / "checkpoints" / "sudoku_mi_head"))
+
+
+RESULTS = ROOT / "results"
+torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
+
+PUZZLE_SETS = {
+    "Hard test set (ours, 1,000)": ROOT / "data" / "sudoku" / "test_hard.csv",
+    "Singles-solvable test set (200)": ROOT / "data" / "sudoku" / "test_medium.csv",
+    "Kaggle hard/expert (external, 2,000)": ROOT / "data" / "external" / "kaggle3m_curated_hard_expert_ratings.csv",
+}
+LOAD_COUNT = {"mdm": 0, "head": 0}  # how often each model was built in this process (tests read it)
+_lock = threading.Lock()
+
+
+# --------------------------------------------------------------------------- models
+
+
+@st.cache_resource(show_spinner="Loading the Sudoku MDM ...")
+def get_mdm(path: str):
+    with _lock:
+        LOAD_COUNT["mdm"] += 1
+        return load_mdm(path)
+
+
+@st.cache_resource(show_spinner="Loading the MI head ...")
+def get_head(path: str):
+    with _lock:
+        LOAD_COUNT["head"] += 1
+        return load_head(path)
+
+
+def models_or_error(need_head: bool = True):
+    """(model, head) or None after showing a clear message (no traceback)."""
+    try:
+        model, _ = get_mdm(mdm_path())
+    except CheckpointError as e:
+        st.error(f"Cannot load the Sudoku MDM: {e}")
+        st.info("Train one with `python training/train_mdm.py` or point MI_VIZ_MDM at a checkpoint.")
+        return None
+    head = None
+    if need_head:
+        try:
+            head, _ = get_head(head_path())
+        except CheckpointError as e:
+            st.warning(f"MI head not available ({e}); estimated MI and the 'mi' sampler are disabled.")
+    return model, head
+
+
+# --------------------------------------------------------------------------- puzzles
+
+
+@st.cache_data
+def load_puzzle_set(path: str) -> list[dict]:
+    """Rows with at least 'puzzle' (and 'solution' and rating columns where known)."""
+    p = Path(path)
+    if not p.exists():
+        return []
+    with open(p) as f:
+        return list(csv.DictReader(f))
+
+
+def rating_text(row: dict) -> str:
+    parts = []
+    if "singles_solvable" in row:
+        parts.append("singles-solvable" if row["singles_solvable"] == "1" else "hard (singles get stuck)")
+        parts.append(f"{row.get('givens')} givens, {row.get('singles_rounds')} singles rounds, "
+                     f"{row.get('search_nodes')} search nodes")
+    if "kaggle_difficulty" in row:
+        parts.append(f"Kaggle difficulty {row['kaggle_difficulty']} ({row.get('level')}), {row.get('clues')} clues")
+    return "; ".join(parts)
+
+
+def puzzle_picker(key: str):
+    """Widgets to choose a puzzle. Returns (board tuple, solution tuple|None, label) or None."""
+    src = st.radio("Puzzle source", list(PUZZLE_SETS) + ["Paste your own"], key=f"{key}_src")
+    if src == "Paste your own":
+        text = st.text_area("81 characters, row by row; '.' or '0' for blanks (line breaks are fine)",
+                            key=f"{key}_paste", height=120,
+                            placeholder="..8...5......3.....1.....96...49..21.7...8.....41..8.5.....73...9......83...869..")
+        if not text.strip():
+            st.info("Paste a puzzle to start.")
+            return None
+        try:
+            board = S.parse_board(text)
+        except S.BoardError as e:
+            st.error(f"Invalid puzzle: {e}")
+            return None
+        res = S.solve(board, limit=2)
+        if res.count == 0:
+            st.error("This puzzle has no solution: the givens contradict each other further down the search.")
+            return None
+        if res.count > 1:
+            st.warning("This puzzle has more than one solution: wrong-cell marks use one of them.")
+        return board, res.solution, "pasted puzzle"
+    rows = load_puzzle_set(str(PUZZLE_SETS[src]))
+    if not rows:
+        st.error(f"Puzzle file missing: {PUZZLE_SETS[src]}")
+        return None
+    c1, c2 = st.columns([3, 1])
+    if c2.button("Random", key=f"{key}_rand"):
+        st.session_state[f"{key}_idx"] = random.randrange(len(rows))
+    idx = c1.number_input(f"Index (0..{len(rows) - 1})", 0, len(rows) - 1, key=f"{key}_idx")
+    row = rows[int(idx)]
+    board = S.parse_board(row["puzzle"])
+    sol = S.parse_board(row["solution"]) if row.get("solution") else None
+    st.caption(rating_text(row))
+    return board, sol, f"{src} #{idx}"
+
+
+def sampler_picker(key: str, has_head: bool, default: str = "mi") -> SamplerConfig:
+    names = [n for n in SAMPLERS if has_head or SAMPLERS[n].needs != "mi"]
+    name = st.selectbox("Sampler", names, index=names.index(default) if default in names else 0, key=f"{key}_sampler",
+                        help="sequential: one cell per pass; topk: k cells; eb: entropy budget; "
+                             "mi: MI-guided with the head; mi-gt: MI-guided with the exact MI (slow oracle)")
+    spec = SAMPLERS[name].defaults
+    kw = {}
+    if "k" in spec:
+        kw["k"] = st.slider("k (cells per pass)", 1, 20, spec["k"], key=f"{key}_k")
+    if "gamma" in spec:
+        kw["gamma"] = st.slider("gamma (budget, nats)", 0.0, 3.0, float(spec["gamma"]), 0.05, key=f"{key}_gamma")
+    if "lam" in spec:
+        kw["lam"] = st.slider("lambda (weight of the entropy term)", 0.0, 3.0, float(spec["lam"]), 0.05,
+                              key=f"{key}_lam")
+    t = st.slider("temperature (0 = argmax)", 0.0, 2.0, 0.0, 0.1, key=f"{key}_temp")
+    seed = st.number_input("seed", 0, 10_000, 0, key=f"{key}_seed") if t > 0 else 0
+    return SamplerConfig(name, temperature=t, seed=int(seed), **kw)
+
+
+# --------------------------------------------------------------------------- cached computations
+
+
+@st.cache_data(show_spinner="Decoding ...", max_entries=64)
+def decode_trace_json(puzzle: str, cfg: dict, mdm: str, head_ckpt: str) -> str:
+    model, _ = get_mdm(mdm)
+    head = get_head(head_ckpt)[0] if SAMPLERS[cfg["name"]].needs == "mi" else None
+    x = boards_to_tokens([S.parse_board(puzzle)])
+    res = decode(model, x, SamplerConfig(**cfg), head=head, record=True)
+    return res.traces[0].to_json()
+
+
+def decode_trace(board, cfg: SamplerConfig) -> Trace:
+    from dataclasses import asdict
+
+    return Trace.from_json(decode_trace_json(S.board_to_string(board), asdict(cfg), mdm_path(), head_path()))
+
+
+def estimated_mi(tokens: tuple) -> np.ndarray:
+    return _estimated_mi(tokens, mdm_path(), head_path())
+
+
+@st.cache_data(max_entries=512)
+def _estimated_mi(tokens: tuple, mdm: str, head_ckpt: str) -> np.ndarray:
+    model, _ = get_mdm(mdm)
+    head, _ = get_head(head_ckpt)
+    x = torch.tensor([tokens])
+    with torch.no_grad():
+        out = model.forward_tokens(x)
+        return head(out.hidden, out.logits, x == MASK_TOKEN)[0].numpy()
+
+
+@st.cache_resource
+def _gt_store() -> dict:
+    return {}
+
+
+def ground_truth_for(tokens: tuple, eps: float = 1e-3, show_progress: bool = True):
+    """Ground-truth MI for one state, with a progress bar; cached for every session."""
+    store = _gt_store()
+    key = (tokens, eps, mdm_path())
+    if key not in store:
+        model, _ = get_mdm(mdm_path())
+        bar = st.progress(0.0, text="Ground-truth MI: one forward pass per (cell, value) ...") if show_progress else None
+
+        def cb(done, total):
+            if bar is not None:
+                bar.progress(done / max(total, 1), text=f"Ground-truth MI: {done}/{total} passes")
+
+        gt = ground_truth_mi(model, torch.tensor([tokens]), eps=eps, chunk=128, progress=cb)
+        if bar is not None:
+            bar.empty()
+        store[key] = {"mi": gt.mi[0].numpy(), "asym": gt.asymmetry[0].numpy(), "passes": int(gt.passes[0]),
+                      "seconds": gt.seconds, "dropped": float(gt.dropped_mass[0].max())}
+    return store[key]
+
+
+def tokens_to_digits(tokens) -> list[int]:
+    return [0 if t == MASK_TOKEN else t + 1 for t in tokens]

@@ -1,0 +1,89 @@
+"""MI estimator: head vs ground truth on held-out states, and what MI says about the rules."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from mi_viz import sudoku as S
+from mi_viz.fidelity import RELATION_NAMES, PairTable, metrics, mi_report
+from pages._shared import PUZZLE_SETS, RESULTS, load_puzzle_set, models_or_error
+
+st.title("MI estimator")
+loaded = models_or_error()
+if loaded is None:
+    st.stop()
+model, head = loaded
+if head is None:
+    st.stop()
+
+PAIRS = RESULTS / "sudoku" / "mi_report_pairs.npz"
+REPORT = RESULTS / "sudoku" / "mi_report.json"
+
+src = st.radio("Data", ["Committed report (held-out hard test states)", "Compute now"], key="mie_src", horizontal=True)
+pt = tokens = summary = None
+if src.startswith("Committed"):
+    if PAIRS.exists() and REPORT.exists():
+        z = np.load(PAIRS)
+        pt = PairTable(**{k: z[k] for k in ("state", "i", "j", "gt", "est", "asym", "relation")})
+        tokens = z["tokens"]
+        summary = json.loads(REPORT.read_text())
+    else:
+        st.info("No committed report yet: run `python -m mi_viz mi-report sudoku ...` (see README) or compute now.")
+else:
+    c1, c2 = st.columns(2)
+    n = c1.slider("States (one per puzzle, random decode step)", 2, 40, 8, key="mie_n")
+    set_name = c2.selectbox("Puzzles", list(PUZZLE_SETS), key="mie_set")
+    if st.button("Compute", key="mie_run"):
+        rows = load_puzzle_set(str(PUZZLE_SETS[set_name]))[:n]
+        with st.spinner(f"Ground truth for {n} states ..."):
+            s, p, tk, _ = mi_report(model, head, [S.parse_board(r["puzzle"]) for r in rows], n)
+        st.session_state.mie = (s, p, tk.numpy())
+    if "mie" in st.session_state:
+        summary, pt, tokens = st.session_state.mie
+
+if pt is not None:
+    m = metrics(pt, tokens) if summary is None else summary
+    c = st.columns(6)
+    c[0].metric("states", summary.get("n_states", len(tokens)))
+    c[1].metric("Pearson", f"{m['pearson']:.3f}")
+    c[2].metric("Spearman", f"{m['spearman']:.3f}")
+    c[3].metric("top-pair recall", f"{m['top_pair_recall']:.3f}")
+    c[4].metric("structure AUROC (true MI)", f"{m['auroc_structure_gt']:.3f}")
+    c[5].metric("structure AUROC (head)", f"{m['auroc_structure_est']:.3f}")
+    if "gt_seconds_per_state" in summary:
+        st.caption(f"Ground truth: {summary['gt_passes_per_state']} passes and {summary['gt_seconds_per_state']:.2f}s "
+                   f"per state; head: {summary['head_seconds_per_state'] * 1000:.1f} ms "
+                   f"({100 * summary['head_over_forward']:.1f}% of one backbone pass).")
+    rel = np.array(RELATION_NAMES)[pt.relation]
+    g = np.random.default_rng(0)
+    idx = g.choice(len(pt.gt), size=min(6000, len(pt.gt)), replace=False)
+    left, right = st.columns(2)
+    with left:
+        fig = go.Figure()
+        for r in RELATION_NAMES:
+            sel = idx[rel[idx] == r]
+            fig.add_trace(go.Scattergl(x=pt.gt[sel], y=pt.est[sel], mode="markers", name=r, marker=dict(size=4, opacity=0.5)))
+        top = float(max(pt.gt.max(), pt.est.max()))
+        fig.add_trace(go.Scatter(x=[0, top], y=[0, top], mode="lines", line=dict(color="grey", dash="dash"), name="y = x"))
+        fig.update_layout(title="Estimated vs ground-truth MI (masked pairs)", xaxis_title="ground truth (nats)",
+                          yaxis_title="head (nats)", height=430)
+        st.plotly_chart(fig, key="mie_scatter")
+    with right:
+        which = st.radio("Map", ["ground truth", "head"], horizontal=True, key="mie_which")
+        vals = pt.gt if which == "ground truth" else pt.est
+        fig = go.Figure()
+        for r in RELATION_NAMES:
+            fig.add_trace(go.Box(y=vals[rel == r], name=r, boxpoints=False))
+        fig.update_layout(title=f"MI by relation ({which}): what the model believes about the rules",
+                          yaxis_title="MI (nats)", yaxis_type="log", height=430)
+        st.plotly_chart(fig, key="mie_box")
+    df = pd.DataFrame({"relation": rel, "gt": pt.gt, "est": pt.est})
+    st.dataframe(df.groupby("relation").agg(pairs=("gt", "size"), mean_gt=("gt", "mean"), mean_head=("est", "mean"),
+                                            median_gt=("gt", "median")).round(4))
+    fig = go.Figure(go.Histogram(x=pt.asym, nbinsx=60))
+    fig.update_layout(title="Asymmetry |I(i->j) - I(j->i)| of the ground truth: the model's self-consistency",
+                      xaxis_title="nats", yaxis_type="log", height=320)
+    st.plotly_chart(fig, key="mie_asym")

@@ -1,0 +1,121 @@
+"""AppTest for every page: renders without exceptions, stepping works, bad input -> message."""
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from conftest import ROOT
+
+APP = str(ROOT / "app.py")
+
+
+def _run(page=None, timeout=180, setup=None):
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    if setup:
+        setup(at)
+    if page:
+        at.switch_page(page)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def test_home_lists_checkpoints():
+    at = _run()
+    md = " ".join(m.value for m in at.markdown)
+    assert "Sudoku MDM" in md and "MI head" in md and "MiB" in md
+    assert not at.error
+
+
+def test_decode_steps_and_batches_move():
+    at = _run("pages/sudoku_decode.py")
+    at.radio(key="dec_src").set_value("Hard test set (ours, 1,000)")
+    at.selectbox(key="dec_sampler").set_value("eb").run()
+    assert _metric(at, "Step").startswith("1 / ")
+    first = json.loads(at.code[-1].value)
+    at.button(key="dec_fwd").click().run()
+    assert not at.exception
+    assert _metric(at, "Step").startswith("2 / ")
+    second = json.loads(at.code[-1].value)
+    assert second["step"] == 2 and second["selected"] != first["selected"]  # the highlighted batch moved
+    at.button(key="dec_back").click().run()
+    assert _metric(at, "Step").startswith("1 / ")
+    at.button(key="dec_end").click().run()
+    n = int(_metric(at, "Step").split("/")[1])
+    assert _metric(at, "Step") == f"{n} / {n}"
+
+
+def test_decode_ground_truth_on_demand():
+    at = _run("pages/sudoku_decode.py")
+    at.selectbox(key="dec_sampler").set_value("sequential").run()
+    at.button(key="dec_fwd").click().run()
+    at.toggle(key="dec_gt_toggle").set_value(True).run()
+    assert not at.exception
+    assert any("max asymmetry" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("text,needle", [
+    ("12345", "needs 81 cells, got 5"),
+    ("11" + "." * 79, "digit 1 twice in row 1"),
+    ("x" * 81, "bad character 'x'"),
+])
+def test_decode_bad_paste_shows_error(text, needle):
+    at = _run("pages/sudoku_decode.py")
+    at.radio(key="dec_src").set_value("Paste your own").run()
+    at.text_area(key="dec_paste").input(text).run()
+    assert not at.exception
+    assert any(needle in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_decode_pasted_puzzle_runs():
+    at = _run("pages/sudoku_decode.py")
+    at.radio(key="dec_src").set_value("Paste your own").run()
+    at.text_area(key="dec_paste").input(
+        "..8...5......3.....1.....96...49..21.7...8.....41..8.5.....73...9......83...869..").run()
+    assert not at.exception and not at.error
+    assert _metric(at, "Step").startswith("1 / ")
+
+
+def test_corrupt_checkpoint_is_a_message(tmp_path, monkeypatch):
+    (tmp_path / "bad.json").write_text("{}")
+    (tmp_path / "bad.safetensors").write_bytes(b"junk")
+    monkeypatch.setenv("MI_VIZ_MDM", str(tmp_path / "bad"))
+    at = _run("pages/sudoku_decode.py")
+    assert any("Cannot load the Sudoku MDM" in e.value and "format_version" in e.value for e in at.error)
+
+
+def test_missing_head_disables_mi(tmp_path, monkeypatch):
+    monkeypatch.setenv("MI_VIZ_HEAD", str(tmp_path / "absent"))
+    at = _run("pages/sudoku_decode.py")
+    assert any("MI head not available" in w.value for w in at.warning)
+    assert "mi" not in at.selectbox(key="dec_sampler").options
+
+
+def test_sampler_comparison_and_sweep():
+    at = _run("pages/sampler_comparison.py")
+    at.multiselect(key="cmp_samplers").set_value(["sequential", "top-k k=4"]).run()
+    assert not at.exception
+    at.slider(key="cmp_step").set_value(3).run()
+    assert not at.exception
+    at.slider(key="sw_n").set_value(5)
+    at.text_input(key="sw_grid").input("topk:k=4,8").run()
+    at.button(key="sw_run").click().run()
+    assert not at.exception
+    assert len(at.session_state["sw_result"]) == 2
+    at.text_input(key="sw_grid").input("nonsense:k=1").run()
+    at.button(key="sw_run").click().run()
+    assert any("Bad grid" in e.value for e in at.error)
+
+
+def test_mi_estimator_page():
+    at = _run("pages/mi_estimator.py")
+    at.radio(key="mie_src").set_value("Compute now").run()
+    at.slider(key="mie_n").set_value(2)
+    at.button(key="mie_run").click().run()
+    assert not at.exception
+    assert any(m.label == "Pearson" for m in at.metric)
