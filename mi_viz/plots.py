@@ -61,7 +61,7 @@ def board_figure(board, givens=None, heat=None, heat_name="", zmax=None, selecte
     return fig
 
 
-def mi_matrix_figure(mi, masked, zmax=None, title="", selected=(), size=380):
+def mi_matrix_figure(mi, masked, zmax=None, title="", size=380):
     """(L, L) MI map, masked positions only (others blank), shared scale via zmax."""
     mi = np.array(mi, dtype=float)
     m = np.asarray(masked, bool)
@@ -72,8 +72,6 @@ def mi_matrix_figure(mi, masked, zmax=None, title="", selected=(), size=380):
     fig = go.Figure(go.Heatmap(z=show, x=labels, y=labels, colorscale=MI_COLORSCALE, zmin=0, zmax=zmax or 1.0,
                                colorbar=dict(title="MI (nats)", thickness=10), hoverongaps=False,
                                hovertemplate="%{y} / %{x}: %{z:.4f}<extra></extra>"))
-    for i in selected:  # the batch: mark its rows
-        fig.add_shape(type="rect", x0=-0.5, x1=L - 0.5, y0=i - 0.5, y1=i + 0.5, line=dict(color="#ff7f0e", width=1))
     fig.update_yaxes(autorange="reversed", showticklabels=False)
     fig.update_xaxes(showticklabels=False)
     fig.update_layout(width=size + 60, height=size, margin=dict(l=5, r=5, t=30, b=5), title=dict(text=title, font=dict(size=13)))

@@ -51,11 +51,12 @@ def _toggle_play():
 # buttons act through callbacks: they run before the script, so the slider below can
 # share the same session-state key without "modified after instantiation" errors
 c = st.columns([1, 1, 1, 1, 1, 6])
-c[0].button("⏮ Reset", key="dec_reset", on_click=lambda: (_set(0), st.session_state.update(dec_playing=False)))
-c[1].button("◀ Back", key="dec_back", on_click=lambda: _set(st.session_state.dec_step - 1))
-c[2].button("Step ▶", key="dec_fwd", on_click=lambda: _set(st.session_state.dec_step + 1))
-c[3].button("⏭ End", key="dec_end", on_click=lambda: _set(n_steps - 1))
-c[4].button("⏸ Pause" if st.session_state.dec_playing else "▶▶ Play", key="dec_play", on_click=_toggle_play)
+c[0].button("Reset", icon=":material/first_page:", key="dec_reset", on_click=lambda: (_set(0), st.session_state.update(dec_playing=False)))
+c[1].button("Back", icon=":material/chevron_left:", key="dec_back", on_click=lambda: _set(st.session_state.dec_step - 1))
+c[2].button("Step", icon=":material/chevron_right:", key="dec_fwd", on_click=lambda: _set(st.session_state.dec_step + 1))
+c[3].button("End", icon=":material/last_page:", key="dec_end", on_click=lambda: _set(n_steps - 1))
+c[4].button("Pause" if st.session_state.dec_playing else "Play", key="dec_play", on_click=_toggle_play,
+            icon=":material/pause:" if st.session_state.dec_playing else ":material/play_arrow:")
 
 
 @st.fragment(run_every=0.8)
@@ -144,14 +145,14 @@ else:
 row2 = st.columns(3)
 with row2[0]:
     if est is not None:
-        st.plotly_chart(mi_matrix_figure(est, masked, zmax, "Estimated MI (head, same pass)", rec.selected),
+        st.plotly_chart(mi_matrix_figure(est, masked, zmax, "Estimated MI (head, same pass)"),
                         key=f"est_{t}", config={"displayModeBar": False})
     else:
         st.info("No MI head loaded.")
 with row2[1]:
     if gt:
         st.plotly_chart(mi_matrix_figure(gt["mi"], masked, zmax,
-                                         f"Ground-truth MI ({gt['passes']} passes, {gt['seconds']:.2f}s)", rec.selected),
+                                         f"Ground-truth MI ({gt['passes']} passes, {gt['seconds']:.2f}s)"),
                         key=f"gt_{t}", config={"displayModeBar": False})
         st.caption(f"max pruned mass per cell {gt['dropped']:.2e}; max asymmetry {float(gt['asym'].max()):.3f} nats")
     else:

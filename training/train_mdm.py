@@ -161,6 +161,8 @@ def main(argv=None):
         if f.type in ("int", "float"):
             ap.add_argument("--" + f.name.replace("_", "-"), type=eval(f.type), default=None)
     ap.add_argument("--no-augment", action="store_true")
+    ap.add_argument("--stop-at-step", type=int, default=None,
+                    help="stop (and save) at this step without changing the schedule: split a long run into chunks")
     a = ap.parse_args(argv)
 
     ddp = "WORLD_SIZE" in os.environ and int(os.environ["WORLD_SIZE"]) > 1
@@ -255,7 +257,7 @@ def main(argv=None):
             t = torch.tensor([prog], device=device)
             dist.broadcast(t, 0)
             prog = float(t.item())
-        done = prog >= 1.0
+        done = prog >= 1.0 or (a.stop_at_step is not None and step >= a.stop_at_step)
         if master:
             val_solved = ""
             if val and (step % tc.eval_every == 0 or done):
@@ -273,6 +275,8 @@ def main(argv=None):
                 logf.flush()
             if step % tc.save_every == 0 or done:
                 checkpoint({"loss": loss.item(), **metrics})
+        if done:
+            break
     if master:
         checkpoint({"loss": loss.item(), **metrics})
         if not (run / "best.json").exists():  # no validation data: the last weights are the best we know

@@ -1,0 +1,104 @@
+"""Latency of the pieces the app and the decoders pay for, measured side by side in one run.
+
+    python benchmarks/latency.py [--threads 2] [--repeats 20]
+
+Prints one table and, last, a JSON line. With the shipped checkpoints on the CPU:
+- one MDM forward pass for one puzzle state, and the MI head on that pass's hidden
+  states (the head's cost as a fraction of the pass: target <= 10 %);
+- ground-truth MI for a mid-decode state of a hard test puzzle (passes and seconds;
+  target <= 1 s on 2 cores, with pruning eps 1e-3);
+- one decode step with estimated MI (forward + head + selection);
+- the app: one click on "Step" on the Sudoku decode page, rendered by AppTest
+  (server-side time to rerun the page; target well under a second).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from mi_viz import sudoku as S  # noqa: E402
+from mi_viz.bench import load_models  # noqa: E402
+from mi_viz.mi import ground_truth_mi  # noqa: E402
+from mi_viz.models.sudoku_mdm import MASK_TOKEN, boards_to_tokens  # noqa: E402
+from mi_viz.samplers import SamplerConfig, decode  # noqa: E402
+
+
+def timeit(fn, repeats):
+    fn()  # warm-up
+    ts = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=20)
+    ap.add_argument("--puzzles", default=str(ROOT / "data" / "sudoku" / "test_hard.txt"))
+    ap.add_argument("--n-gt", type=int, default=10, help="mid-decode states for the ground-truth timing")
+    ap.add_argument("--skip-app", action="store_true")
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    model, head, _ = load_models(need_head=True)
+    puzzles = S.read_puzzle_file(a.puzzles).puzzles
+    x = boards_to_tokens(puzzles[: a.n_gt])
+    res = decode(model, x, SamplerConfig("sequential"), keep_states=True)
+    mid = [res.states[len(sizes) // 2][b] for b, sizes in enumerate(res.batch_sizes)]  # halfway through each decode
+    state = mid[0][None]
+    masked = state == MASK_TOKEN
+    with torch.no_grad():
+        out = model.forward_tokens(state)
+        t_fwd = timeit(lambda: model.forward_tokens(state), a.repeats)
+        t_head = timeit(lambda: head(out.hidden, out.logits, masked), a.repeats)
+    t_step = timeit(lambda: decode(model, state, SamplerConfig("mi"), head=head, max_steps=1), a.repeats)
+    gts = []
+    for s in mid:
+        gt = ground_truth_mi(model, s[None], eps=1e-3)
+        gts.append((gt.seconds, int(gt.passes[0]), int((s == MASK_TOKEN).sum())))
+    row = {
+        "threads": a.threads,
+        "forward_ms": round(1000 * t_fwd, 2),
+        "head_ms": round(1000 * t_head, 2),
+        "head_over_forward": round(t_head / t_fwd, 4),
+        "decode_step_mi_ms": round(1000 * t_step, 1),
+        "gt_mid_decode_seconds_median": round(statistics.median(g[0] for g in gts), 3),
+        "gt_mid_decode_passes_median": statistics.median(g[1] for g in gts),
+        "gt_mid_decode_masked_median": statistics.median(g[2] for g in gts),
+    }
+    if not a.skip_app:
+        from streamlit.testing.v1 import AppTest
+
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+        at.switch_page("pages/sudoku_decode.py")
+        at.run()
+        at.button(key="dec_fwd").click().run()  # warm: the decode is cached now
+        ts = []
+        for _ in range(5):
+            t0 = time.perf_counter()
+            at.button(key="dec_fwd").click().run()
+            ts.append(time.perf_counter() - t0)
+        row["app_step_render_seconds_median"] = round(statistics.median(ts), 3)
+        gt_t0 = time.perf_counter()
+        at.toggle(key="dec_gt_toggle").set_value(True).run()
+        row["app_ground_truth_seconds"] = round(time.perf_counter() - gt_t0, 3)
+    w = max(len(k) for k in row)
+    for k, v in row.items():
+        print(f"{k:<{w}}  {v}")
+    print(json.dumps(row))
+
+
+if __name__ == "__main__":
+    main()

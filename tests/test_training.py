@@ -1,0 +1,97 @@
+"""Training pipelines: data generation, resume (exactly), DDP smoke run, MI data + head."""
+
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import torch
+
+from conftest import ROOT
+from mi_viz import sudoku as S
+from mi_viz.models import load_mdm
+
+TRAIN = [sys.executable, str(ROOT / "training" / "train_mdm.py")]
+
+
+def _run(cmd, env=None):
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-4000:]
+    return r
+
+
+def test_data_generation_is_valid_and_disjoint(tiny_data):
+    grids = (tiny_data / "generated" / "train_grids.txt").read_text().split()
+    assert len(grids) == 64 and all(S.is_solution(S.parse_board(g)) for g in grids)
+    hard = list(csv.DictReader(open(tiny_data / "test_hard.csv")))
+    medium = list(csv.DictReader(open(tiny_data / "test_medium.csv")))
+    assert len(hard) == 3 and len(medium) == 2
+    train_sol = set(grids) | {r["solution"] for r in csv.DictReader(open(tiny_data / "generated" / "train_puzzles.csv"))}
+    for r in hard + medium:
+        p = S.parse_board(r["puzzle"])
+        assert S.count_solutions(p) == 1 and S.board_to_string(S.solve(p).solution) == r["solution"]
+        assert r["solution"] not in train_sol
+    assert all(not S.rate(S.parse_board(r["puzzle"])).singles_solvable for r in hard)
+    assert all(S.rate(S.parse_board(r["puzzle"])).singles_solvable for r in medium)
+
+
+def _train(run_dir, data, steps, extra=()):
+    return _run(TRAIN + ["--preset", "tiny", "--run-dir", str(run_dir), "--data",
+                         str(data / "generated" / "train_grids.txt"), "--val",
+                         str(data / "generated" / "train_puzzles.csv"), "--max-steps", str(steps),
+                         "--save-every", "5", "--eval-every", "100", "--warmup", "2", *extra])
+
+
+def test_resume_matches_an_uninterrupted_run(tmp_path, tiny_data):
+    _train(tmp_path / "a", tiny_data, 12)
+    _train(tmp_path / "b", tiny_data, 12, ["--stop-at-step", "7"])  # an interruption at step 7
+    r = _train(tmp_path / "b", tiny_data, 12)  # same command, longer budget: resumes
+    assert "resumed from" in r.stdout
+    a, meta_a = load_mdm(tmp_path / "a" / "last")
+    b, meta_b = load_mdm(tmp_path / "b" / "last")
+    assert meta_a["step"] == meta_b["step"] == 12
+    for k, v in a.state_dict().items():
+        assert torch.allclose(v, b.state_dict()[k], atol=1e-6), k
+    log = list(csv.DictReader(open(tmp_path / "b" / "log.csv")))
+    assert [int(r["step"]) for r in log][-1] == 12 and (tmp_path / "b" / "loss.png").exists()
+    assert not list((tmp_path / "b").glob("*.tmp"))
+
+
+def test_ddp_two_processes(tmp_path, tiny_data):
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    r = _run([sys.executable, "-m", "torch.distributed.run", "--nproc_per_node", "2", "--master_port", "29531",
+              str(ROOT / "training" / "train_mdm.py"), "--preset", "tiny", "--run-dir", str(tmp_path / "ddp"),
+              "--data", str(tiny_data / "generated" / "train_grids.txt"), "--val",
+              str(tiny_data / "generated" / "train_puzzles.csv"), "--max-steps", "6", "--eval-every", "100"], env=env)
+    assert "world 2" in r.stdout
+    meta = json.loads((tmp_path / "ddp" / "last.json").read_text())
+    assert meta["step"] == 6 and meta["extra"]["world_size"] == 2 and meta["extra"]["examples"] == 6 * 16 * 2
+
+
+def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
+    mdm, _ = tiny_ckpt
+    cmd = [sys.executable, str(ROOT / "training" / "make_mi_dataset.py"), "--mdm", str(mdm), "--puzzles",
+           str(tiny_data / "generated" / "train_puzzles.csv"), "--n-val-holdout", "4", "--n-puzzles", "4",
+           "--n-random", "4", "--states-per-puzzle", "2", "--shard-size", "4", "--eps", "0.05"]
+    # two independent workers, then a merge
+    for rank in (0, 1):
+        _run(cmd + ["--out", str(tmp_path / "mi"), "--rank", str(rank), "--world", "2"])
+    shards = sorted((tmp_path / "mi").glob("shard_*.safetensors"))
+    assert len(shards) == 2
+    r = _run(cmd + ["--out", str(tmp_path / "mi"), "--rank", "0", "--world", "2"])  # resumable: nothing to redo
+    assert "0 new states" in r.stdout
+    _run([sys.executable, str(ROOT / "training" / "make_mi_dataset.py"), "--merge", str(tmp_path / "mi")])
+    from safetensors.torch import load_file
+
+    d = load_file(str(tmp_path / "mi" / "merged.safetensors"))
+    n = d["tokens"].shape[0]
+    assert n >= 8 and d["mi"].shape == (n, 81, 81) and (d["mi"].float() >= 0).all()
+    assert torch.equal(d["mi"], d["mi"].transpose(1, 2))
+    _run([sys.executable, str(ROOT / "training" / "train_head.py"), "--mdm", str(mdm), "--data", str(tmp_path / "mi"),
+          "--out", str(tmp_path / "head" / "h"), "--steps", "6", "--eval-every", "3", "--batch-size", "4",
+          "--d-hidden", "16", "--rank", "8", "--d-pair", "8"])
+    from mi_viz.estimator import load_head
+
+    head, meta = load_head(tmp_path / "head" / "h")
+    assert meta["kind"] == "mi-head" and "val_pearson" in meta["metrics"]
