@@ -75,6 +75,10 @@ def cmd_sweep(a):
     summaries = []
     for c in cfgs:
         r = run_bench(model, puzzles, c, head, a.batch_size, dev)
+        if a.save_rows:
+            from .bench import write_rows
+
+            write_rows(r.rows, out / "rows" / (c.label().replace(" ", "_") + ".csv"))
         summaries.append(r.summary)
         print(json.dumps(r.summary), flush=True)
         with open(out / "sweep.csv", "w", newline="") as f:  # rewritten after each point: nothing lost
@@ -137,6 +141,7 @@ def main(argv=None):
     s.add_argument("--grid", default=None, help="e.g. 'topk:k=2,4; eb:gamma=0.2,0.5; mi:gamma=0.3:lam=0,1'")
     s.add_argument("--out-dir", required=True)
     s.add_argument("--title", default=None)
+    s.add_argument("--save-rows", action="store_true", help="also write each setting's per-puzzle CSV under OUT/rows/")
     r = sub.add_parser("mi-report", help="estimated vs ground-truth MI on held-out decode states")
     _add_common(r)
     r.add_argument("--states", type=int, default=100)

@@ -6,7 +6,7 @@ zero on the diagonal and on unmasked positions. Design (docs/mi.md):
 
     x_i  = [hidden_i, softmax(logits_i), H_i]                     per position
     z_i  = MLP(x_i)                                  (r)          per position
-    g_ij = w2 . gelu(A (z_i * z_j) + c_i + c_j + u (p_i . p_j) + b)   c_i = C z_i
+    g_ij = w2 . gelu(A (z_i * z_j) + c_i + c_j + u (p_i . p_j) [+ W (p_i * p_j)] + b)   c_i = C z_i
     MI_ij = sigmoid(g_ij) * min(H_i, H_j) * mask_ij
 
 p_i . p_j is the overlap of the two marginals (the chance that independent draws
@@ -40,6 +40,7 @@ class HeadConfig:
     d_hidden: int = 256  # per-position MLP width
     rank: int = 64  # per-position embedding z_i
     d_pair: int = 32  # pair MLP width
+    pair_values: bool = False  # also feed p_i * p_j (per value, V wide) to the pair MLP
 
     def to_dict(self):
         return asdict(self)
@@ -55,6 +56,8 @@ class MIHead(nn.Module):
         self.pair_prod = nn.Linear(c.rank, c.d_pair)
         self.pair_single = nn.Linear(c.rank, c.d_pair, bias=False)
         self.pair_overlap = nn.Parameter(torch.zeros(c.d_pair))
+        # per-value overlap p_i(v) p_j(v): which shared candidates matter, not just how many
+        self.pair_values = nn.Linear(c.n_values, c.d_pair, bias=False) if c.pair_values else None
         self.out = nn.Linear(c.d_pair, 1)
 
     def n_params(self) -> int:
@@ -72,6 +75,9 @@ class MIHead(nn.Module):
         pair = torch.einsum("bir,bjr,pr->bijp", z, z, a)  # (B, L, L, P)
         overlap = torch.einsum("biv,bjv->bij", p, p)  # (B, L, L)
         pair = pair + self.pair_prod.bias + c[:, :, None] + c[:, None, :] + overlap[..., None] * self.pair_overlap
+        if self.pair_values is not None:
+            pv = self.pair_values.weight  # (P, V)
+            pair = pair + torch.einsum("biv,bjv,pv->bijp", p, p, pv)
         g = self.out(F.gelu(pair)).squeeze(-1)  # (B, L, L)
         bound = torch.minimum(H[:, :, None], H[:, None, :])  # (B, L, L)
         L = masked.shape[1]

@@ -1,3 +1,4 @@
+import pytest
 import torch
 
 from mi_viz.estimator import HeadConfig, MIHead, frobenius_loss, load_head, save_head
@@ -11,9 +12,10 @@ def _inputs(B=3, L=81, D=32, V=9, seed=0):
     return hidden, logits, masked
 
 
-def test_head_invariants():
+@pytest.mark.parametrize("pair_values", [False, True])
+def test_head_invariants(pair_values):
     torch.manual_seed(0)
-    head = MIHead(HeadConfig(d_in=32, d_hidden=16, rank=8, d_pair=8))
+    head = MIHead(HeadConfig(d_in=32, d_hidden=16, rank=8, d_pair=8, pair_values=pair_values))
     hidden, logits, masked = _inputs()
     mi = head(hidden, logits, masked)
     assert mi.shape == (3, 81, 81)

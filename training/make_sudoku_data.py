@@ -7,6 +7,7 @@ Outputs (under --out, default data/sudoku):
   generated/train_grids.txt     N random complete grids (the MDM's training data)
   generated/train_puzzles.csv   unique-solution puzzles made from *other* random
                                 grids, with solutions (decode states for the MI set)
+  generated/val_puzzles.txt     its last 200 puzzles: MDM validation, sampler tuning
   test_hard.csv                 1,000 unique-solution puzzles NOT solvable by naked +
                                 hidden singles ("hard"), with rating and solution
   test_medium.csv               200 unique-solution puzzles solvable by singles alone
@@ -89,6 +90,9 @@ def main(argv=None):
 
         tp = pool.map(_puzzle, [(a.seed, "train_puzzle", i) for i in range(a.n_train_puzzles)], chunksize=16)
         _write_csv(out / "generated" / "train_puzzles.csv", tp)
+        # the last 200 training puzzles: the MDM's validation set and the set on which
+        # sampler defaults are chosen (never the test sets)
+        _write_atomic(out / "generated" / "val_puzzles.txt", "".join(r[0] + "\n" for r in tp[-200:]))
         print(f"{len(tp)} training puzzles ({time.time() - t0:.0f}s)", flush=True)
 
         train_solutions = set(grids) | {row[1] for row in tp}

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from make_mi_dataset import load_mi_dataset  # noqa: E402
 
-from mi_viz.estimator import HeadConfig, MIHead, frobenius_loss, save_head  # noqa: E402
+from mi_viz.estimator import HeadConfig, MIHead, frobenius_loss, load_head, save_head  # noqa: E402
 from mi_viz.models import load_mdm  # noqa: E402
 from mi_viz.models.sudoku_mdm import MASK_TOKEN  # noqa: E402
 
@@ -78,6 +78,8 @@ def main(argv=None):
     ap.add_argument("--d-hidden", type=int, default=256)
     ap.add_argument("--rank", type=int, default=64)
     ap.add_argument("--d-pair", type=int, default=32)
+    ap.add_argument("--pair-values", action="store_true", help="per-value overlap feature (HeadConfig.pair_values)")
+    ap.add_argument("--init", default=None, help="start from this head checkpoint (same config)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     a = ap.parse_args(argv)
@@ -91,7 +93,10 @@ def main(argv=None):
     n_val = max(1, len(tokens) // 20)
     val_idx, tr_idx = perm[:n_val], perm[n_val:]
     head = MIHead(HeadConfig(d_in=mdm.config.d_model, n_values=9, d_hidden=a.d_hidden, rank=a.rank,
-                             d_pair=a.d_pair)).to(a.device)
+                             d_pair=a.d_pair, pair_values=a.pair_values)).to(a.device)
+    if a.init:
+        init, _ = load_head(a.init)
+        head.load_state_dict(init.state_dict())
     opt = torch.optim.AdamW(head.parameters(), lr=a.lr, weight_decay=0.01)
     warm = max(1, min(100, a.steps // 10))
     sched = torch.optim.lr_scheduler.LambdaLR(  # linear warm-up, cosine decay to 5 %
