@@ -111,6 +111,30 @@ def load_state_strict(module: torch.nn.Module, tensors: dict[str, torch.Tensor],
     module.load_state_dict(tensors, strict=True)
 
 
+def save_module(path, module: torch.nn.Module, kind: str, step: int = 0, metrics: dict | None = None,
+                extra: dict | None = None) -> Path:
+    """Save a module that carries a `config` dataclass with to_dict()."""
+    return save_checkpoint(path, module.state_dict(), kind, module.config.to_dict(), step, metrics, extra)
+
+
+def load_module(path, kind: str, config_cls, module_cls, device: str = "cpu", ignore_prefix: str | None = None):
+    """Build module_cls(config_cls(**config)) from the JSON half, load the weights strictly.
+
+    ignore_prefix drops keys that a training checkpoint adds on purpose (optimizer
+    state, 'opt.'), so that `last` and `best` checkpoints both load."""
+    meta = read_meta(path, kind)
+    try:
+        config = config_cls(**meta["config"])
+    except (TypeError, ValueError) as e:
+        raise CheckpointError(f"bad {kind} config in checkpoint {path}: {e}") from None
+    module = module_cls(config)
+    tensors = read_tensors(path)
+    if ignore_prefix:
+        tensors = {k: v for k, v in tensors.items() if not k.startswith(ignore_prefix)}
+    load_state_strict(module, tensors, where=f"checkpoint {path}")
+    return module.to(device).eval(), meta
+
+
 # --- optimizer state as plain tensors (for resumable training without pickle) ---------
 
 

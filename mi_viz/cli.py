@@ -43,7 +43,7 @@ def _add_common(p):
     p.add_argument("--checkpoint", default=None, help="MDM checkpoint (default checkpoints/sudoku_mdm)")
     p.add_argument("--head", default=None, help="MI head checkpoint (default checkpoints/sudoku_mi_head)")
     p.add_argument("--device", default="auto")
-    p.add_argument("--batch-size", type=int, default=1024, help="puzzles per forward pass")
+    p.add_argument("--batch-size", type=int, default=256, help="puzzles per forward pass (CPU: 128-256 is fastest)")
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
 
 

@@ -28,7 +28,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .checkpoints import CheckpointError, load_state_strict, read_meta, read_tensors, save_checkpoint
+from .checkpoints import load_module, save_module
 
 HEAD_KIND = "mi-head"
 
@@ -94,15 +94,8 @@ def frobenius_loss(pred, target, masked):
 
 
 def save_head(path, head: MIHead, step: int = 0, metrics: dict | None = None, extra: dict | None = None):
-    return save_checkpoint(path, head.state_dict(), HEAD_KIND, head.config.to_dict(), step, metrics, extra)
+    return save_module(path, head, HEAD_KIND, step, metrics, extra)
 
 
 def load_head(path, device: str = "cpu") -> tuple[MIHead, dict]:
-    meta = read_meta(path, HEAD_KIND)
-    try:
-        config = HeadConfig(**meta["config"])
-    except (TypeError, ValueError) as e:
-        raise CheckpointError(f"bad MI-head config in checkpoint {path}: {e}") from None
-    head = MIHead(config)
-    load_state_strict(head, read_tensors(path), where=f"checkpoint {path}")
-    return head.to(device).eval(), meta
+    return load_module(path, HEAD_KIND, HeadConfig, MIHead, device)

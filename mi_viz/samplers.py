@@ -130,8 +130,8 @@ SAMPLERS: dict[str, SamplerSpec] = {
     "sequential": SamplerSpec({}, None, lambda H, MI, c: select_topk(H, 1)),
     "topk": SamplerSpec({"k": 4}, None, lambda H, MI, c: select_topk(H, c.k)),
     "eb": SamplerSpec({"gamma": 0.2}, None, lambda H, MI, c: select_eb(H, c.gamma)),
-    "mi": SamplerSpec({"gamma": 0.3, "lam": 0.0}, "mi", lambda H, MI, c: select_mi(H, MI, c.gamma, c.lam)),
-    "mi-gt": SamplerSpec({"gamma": 0.3, "lam": 0.0}, "mi-gt", lambda H, MI, c: select_mi(H, MI, c.gamma, c.lam)),
+    "mi": SamplerSpec({"gamma": 0.01, "lam": 0.5}, "mi", lambda H, MI, c: select_mi(H, MI, c.gamma, c.lam)),
+    "mi-gt": SamplerSpec({"gamma": 0.01, "lam": 0.5}, "mi-gt", lambda H, MI, c: select_mi(H, MI, c.gamma, c.lam)),
 }
 
 
@@ -199,7 +199,7 @@ def decode(
     cfg: SamplerConfig,
     head=None,
     record: bool = False,
-    batch_size: int = 1024,
+    batch_size: int = 256,
     max_steps: int | None = None,
     keep_states: bool = False,
     progress: Callable[[int, int], None] | None = None,

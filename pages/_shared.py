@@ -47,6 +47,8 @@ PUZZLE_SETS = {
     "Singles-solvable test set (200)": ROOT / "data" / "sudoku" / "test_medium.csv",
     "Kaggle hard/expert (external, 2,000)": ROOT / "data" / "external" / "kaggle3m_curated_hard_expert_ratings.csv",
 }
+GAMMAS = [0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 0.6, 1.0, 2.0, 4.0]
+LAMBDAS = [0.0, 0.25, 0.5, 1.0, 2.0, 4.0]
 LOAD_COUNT = {"mdm": 0, "head": 0}  # how often each model was built in this process (tests read it)
 _lock = threading.Lock()
 
@@ -135,10 +137,9 @@ def puzzle_picker(key: str):
     if not rows:
         st.error(f"Puzzle file missing: {PUZZLE_SETS[src]}")
         return None
-    c1, c2 = st.columns([3, 1])
-    if c2.button("Random", key=f"{key}_rand"):
-        st.session_state[f"{key}_idx"] = random.randrange(len(rows))
-    idx = c1.number_input(f"Index (0..{len(rows) - 1})", 0, len(rows) - 1, key=f"{key}_idx")
+    st.button("Random puzzle", icon=":material/shuffle:", key=f"{key}_rand",
+              on_click=lambda: st.session_state.update({f"{key}_idx": random.randrange(len(rows))}))
+    idx = st.number_input(f"Index (0..{len(rows) - 1})", 0, len(rows) - 1, key=f"{key}_idx")
     row = rows[int(idx)]
     board = S.parse_board(row["puzzle"])
     sol = S.parse_board(row["solution"]) if row.get("solution") else None
@@ -155,11 +156,11 @@ def sampler_picker(key: str, has_head: bool, default: str = "mi") -> SamplerConf
     kw = {}
     if "k" in spec:
         kw["k"] = st.slider("k (cells per pass)", 1, 20, spec["k"], key=f"{key}_k")
-    if "gamma" in spec:
-        kw["gamma"] = st.slider("gamma (budget, nats)", 0.0, 3.0, float(spec["gamma"]), 0.05, key=f"{key}_gamma")
+    if "gamma" in spec:  # log-spaced: this model's useful budgets span 0.001 .. 1 nats
+        kw["gamma"] = st.select_slider("gamma (budget, nats)", GAMMAS, value=float(spec["gamma"]), key=f"{key}_gamma")
     if "lam" in spec:
-        kw["lam"] = st.slider("lambda (weight of the entropy term)", 0.0, 3.0, float(spec["lam"]), 0.05,
-                              key=f"{key}_lam")
+        kw["lam"] = st.select_slider("lambda (weight of the entropy term)", LAMBDAS, value=float(spec["lam"]),
+                                     key=f"{key}_lam")
     t = st.slider("temperature (0 = argmax)", 0.0, 2.0, 0.0, 0.1, key=f"{key}_temp")
     seed = st.number_input("seed", 0, 10_000, 0, key=f"{key}_seed") if t > 0 else 0
     return SamplerConfig(name, temperature=t, seed=int(seed), **kw)

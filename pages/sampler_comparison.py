@@ -22,10 +22,10 @@ model, head = loaded
 PRESETS = {
     "sequential": SamplerConfig("sequential"),
     "top-k k=4": SamplerConfig("topk", k=4),
+    "EB gamma=0.01": SamplerConfig("eb", gamma=0.01),
     "EB gamma=0.2": SamplerConfig("eb", gamma=0.2),
-    "EB gamma=0.5": SamplerConfig("eb", gamma=0.5),
-    "MI gamma=0.3 lam=0": SamplerConfig("mi", gamma=0.3, lam=0.0),
-    "MI gamma=0.6 lam=0.5": SamplerConfig("mi", gamma=0.6, lam=0.5),
+    "MI gamma=0.01 lam=0.5 (default)": SamplerConfig("mi", gamma=0.01, lam=0.5),
+    "MI gamma=0.3 lam=0 (paper gamma)": SamplerConfig("mi", gamma=0.3, lam=0.0),
 }
 if head is None:
     PRESETS = {k: v for k, v in PRESETS.items() if v.needs != "mi"}
@@ -36,7 +36,7 @@ with tab1:
         st.subheader("Puzzle")
         picked = puzzle_picker("cmp")
     chosen = st.multiselect("Samplers", list(PRESETS), default=[k for k in PRESETS if k in
-                            ("sequential", "EB gamma=0.2", "MI gamma=0.3 lam=0")], key="cmp_samplers")
+                            ("sequential", "EB gamma=0.01", "MI gamma=0.01 lam=0.5 (default)")], key="cmp_samplers")
     if picked is None or not chosen:
         st.info("Choose a puzzle and at least one sampler.")
     else:
@@ -72,7 +72,7 @@ with tab2:
     c1, c2 = st.columns(2)
     src = c1.selectbox("Puzzle set", list(PUZZLE_SETS)[:3], key="sw_set")
     n = c2.slider("N puzzles (first N of the set)", 5, 200, 20, key="sw_n")
-    default_grid = "sequential; topk:k=2,4; eb:gamma=0.2,0.5" + ("; mi:gamma=0.3,0.6:lam=0" if head else "")
+    default_grid = "sequential; topk:k=4,7; eb:gamma=0.01,0.1" + ("; mi:gamma=0.01,0.1:lam=0.5" if head else "")
     grid = st.text_input("Grid", default_grid, key="sw_grid")
     if st.button("Run sweep", key="sw_run"):
         try:
