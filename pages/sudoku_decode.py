@@ -121,9 +121,9 @@ with row1[0]:
                        title=f"Board after step {t + 1} (click a masked cell to focus it)")
     ev = st.plotly_chart(fig, key=f"board_{t}", on_select="rerun", selection_mode="points", config={"displayModeBar": False})
     try:
-        pts = ev.selection.points if ev else []
+        pts = [p for p in (ev.selection.points if ev else []) if "customdata" in p]  # the cell layer only
         if pts:
-            cell = int(pts[0]["customdata"] if "customdata" in pts[0] else pts[0]["point_index"])
+            cell = int(pts[0]["customdata"])
             if masked[cell]:
                 st.session_state.dec_focus = cell
     except (AttributeError, KeyError, TypeError):
