@@ -33,7 +33,7 @@ data: setup
 	$(BIN)/python training/make_sudoku_data.py
 
 lint: setup
-	$(BIN)/pip install -q ruff && $(BIN)/ruff check .
+	$(BIN)/pip install -q ruff==0.17.6 && $(BIN)/ruff check .
 
 # --- results/ (README tables and figures); each line is the one command for its file ---
 HARD := data/sudoku/test_hard.txt

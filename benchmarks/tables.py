@@ -4,7 +4,6 @@
 """
 
 import csv
-import json
 from pathlib import Path
 
 R = Path(__file__).resolve().parents[1] / "results"

@@ -12,7 +12,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import torch
 
 from . import sudoku as S
 from .estimator import load_head

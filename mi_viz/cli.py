@@ -10,7 +10,6 @@ import argparse
 import csv
 import json
 import sys
-import time
 from pathlib import Path
 
 import torch
