@@ -10,9 +10,9 @@ st.set_page_config(page_title="mi-viz", page_icon="🧩", layout="wide")
 pages = {
     "Overview": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True)],
     "Sudoku": [
-        st.Page("pages/sudoku_decode.py", title="Sudoku decode", icon=":material/grid_on:", url_path="sudoku-decode"),
-        st.Page("pages/sampler_comparison.py", title="Sampler comparison", icon=":material/compare_arrows:", url_path="sampler-comparison"),
-        st.Page("pages/mi_estimator.py", title="MI estimator", icon=":material/insights:", url_path="mi-estimator"),
+        st.Page("pages/sudoku_decode.py", title="Sudoku decode", icon=":material/grid_on:"),
+        st.Page("pages/sampler_comparison.py", title="Sampler comparison", icon=":material/compare_arrows:"),
+        st.Page("pages/mi_estimator.py", title="MI estimator", icon=":material/insights:"),
     ],
     # "Proteins": [st.Page("pages/protein_decode.py", ...)]  -- arrives with the protein issue (ESM-C)
 }

@@ -120,7 +120,7 @@ def test_every_page_and_stepping(server, browser):
     _no_exception(page)
     page.screenshot(path=str(ART / "home.png"), full_page=True)
 
-    page.goto(server + "/sudoku-decode", wait_until="networkidle")
+    page.goto(server + "/sudoku_decode", wait_until="networkidle")
     _wait_idle(page)
     page.get_by_text("Passes so far").wait_for(timeout=120_000)
     _no_exception(page)
@@ -131,8 +131,8 @@ def test_every_page_and_stepping(server, browser):
     _no_exception(page)
     page.screenshot(path=str(ART / "sudoku_decode.png"), full_page=True)
 
-    for path, text, name in (("/sampler-comparison", "Cells filled vs passes", "sampler_comparison.png"),
-                             ("/mi-estimator", "structure AUROC", "mi_estimator.png")):
+    for path, text, name in (("/sampler_comparison", "Cells filled vs passes", "sampler_comparison.png"),
+                             ("/mi_estimator", "structure AUROC", "mi_estimator.png")):
         page.goto(server + path, wait_until="networkidle")
         _wait_idle(page)
         page.get_by_text(text).first.wait_for(timeout=120_000)
@@ -141,9 +141,16 @@ def test_every_page_and_stepping(server, browser):
     ctx.close()
 
 
+def test_deep_link_opens_the_page(server, browser):
+    ctx, page = _open(browser, server + "/sudoku_decode")
+    page.get_by_text("Passes so far").wait_for(timeout=120_000)
+    assert page.get_by_text("Page not found").count() == 0
+    _no_exception(page)
+    ctx.close()
+
+
 def test_two_sessions_do_not_share_state(server, browser):
-    # enter through the home page and the sidebar, as a user does (a cold deep link makes
-    # Streamlit 1.67 flash a "Page not found" dialog before it runs the page)
+    # enter through the home page and the sidebar, as a user does
     ctx_a, a = _open(browser, server + "/")
     ctx_b, b = _open(browser, server + "/")
     for p in (a, b):
