@@ -62,16 +62,7 @@ def auroc(scores: np.ndarray, labels: np.ndarray) -> float:
     n_pos, n_neg = labels.sum(), (~labels).sum()
     if n_pos == 0 or n_neg == 0:
         return float("nan")
-    order = np.argsort(scores, kind="mergesort")
-    ranks = np.empty(len(scores))
-    sorted_scores = scores[order]
-    i = 0
-    while i < len(scores):  # average ranks over ties
-        j = i
-        while j + 1 < len(scores) and sorted_scores[j + 1] == sorted_scores[i]:
-            j += 1
-        ranks[order[i : j + 1]] = 0.5 * (i + j) + 1
-        i = j + 1
+    ranks = _rankdata(np.asarray(scores)) + 1  # 1-based average ranks
     return float((ranks[labels].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
@@ -92,7 +83,8 @@ def _rankdata(x: np.ndarray) -> np.ndarray:
     return r
 
 
-def _pearson(a, b) -> float:
+def pearson(a, b) -> float:
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     a, b = a - a.mean(), b - b.mean()
     d = np.sqrt((a * a).sum() * (b * b).sum())
     return float((a * b).sum() / d) if d > 0 else float("nan")
@@ -142,8 +134,8 @@ def metrics(pt: PairTable, tokens) -> dict:
     related = pt.relation > 0
     return {
         "n_pairs": int(len(pt.gt)),
-        "pearson": round(_pearson(pt.est, pt.gt), 4),
-        "spearman": round(_pearson(_rankdata(pt.est), _rankdata(pt.gt)), 4),
+        "pearson": round(pearson(pt.est, pt.gt), 4),
+        "spearman": round(pearson(_rankdata(pt.est), _rankdata(pt.gt)), 4),
         "mae": round(float(np.abs(pt.est - pt.gt).mean()), 5),
         "top_pair_recall": round(float(np.mean(recalls)), 4),
         "auroc_structure_gt": round(auroc(pt.gt, related), 4),

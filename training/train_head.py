@@ -25,14 +25,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from make_mi_dataset import load_mi_dataset  # noqa: E402
 
+from mi_viz.fidelity import pearson  # noqa: E402
 from mi_viz.estimator import HeadConfig, MIHead, frobenius_loss, load_head, save_head  # noqa: E402
 from mi_viz.models import load_mdm  # noqa: E402
 from mi_viz.models.sudoku_mdm import MASK_TOKEN  # noqa: E402
-
-
-def pearson(a: torch.Tensor, b: torch.Tensor) -> float:
-    a, b = a.double() - a.double().mean(), b.double() - b.double().mean()
-    return float((a * b).sum() / (a.norm() * b.norm()).clamp_min(1e-12))
 
 
 @torch.no_grad()
@@ -62,7 +58,8 @@ def evaluate(head, tokens, hidden, logits, mi, device, bs=256):
         pair &= torch.ones(L, L, dtype=torch.bool, device=device).triu(1)
         preds.append(pred[pair].cpu())
         gts.append(y[pair].cpu())
-    return loss / max(1, n), pearson(torch.cat(preds), torch.cat(gts))
+    r = pearson(torch.cat(preds).numpy(), torch.cat(gts).numpy())
+    return loss / max(1, n), 0.0 if r != r else r  # constant predictions: 0, not nan
 
 
 def main(argv=None):
