@@ -4,7 +4,8 @@
 
 Prints one table and, last, a JSON line. With the shipped checkpoints on the CPU:
 - one MDM forward pass for one puzzle state, and the MI head on that pass's hidden
-  states (the head's cost as a fraction of the pass: target <= 10 %);
+  states (the head's cost as a fraction of the pass: target <= 10 %); the same at a
+  decoding batch of 256 states (what the benchmarks pay per pass);
 - ground-truth MI for a mid-decode state of a hard test puzzle (passes and seconds;
   target <= 1 s on 2 cores, with pruning eps 1e-3);
 - one decode step with estimated MI (forward + head + selection);
@@ -49,6 +50,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=20)
     ap.add_argument("--puzzles", default=str(ROOT / "data" / "sudoku" / "test_hard.txt"))
     ap.add_argument("--n-gt", type=int, default=10, help="mid-decode states for the ground-truth timing")
+    ap.add_argument("--batch", type=int, default=256, help="decoding batch for the batched head/forward ratio")
     ap.add_argument("--skip-app", action="store_true")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
@@ -63,6 +65,11 @@ def main():
         out = model.forward_tokens(state)
         t_fwd = timeit(lambda: model.forward_tokens(state), a.repeats)
         t_head = timeit(lambda: head(out.hidden, out.logits, masked), a.repeats)
+        # the same at a decoding batch (what `bench` / `sweep` pay per pass)
+        big = torch.stack([m for m in mid for _ in range(a.batch // len(mid) + 1)])[: a.batch]  # (batch, 81)
+        out_b = model.forward_tokens(big)
+        t_fwd_b = timeit(lambda: model.forward_tokens(big), max(3, a.repeats // 4))
+        t_head_b = timeit(lambda: head(out_b.hidden, out_b.logits, big == MASK_TOKEN), max(3, a.repeats // 4))
     t_step = timeit(lambda: decode(model, state, SamplerConfig("mi"), head=head, max_steps=1), a.repeats)
     gts = []
     for s in mid:
@@ -73,6 +80,10 @@ def main():
         "forward_ms": round(1000 * t_fwd, 2),
         "head_ms": round(1000 * t_head, 2),
         "head_over_forward": round(t_head / t_fwd, 4),
+        "batch": a.batch,
+        "forward_ms_batch": round(1000 * t_fwd_b, 1),
+        "head_ms_batch": round(1000 * t_head_b, 1),
+        "head_over_forward_batch": round(t_head_b / t_fwd_b, 4),
         "decode_step_mi_ms": round(1000 * t_step, 1),
         "gt_mid_decode_seconds_median": round(statistics.median(g[0] for g in gts), 3),
         "gt_mid_decode_passes_median": statistics.median(g[1] for g in gts),

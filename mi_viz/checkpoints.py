@@ -14,6 +14,7 @@ unexpected and mis-shaped keys are all named in the error.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -35,6 +36,16 @@ def checkpoint_paths(path: str | os.PathLike) -> tuple[Path, Path]:
     if p.suffix in (".json", ".safetensors"):
         p = p.with_suffix("")
     return p.with_name(p.name + ".safetensors"), p.with_name(p.name + ".json")
+
+
+def fingerprint(path: str | os.PathLike) -> str:
+    """First 12 hex digits of the sha256 of a checkpoint's weights file: which weights
+    produced a result row (so a resumed sweep never mixes two heads' numbers)."""
+    h = hashlib.sha256()
+    with open(checkpoint_paths(path)[0], "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:12]
 
 
 def _atomic_write_bytes(path: Path, data: bytes):

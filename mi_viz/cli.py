@@ -61,31 +61,73 @@ def cmd_bench(a):
     print(json.dumps(res.summary))
 
 
+SETTING_KEYS = ("sampler", "gamma", "lam", "k", "n", "puzzles", "mdm_sha", "head_sha")
+
+
+def _previous_rows(path: Path) -> dict:
+    """Rows of an earlier sweep.csv keyed by their full setting (for --resume)."""
+    if not path.exists():
+        return {}
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    return {tuple(r.get(k, "") for k in SETTING_KEYS): r for r in rows}
+
+
+def _setting_key(summary: dict) -> tuple:
+    return tuple("" if summary.get(k) is None else str(summary.get(k)) for k in SETTING_KEYS)
+
+
 def cmd_sweep(a):
-    from .bench import DEFAULT_GRID, load_models, parse_grid, plot_sweep, run_bench
+    from .bench import DEFAULT_GRID, DEFAULT_HEAD, DEFAULT_MDM, load_models, parse_grid, plot_sweep, run_bench
+    from .checkpoints import fingerprint
 
     puzzles, _ = _read_puzzles(a.puzzles, a.limit)
     cfgs = parse_grid(a.grid or DEFAULT_GRID)
     dev = _device(a.device)
     need_head = any(c.needs == "mi" for c in cfgs)
     model, head, _ = load_models(a.checkpoint, a.head, dev, need_head=need_head)
+    mdm_sha = fingerprint(a.checkpoint or DEFAULT_MDM)
+    head_sha = fingerprint(a.head or DEFAULT_HEAD) if need_head else ""
     out = Path(a.out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    previous = _previous_rows(out / "sweep.csv") if a.resume else {}
     summaries = []
     for c in cfgs:
-        r = run_bench(model, puzzles, c, head, a.batch_size, dev)
-        if a.save_rows:
-            from .bench import write_rows
+        ident = {"sampler": c.name, "gamma": c.gamma, "lam": c.lam, "k": c.k, "n": len(puzzles),
+                 "puzzles": Path(a.puzzles).name, "mdm_sha": mdm_sha, "head_sha": head_sha if c.needs == "mi" else ""}
+        old = previous.get(_setting_key(ident))
+        if old is not None:  # same setting, same puzzles, same weights: the decode is deterministic
+            summary = old
+            print(f"reused: {c.label()} (same puzzles and weights)", file=sys.stderr, flush=True)
+        else:
+            r = run_bench(model, puzzles, c, head, a.batch_size, dev)
+            if a.save_rows:
+                from .bench import write_rows
 
-            write_rows(r.rows, out / "rows" / (c.label().replace(" ", "_") + ".csv"))
-        summaries.append(r.summary)
-        print(json.dumps(r.summary), flush=True)
+                write_rows(r.rows, out / "rows" / (c.label().replace(" ", "_") + ".csv"))
+            summary = {**r.summary, **{k: ident[k] for k in ("puzzles", "mdm_sha", "head_sha")}}
+        summaries.append(summary)
+        print(json.dumps(summary), flush=True)
         with open(out / "sweep.csv", "w", newline="") as f:  # rewritten after each point: nothing lost
             w = csv.DictWriter(f, fieldnames=list(summaries[0].keys()))
             w.writeheader()
             w.writerows(summaries)
-    plot_sweep(summaries, out / "sweep.png", out / "sweep.html", title=a.title or f"Sudoku: {Path(a.puzzles).name}")
+    plot_sweep([_typed(s) for s in summaries], out / "sweep.png", out / "sweep.html",
+               title=a.title or f"Sudoku: {Path(a.puzzles).name}")
     print(json.dumps({"points": len(summaries), "out_dir": str(out)}))
+
+
+def _typed(row: dict) -> dict:
+    """A sweep.csv row read back as text -> numbers where they are numbers."""
+    out = {}
+    for k, v in row.items():
+        if isinstance(v, str):
+            try:
+                v = None if v == "" else (int(v) if v.lstrip("-").isdigit() else float(v))
+            except ValueError:
+                pass
+        out[k] = v
+    return out
 
 
 def cmd_mi_report(a):
@@ -97,6 +139,13 @@ def cmd_mi_report(a):
     model, head, _ = load_models(a.checkpoint, a.head, dev, need_head=True)
     summary, pt, tokens, _ = mi_report(model, head, puzzles, a.states, a.eps, a.seed, dev)
     summary["puzzles"] = str(a.puzzles)
+    if a.structure_states:
+        from . import sudoku as S
+        from .fidelity import structure_by_mask_ratio
+
+        solutions = [S.solve(p).solution for p in puzzles[: a.structure_states]]
+        summary["structure_by_mask_ratio"] = structure_by_mask_ratio(
+            model, head, solutions, n_states=a.structure_states, eps=a.eps, seed=a.seed, device=dev)
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(summary, indent=1))
@@ -104,7 +153,7 @@ def cmd_mi_report(a):
         import numpy as np
 
         np.savez_compressed(a.pairs, tokens=tokens.numpy().astype("uint8"), **{
-            k: getattr(pt, k) for k in ("state", "i", "j", "gt", "est", "asym", "relation")})
+            k: getattr(pt, k) for k in ("state", "i", "j", "gt", "est", "asym", "relation", "hmin")})
     print(json.dumps(summary))
 
 
@@ -141,11 +190,17 @@ def main(argv=None):
     s.add_argument("--out-dir", required=True)
     s.add_argument("--title", default=None)
     s.add_argument("--save-rows", action="store_true", help="also write each setting's per-puzzle CSV under OUT/rows/")
+    s.add_argument("--resume", action="store_true",
+                   help="reuse rows of OUT/sweep.csv with the same setting, puzzle file, count and weights "
+                        "(sha256 of the checkpoints); everything else is decoded")
     r = sub.add_parser("mi-report", help="estimated vs ground-truth MI on held-out decode states")
     _add_common(r)
     r.add_argument("--states", type=int, default=100)
     r.add_argument("--eps", type=float, default=1e-3, help="pruning tolerance of the ground truth")
     r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--structure-states", type=int, default=0,
+                   help="also measure the structure AUROC on N randomly masked solutions per masking ratio "
+                        "(0.9, 0.75, 0.6); 0: skip")
     r.add_argument("--out", required=True, help="summary JSON")
     r.add_argument("--pairs", default=None, help="optional .npz with every masked pair (for plots)")
     f = sub.add_parser("figure", help="the Figure-1 picture: board, entropy, estimated and true MI")

@@ -27,7 +27,8 @@ pt = tokens = summary = None
 if src.startswith("Committed"):
     if PAIRS.exists() and REPORT.exists():
         z = np.load(PAIRS)
-        pt = PairTable(**{k: z[k] for k in ("state", "i", "j", "gt", "est", "asym", "relation")})
+        pt = PairTable(**{k: z[k] for k in ("state", "i", "j", "gt", "est", "asym", "relation")},
+                       hmin=z["hmin"] if "hmin" in z.files else None)
         tokens = z["tokens"]
         summary = json.loads(REPORT.read_text())
     else:
@@ -53,6 +54,14 @@ if pt is not None:
     c[3].metric("top-pair recall", f"{m['top_pair_recall']:.3f}")
     c[4].metric("structure AUROC (true MI)", f"{m['auroc_structure_gt']:.3f}")
     c[5].metric("structure AUROC (head)", f"{m['auroc_structure_est']:.3f}")
+    if "auroc_structure_gt_uncertain" in m:
+        st.caption(f"Structure AUROC over the {m['n_pairs_uncertain']:,} pairs of two uncertain cells "
+                   f"(both entropies > {summary.get('uncertain_nats', 0.1)} nats): true MI "
+                   f"{m['auroc_structure_gt_uncertain']:.3f}, head {m['auroc_structure_est_uncertain']:.3f}.")
+    if "structure_by_mask_ratio" in summary:
+        st.markdown("**Does MI recover the rules?** Structure AUROC on randomly masked *solutions* "
+                    "(valid boards: the rules are the only dependence left), by masking ratio:")
+        st.dataframe(pd.DataFrame(summary["structure_by_mask_ratio"]).T.rename_axis("mask ratio"))
     if "gt_seconds_per_state" in summary:
         st.caption(f"Ground truth: {summary['gt_passes_per_state']} passes and {summary['gt_seconds_per_state']:.2f}s "
                    f"per state; head: {summary['head_seconds_per_state'] * 1000:.1f} ms "

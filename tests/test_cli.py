@@ -5,6 +5,9 @@ import json
 import subprocess
 import sys
 
+import numpy as np
+import torch
+
 from conftest import ROOT
 
 GOOD = "..8...5......3.....1.....96...49..21.7...8.....41..8.5.....73...9......83...869.."
@@ -68,14 +71,55 @@ def test_sweep_and_mi_report(tmp_path, tiny_ckpt):
     assert (tmp_path / "sw" / "sweep.png").stat().st_size > 1000
     assert (tmp_path / "sw" / "sweep.html").stat().st_size > 1000
     r = _cli("mi-report", "sudoku", "--puzzles", f, "--checkpoint", mdm, "--head", head, "--states", "3",
-             "--out", tmp_path / "rep.json", "--pairs", tmp_path / "pairs.npz")
+             "--structure-states", "2", "--out", tmp_path / "rep.json", "--pairs", tmp_path / "pairs.npz")
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout.strip().splitlines()[-1])
     for k in ("n_states", "pearson", "spearman", "mae", "top_pair_recall", "auroc_structure_gt",
               "auroc_structure_est", "gt_passes_per_state", "gt_seconds_per_state", "head_seconds_per_state"):
         assert k in s
     assert s["n_states"] == 3 and s["gt_passes_per_state"] > 1
+    by_ratio = s["structure_by_mask_ratio"]
+    assert sorted(by_ratio) == ["0.6", "0.75", "0.9"]
+    for v in by_ratio.values():
+        assert v["n_states"] == 2 and v["n_pairs"] > 0 and 0 <= v["auroc_gt"] <= 1 and 0 <= v["auroc_est"] <= 1
+    # heavier masking -> more masked pairs (same solutions, same seed)
+    assert by_ratio["0.9"]["n_pairs"] > by_ratio["0.6"]["n_pairs"]
+    z = np.load(tmp_path / "pairs.npz")
+    assert len(z["hmin"]) == len(z["gt"]) and (z["hmin"] >= 0).all()
     r = _cli("figure", "sudoku", "--puzzles", f, "--checkpoint", mdm, "--head", head, "--step", "5",
              "--out", tmp_path / "fig.png")
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "fig.png").stat().st_size > 10_000
+
+
+def test_sweep_resume_reuses_only_rows_of_the_same_weights(tmp_path, tiny_ckpt):
+    import shutil
+
+    mdm, head = tiny_ckpt
+    f = tmp_path / "p.txt"
+    f.write_text((GOOD + "\n") * 2)
+    args = ("sweep", "sudoku", "--puzzles", f, "--checkpoint", mdm, "--grid", "topk:k=9; mi:gamma=0.3:lam=1",
+            "--out-dir", tmp_path / "sw", "--resume")
+    r1 = _cli(*args, "--head", head)
+    assert r1.returncode == 0, r1.stderr
+    first = (tmp_path / "sw" / "sweep.csv").read_text()
+    assert "reused" not in r1.stderr
+    r2 = _cli(*args, "--head", head)
+    assert r2.returncode == 0, r2.stderr
+    assert r2.stderr.count("reused") == 2
+    assert (tmp_path / "sw" / "sweep.csv").read_text() == first
+    # another head (other weights): the topk row is reused, the mi row decoded again
+    other = tmp_path / "head2"
+    for ext in (".safetensors", ".json"):
+        shutil.copy(str(head) + ext, str(other) + ext)
+    from mi_viz.estimator import load_head, save_head
+
+    h, _ = load_head(other)
+    with torch.no_grad():
+        h.out.bias += 1.0
+    save_head(other, h)
+    r3 = _cli(*args, "--head", other)
+    assert r3.returncode == 0, r3.stderr
+    assert r3.stderr.count("reused") == 1 and "reused: topk" in r3.stderr
+    rows = list(csv.DictReader(open(tmp_path / "sw" / "sweep.csv")))
+    assert rows[0]["head_sha"] == "" and rows[1]["head_sha"] not in ("", first.splitlines()[2].split(",")[-1])

@@ -12,10 +12,11 @@ def _inputs(B=3, L=81, D=32, V=9, seed=0):
     return hidden, logits, masked
 
 
-@pytest.mark.parametrize("pair_values", [False, True])
-def test_head_invariants(pair_values):
+@pytest.mark.parametrize("pair_values,global_context", [(False, 0), (True, 0), (True, 4)])
+def test_head_invariants(pair_values, global_context):
     torch.manual_seed(0)
-    head = MIHead(HeadConfig(d_in=32, d_hidden=16, rank=8, d_pair=8, pair_values=pair_values))
+    head = MIHead(HeadConfig(d_in=32, d_hidden=16, rank=8, d_pair=8, pair_values=pair_values,
+                             global_context=global_context))
     hidden, logits, masked = _inputs()
     mi = head(hidden, logits, masked)
     assert mi.shape == (3, 81, 81)
@@ -30,6 +31,37 @@ def test_head_invariants(pair_values):
     logp = torch.log_softmax(logits, -1)
     H = -(logp.exp() * logp).sum(-1)
     assert (mi <= torch.minimum(H[:, :, None], H[:, None, :]) + 1e-6).all()
+
+
+def _pair_logit_term_by_term(head, hidden, logits):
+    """The head's pair logit g_ij written out as in docs/mi.md, one term at a time: the
+    oracle for the fused single-matmul implementation."""
+    import torch.nn.functional as F
+    p = torch.softmax(logits, -1)
+    H = -(p * torch.log_softmax(logits, -1)).sum(-1)
+    z = head.emb(F.gelu(head.inp(torch.cat([head.ln(hidden), p, H[..., None]], -1))))
+    c = head.pair_single(z)
+    pair = torch.einsum("bir,bjr,pr->bijp", z, z, head.pair_prod.weight) + head.pair_prod.bias
+    pair = pair + c[:, :, None] + c[:, None, :] + torch.einsum("biv,bjv->bij", p, p)[..., None] * head.pair_overlap
+    if head.pair_values is not None:
+        pair = pair + torch.einsum("biv,bjv,pv->bijp", p, p, head.pair_values.weight)
+    return head.out(F.gelu(pair)).squeeze(-1)
+
+
+@pytest.mark.parametrize("pair_values", [False, True])
+def test_fused_pair_layer_equals_the_written_out_formula(pair_values):
+    torch.manual_seed(1)
+    head = MIHead(HeadConfig(d_in=32, d_hidden=16, rank=8, d_pair=8, pair_values=pair_values))
+    for prm in (head.pair_overlap, head.pair_prod.bias):  # zeros at init: make every term count
+        torch.nn.init.normal_(prm)
+    hidden, logits, masked = _inputs(B=2, L=20)
+    masked[:] = True
+    with torch.no_grad():
+        g = _pair_logit_term_by_term(head, hidden, logits)
+        mi = head(hidden, logits, masked)
+    H = -(torch.softmax(logits, -1) * torch.log_softmax(logits, -1)).sum(-1)
+    want = torch.sigmoid(g) * torch.minimum(H[:, :, None], H[:, None, :]) * ~torch.eye(20, dtype=torch.bool)
+    assert torch.allclose(mi, 0.5 * (want + want.transpose(1, 2)), atol=1e-6)
 
 
 def test_head_learns_a_target_and_round_trips(tmp_path):

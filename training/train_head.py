@@ -76,6 +76,7 @@ def main(argv=None):
     ap.add_argument("--rank", type=int, default=64)
     ap.add_argument("--d-pair", type=int, default=32)
     ap.add_argument("--pair-values", action="store_true", help="per-value overlap feature (HeadConfig.pair_values)")
+    ap.add_argument("--global-context", type=int, default=0, help="pooled state summary width (HeadConfig.global_context)")
     ap.add_argument("--init", default=None, help="start from this head checkpoint (same config)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
@@ -90,7 +91,8 @@ def main(argv=None):
     n_val = max(1, len(tokens) // 20)
     val_idx, tr_idx = perm[:n_val], perm[n_val:]
     head = MIHead(HeadConfig(d_in=mdm.config.d_model, n_values=9, d_hidden=a.d_hidden, rank=a.rank,
-                             d_pair=a.d_pair, pair_values=a.pair_values)).to(a.device)
+                             d_pair=a.d_pair, pair_values=a.pair_values,
+                             global_context=a.global_context)).to(a.device)
     if a.init:
         init, _ = load_head(a.init)
         head.load_state_dict(init.state_dict())
