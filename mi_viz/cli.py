@@ -97,7 +97,7 @@ def cmd_sweep(a):
                  "puzzles": Path(a.puzzles).name, "mdm_sha": mdm_sha, "head_sha": head_sha if c.needs == "mi" else ""}
         old = previous.get(_setting_key(ident))
         if old is not None:  # same setting, same puzzles, same weights: the decode is deterministic
-            summary = old
+            summary = _typed(old)
             print(f"reused: {c.label()} (same puzzles and weights)", file=sys.stderr, flush=True)
         else:
             r = run_bench(model, puzzles, c, head, a.batch_size, dev)
@@ -112,7 +112,7 @@ def cmd_sweep(a):
             w = csv.DictWriter(f, fieldnames=list(summaries[0].keys()))
             w.writeheader()
             w.writerows(summaries)
-    plot_sweep([_typed(s) for s in summaries], out / "sweep.png", out / "sweep.html",
+    plot_sweep(summaries, out / "sweep.png", out / "sweep.html",
                title=a.title or f"Sudoku: {Path(a.puzzles).name}")
     print(json.dumps({"points": len(summaries), "out_dir": str(out)}))
 
@@ -121,7 +121,7 @@ def _typed(row: dict) -> dict:
     """A sweep.csv row read back as text -> numbers where they are numbers."""
     out = {}
     for k, v in row.items():
-        if isinstance(v, str):
+        if isinstance(v, str) and k not in ("sampler", "puzzles", "mdm_sha", "head_sha"):  # a sha can look like 1e5
             try:
                 v = None if v == "" else (int(v) if v.lstrip("-").isdigit() else float(v))
             except ValueError:

@@ -49,19 +49,26 @@ def _pair_logit_term_by_term(head, hidden, logits):
 
 
 @pytest.mark.parametrize("pair_values", [False, True])
-def test_fused_pair_layer_equals_the_written_out_formula(pair_values):
+@pytest.mark.parametrize("all_masked", [True, False])
+def test_fused_pair_layer_equals_the_written_out_formula(pair_values, all_masked):
+    """The fused, masked-positions-only pair computation is the docs/mi.md formula."""
     torch.manual_seed(1)
     head = MIHead(HeadConfig(d_in=32, d_hidden=16, rank=8, d_pair=8, pair_values=pair_values))
     for prm in (head.pair_overlap, head.pair_prod.bias):  # zeros at init: make every term count
         torch.nn.init.normal_(prm)
-    hidden, logits, masked = _inputs(B=2, L=20)
-    masked[:] = True
+    hidden, logits, masked = _inputs(B=3, L=20)
+    if all_masked:
+        masked[:] = True
+    masked[2] = False  # a state with nothing masked
+    masked[2, 5] = True  # ... but one cell: no pairs at all
     with torch.no_grad():
         g = _pair_logit_term_by_term(head, hidden, logits)
         mi = head(hidden, logits, masked)
-    H = -(torch.softmax(logits, -1) * torch.log_softmax(logits, -1)).sum(-1)
-    want = torch.sigmoid(g) * torch.minimum(H[:, :, None], H[:, None, :]) * ~torch.eye(20, dtype=torch.bool)
+    H = -(torch.softmax(logits, -1) * torch.log_softmax(logits, -1)).sum(-1) * masked
+    mask2 = masked[:, :, None] & masked[:, None, :] & ~torch.eye(20, dtype=torch.bool)
+    want = torch.sigmoid(g) * torch.minimum(H[:, :, None], H[:, None, :]) * mask2
     assert torch.allclose(mi, 0.5 * (want + want.transpose(1, 2)), atol=1e-6)
+    assert (mi[2] == 0).all()
 
 
 def test_head_learns_a_target_and_round_trips(tmp_path):
