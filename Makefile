@@ -39,8 +39,8 @@ lint: setup
 HARD := data/sudoku/test_hard.txt
 KAGGLE := data/external/kaggle3m_curated_hard_expert_ratings.csv
 VAL := data/sudoku/generated/val_puzzles.txt
-GRID_VAL := sequential; topk:k=2,4,7; eb:gamma=0.1,0.2,0.5,1,0.001,0.003,0.01,0.03; mi:gamma=0.003,0.01,0.03:lam=0.25,0.5,1,2; mi:gamma=0.1:lam=0.25,0.5,1
-GRID := sequential; topk:k=4,7; eb:gamma=0.001,0.01,0.03,0.2; mi:gamma=0.3,0.6:lam=0; mi:gamma=0.003,0.01,0.03:lam=0.5; mi:gamma=0.03:lam=2
+GRID_VAL := sequential; topk:k=2,4,7; eb:gamma=0.1,0.2,0.5,1,0.001,0.003,0.01,0.03,1e-6,1e-5,3e-5,1e-4; mi:gamma=0.003,0.01,0.03:lam=0.25,0.5,1,2; mi:gamma=0.1:lam=0.25,0.5,1; mi:gamma=1e-4:lam=1; mi:gamma=5e-5:lam=0.5
+GRID := sequential; topk:k=4,7; eb:gamma=1e-5,3e-5,1e-4,0.001,0.01,0.03,0.2,0.5; mi:gamma=0.3,0.6:lam=0; mi:gamma=1e-4:lam=1; mi:gamma=0.003,0.01,0.03:lam=0.5; mi:gamma=0.03:lam=2
 GRID_EXT := sequential; topk:k=4; eb:gamma=0.01; mi:gamma=0.01:lam=0.5
 # choosing the MI defaults on validation puzzles (never the test sets)
 val-sweep: setup
@@ -50,6 +50,6 @@ results: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$(GRID)" --save-rows --out-dir results/sudoku/test_hard
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(KAGGLE) --limit 500 --grid "$(GRID_EXT)" --save-rows --out-dir results/sudoku/kaggle
 	$(BIN)/python -m mi_viz bench sudoku --puzzles data/sudoku/test_medium.csv --sampler sequential --out results/sudoku/test_medium_sequential.csv | tail -1 > results/sudoku/test_medium_sequential.json
-	$(BIN)/python -m mi_viz mi-report sudoku --puzzles $(HARD) --states 100 --out results/sudoku/mi_report.json --pairs results/sudoku/mi_report_pairs.npz
+	$(BIN)/python -m mi_viz mi-report sudoku --puzzles $(HARD) --states 100 --structure-states 8 --out results/sudoku/mi_report.json --pairs results/sudoku/mi_report_pairs.npz
 	$(BIN)/python -m mi_viz figure sudoku --puzzles $(HARD) --index 0 --step 12 --out results/figure1.png
 	$(BIN)/python benchmarks/latency.py | tee results/latency.txt

@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import torch
+
 
 from . import sudoku as S
 from .estimator import load_head
@@ -67,6 +69,7 @@ def run_bench(model, puzzles, cfg: SamplerConfig, head=None, batch_size: int = 2
         "avg_passes": round(sum(r["passes"] for r in rows) / max(1, n), 3),
         "avg_oracle_passes": round(sum(r["oracle_passes"] for r in rows) / max(1, n), 1) if cfg.needs == "mi-gt" else None,
         "seconds": round(time.perf_counter() - t0, 2),
+        "threads": torch.get_num_threads(),  # wall time means little without it
     }
     return BenchResult(rows, summary)
 

@@ -109,7 +109,8 @@ def cmd_sweep(a):
         summaries.append(summary)
         print(json.dumps(summary), flush=True)
         with open(out / "sweep.csv", "w", newline="") as f:  # rewritten after each point: nothing lost
-            w = csv.DictWriter(f, fieldnames=list(summaries[0].keys()))
+            keys = list(dict.fromkeys(k for s in summaries for k in s))  # rows of older sweeps may lack a column
+            w = csv.DictWriter(f, fieldnames=keys, restval="")
             w.writeheader()
             w.writerows(summaries)
     plot_sweep(summaries, out / "sweep.png", out / "sweep.html",

@@ -254,6 +254,7 @@ def mi_report(model, head, puzzles, n_states: int = 100, eps: float = 1e-3, seed
         "head_seconds_per_state": round(t_head / n, 5),
         "head_over_forward": round(t_head / max(t_fwd, 1e-12), 4),
         "eps": eps,
+        "torch_threads": torch.get_num_threads(),
         "uncertain_nats": UNCERTAIN_NATS,
     }
     return summary, pt, tokens, (gt_mi, est_mi, asym)
