@@ -16,7 +16,7 @@ import torch
 
 
 from . import sudoku as S
-from .estimator import load_head
+from .estimator import check_head_fits, load_head
 from .models import load_mdm
 from .models.sudoku_mdm import boards_to_tokens, tokens_to_boards
 from .samplers import SAMPLERS, SamplerConfig, decode
@@ -46,6 +46,7 @@ def load_models(checkpoint=None, head=None, device="cpu", need_head=False):
     h = None
     if need_head:
         h, _ = load_head(head or DEFAULT_HEAD, device=device)
+        check_head_fits(h, model)
     return model, h, meta
 
 

@@ -28,7 +28,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from .checkpoints import load_module, save_module
+from .checkpoints import CheckpointError, load_module, save_module
 
 HEAD_KIND = "mi-head"
 
@@ -42,9 +42,15 @@ class HeadConfig:
     d_pair: int = 32  # pair MLP width
     pair_values: bool = False  # also feed p_i * p_j (per value, V wide) to the pair MLP
     global_context: int = 0  # width of a masked-mean-pooled state summary fed to every position (0: off)
+    hidden_layers: tuple[int, ...] = ()  # backbone blocks read besides the final hidden states
+
+    def __post_init__(self):
+        self.hidden_layers = tuple(int(i) for i in self.hidden_layers)  # JSON gives a list
 
     def to_dict(self):
-        return asdict(self)
+        d = asdict(self)
+        d["hidden_layers"] = list(self.hidden_layers)
+        return d
 
 
 class MIHead(nn.Module):
@@ -52,11 +58,15 @@ class MIHead(nn.Module):
         super().__init__()
         self.config = c = config
         self.ln = nn.LayerNorm(c.d_in)
+        # A middle block's residual stream carries what the last one has already folded
+        # into the marginal (which cells constrain which): measured, +0.04 held-out Pearson.
+        self.ln_layers = nn.ModuleList([nn.LayerNorm(c.d_in) for _ in c.hidden_layers])
+        d_x = c.d_in * (1 + len(c.hidden_layers))
         # A state-level summary: whether two far-apart uncertain positions move together
         # (one global either/or left on a hard board) is a property of the whole state,
         # which a per-position embedding can only guess at.
-        self.glob = nn.Linear(c.d_in + 1, c.global_context) if c.global_context else None
-        self.inp = nn.Linear(c.d_in + c.n_values + 1 + c.global_context, c.d_hidden)
+        self.glob = nn.Linear(d_x + 1, c.global_context) if c.global_context else None
+        self.inp = nn.Linear(d_x + c.n_values + 1 + c.global_context, c.d_hidden)
         self.emb = nn.Linear(c.d_hidden, c.rank)
         self.pair_prod = nn.Linear(c.rank, c.d_pair)
         self.pair_single = nn.Linear(c.rank, c.d_pair, bias=False)
@@ -97,13 +107,28 @@ class MIHead(nn.Module):
         right = torch.cat([z[:, None].expand(B, P, L, r), one, c, p[:, None].expand(B, P, L, p.shape[-1]), one], -1)
         return left @ right.transpose(-1, -2)  # (B, P, L, L)
 
-    def forward(self, hidden, logits, masked):
-        """hidden (B, L, D), logits (B, L, V), masked (B, L) bool -> MI (B, L, L)."""
+    @property
+    def hidden_layers(self) -> tuple[int, ...]:
+        """Blocks to ask the backbone for: model.forward_tokens(x, head.hidden_layers)."""
+        return self.config.hidden_layers
+
+    def read(self, out, masked):
+        """MI (B, L, L) from a backbone ModelOutput of the same pass."""
+        return self(out.hidden, out.logits, masked, out.layers)
+
+    def forward(self, hidden, logits, masked, layers: dict | None = None):
+        """hidden (B, L, D), logits (B, L, V), masked (B, L) bool, layers {block: (B, L, D)} -> MI (B, L, L)."""
         logp = torch.log_softmax(logits.float(), -1)  # (B, L, V)
         p = logp.exp()
         H = (-(p * logp).sum(-1)).clamp_min(0) * masked  # (B, L)
-        hn = self.ln(hidden.float())  # (B, L, D)
-        x = torch.cat([hn, p, H[..., None]], -1)  # (B, L, D+V+1)
+        parts = [self.ln(hidden.float())]
+        for ln, i in zip(self.ln_layers, self.config.hidden_layers):
+            if not layers or i not in layers:
+                raise ValueError(f"this MI head reads backbone block {i}: call "
+                                 f"model.forward_tokens(x, head.hidden_layers) and pass out.layers")
+            parts.append(ln(layers[i].float()))
+        hn = torch.cat(parts, -1)  # (B, L, D_x)
+        x = torch.cat([hn, p, H[..., None]], -1)  # (B, L, D_x+V+1)
         if self.glob is not None:
             w = masked.float()[..., None]  # (B, L, 1)
             s = (self.glob(torch.cat([hn, H[..., None]], -1)) * w).sum(1) / w.sum(1).clamp_min(1)  # (B, G)
@@ -142,6 +167,19 @@ def frobenius_loss(pred, target, masked):
 
 def save_head(path, head: MIHead, step: int = 0, metrics: dict | None = None, extra: dict | None = None):
     return save_module(path, head, HEAD_KIND, step, metrics, extra)
+
+
+def check_head_fits(head: MIHead, model) -> None:
+    """A head trained on another backbone would run and return nonsense: refuse it by name."""
+    c = head.config
+    width = getattr(getattr(model, "config", None), "d_model", None)
+    if width is not None and c.d_in != width:
+        raise CheckpointError(f"the MI head reads {c.d_in}-wide hidden states but the MDM's are {width} wide "
+                              f"(the head was trained on another backbone)")
+    n_blocks = len(getattr(model, "blocks", ()))
+    bad = [i for i in c.hidden_layers if not 0 <= i < n_blocks]
+    if bad:
+        raise CheckpointError(f"the MI head reads backbone block(s) {bad} but the MDM has blocks 0..{n_blocks - 1}")
 
 
 def load_head(path, device: str = "cpu") -> tuple[MIHead, dict]:

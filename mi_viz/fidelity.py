@@ -196,8 +196,8 @@ def structure_by_mask_ratio(model, head, solutions, ratios=(0.9, 0.75, 0.6), n_s
             while m.sum() < 2:
                 m[g.integers(0, len(m))] = True
             x[0, torch.from_numpy(m).to(device)] = MASK_TOKEN
-            o = model.forward_tokens(x)
-            est = head(o.hidden, o.logits, x == MASK_TOKEN)[0].cpu().numpy()
+            o = model.forward_tokens(x, head.hidden_layers)
+            est = head.read(o, x == MASK_TOKEN)[0].cpu().numpy()
             gt = ground_truth_mi(model, x, eps=eps)
             ii, jj = np.triu_indices(int(m.sum()), 1)
             cells = np.nonzero(m)[0]
@@ -228,9 +228,9 @@ def mi_report(model, head, puzzles, n_states: int = 100, eps: float = 1e-3, seed
     for s in range(len(tokens)):
         x = tokens[s : s + 1]
         t0 = time.perf_counter()
-        out = model.forward_tokens(x)
+        out = model.forward_tokens(x, head.hidden_layers)
         t1 = time.perf_counter()
-        est = head(out.hidden, out.logits, x == MASK_TOKEN)
+        est = head.read(out, x == MASK_TOKEN)
         t2 = time.perf_counter()
         gt = ground_truth_mi(model, x, eps=eps)
         t3 = time.perf_counter()

@@ -99,8 +99,8 @@ def figure1(model, head, puzzle, step: int, out_png, eps: float = 1e-3) -> dict:
     state = res.states[step]  # (1, 81)
     masked = (state == MASK_TOKEN)[0]
     with torch.no_grad():
-        out = model.forward_tokens(state)
-        est = head(out.hidden, out.logits, state == MASK_TOKEN)[0].numpy()
+        out = model.forward_tokens(state, head.hidden_layers)
+        est = head.read(out, state == MASK_TOKEN)[0].numpy()
     gt = ground_truth_mi(model, state, eps=eps)
     gmi = gt.mi[0].numpy()
     H = gt.entropy[0].numpy()

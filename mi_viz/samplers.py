@@ -236,7 +236,7 @@ def decode(
         for s in range(0, active.numel(), batch_size):
             idx = active[s : s + batch_size]
             x = tokens[idx]  # (b, L)
-            out = model.forward_tokens(x)
+            out = model.forward_tokens(x, head.hidden_layers if cfg.needs == "mi" else ())
             logits = out.logits.float()  # (b, L, V)
             masked = x == mask_id  # (b, L)
             logp = torch.log_softmax(logits, -1)
@@ -244,7 +244,7 @@ def decode(
             passes[idx.cpu()] += 1
             MI = None
             if cfg.needs == "mi":
-                MI = head(out.hidden, logits, masked)  # (b, L, L)
+                MI = head.read(out, masked)  # (b, L, L)
             elif cfg.needs == "mi-gt":
                 gt = ground_truth_mi(model, x, eps=cfg.gt_eps, base_logits=out.logits)
                 MI = gt.mi

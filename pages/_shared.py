@@ -21,7 +21,7 @@ import torch
 
 from mi_viz import sudoku as S
 from mi_viz.checkpoints import CheckpointError
-from mi_viz.estimator import load_head
+from mi_viz.estimator import check_head_fits, load_head
 from mi_viz.mi import ground_truth_mi
 from mi_viz.models import load_mdm
 from mi_viz.models.sudoku_mdm import MASK_TOKEN, boards_to_tokens
@@ -82,7 +82,9 @@ def models_or_error(need_head: bool = True):
     if need_head:
         try:
             head, _ = get_head(head_path())
+            check_head_fits(head, model)
         except CheckpointError as e:
+            head = None
             st.warning(f"MI head not available ({e}); estimated MI and the 'mi' sampler are disabled.")
     return model, head
 
@@ -194,8 +196,8 @@ def _estimated_mi(tokens: tuple, mdm: str, head_ckpt: str) -> np.ndarray:
     head, _ = get_head(head_ckpt)
     x = torch.tensor([tokens])
     with torch.no_grad():
-        out = model.forward_tokens(x)
-        return head(out.hidden, out.logits, x == MASK_TOKEN)[0].numpy()
+        out = model.forward_tokens(x, head.hidden_layers)
+        return head.read(out, x == MASK_TOKEN)[0].numpy()
 
 
 @st.cache_resource

@@ -89,3 +89,36 @@ def test_head_learns_a_target_and_round_trips(tmp_path):
     h2, meta = load_head(tmp_path / "h")
     assert meta["metrics"]["val_pearson"] == 0.5
     assert torch.allclose(h2(hidden, logits, masked), head(hidden, logits, masked))
+
+
+def test_head_reading_a_middle_block(tiny_mdm):
+    """hidden_layers: the head reads a block's output from the same pass; asking for a
+    block the backbone lacks, or forgetting to pass it, is a clear error."""
+    from mi_viz.checkpoints import CheckpointError
+    from mi_viz.estimator import check_head_fits
+
+    torch.manual_seed(0)
+    d = tiny_mdm.config.d_model
+    head = MIHead(HeadConfig(d_in=d, d_hidden=16, rank=8, d_pair=8, hidden_layers=[0]))
+    assert head.hidden_layers == (0,)
+    check_head_fits(head, tiny_mdm)
+    x = torch.full((2, 81), 9)
+    x[:, :40] = torch.randint(0, 9, (2, 40))
+    out = tiny_mdm.forward_tokens(x, head.hidden_layers)
+    assert set(out.layers) == {0} and out.layers[0].shape == (2, 81, d)
+    mi = head.read(out, x == 9)
+    assert mi.shape == (2, 81, 81) and (mi >= 0).all() and (mi[:, :40] == 0).all()
+    # the middle block matters: another block's states give another map
+    other = dict(out.layers)
+    other[0] = other[0] + torch.randn_like(other[0])  # (a constant shift would vanish in the LayerNorm)
+    assert not torch.allclose(head(out.hidden, out.logits, x == 9, other), mi)
+    with pytest.raises(ValueError, match="reads backbone block 0"):
+        head(out.hidden, out.logits, x == 9)
+    with pytest.raises(ValueError, match="does not exist"):
+        tiny_mdm.forward_tokens(x, (99,))
+    bad = MIHead(HeadConfig(d_in=d, d_hidden=16, rank=8, d_pair=8, hidden_layers=[99]))
+    with pytest.raises(CheckpointError, match="blocks 0.."):
+        check_head_fits(bad, tiny_mdm)
+    wide = MIHead(HeadConfig(d_in=d + 1, d_hidden=16, rank=8, d_pair=8))
+    with pytest.raises(CheckpointError, match="wide"):
+        check_head_fits(wide, tiny_mdm)

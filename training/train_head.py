@@ -32,25 +32,37 @@ from mi_viz.models.sudoku_mdm import MASK_TOKEN  # noqa: E402
 
 
 @torch.no_grad()
-def backbone_features(mdm, tokens, device, bs=256):
-    """Hidden states and logits of the frozen backbone for every state, computed once:
-    the backbone is frozen, so re-running it every epoch would only burn CPU."""
-    hs, ls = [], []
+def backbone_features(mdm, tokens, device, hidden_layers=(), bs=256):
+    """Hidden states (final, and the blocks in hidden_layers) and logits of the frozen
+    backbone for every state, computed once: re-running a frozen backbone every epoch
+    would only burn CPU. -> hidden (N, L, D), logits (N, L, V), layers (N, n, L, D) or None."""
+    hs, ls, xs = [], [], []
     for s in range(0, len(tokens), bs):
-        o = mdm.forward_tokens(tokens[s : s + bs].to(device))
+        o = mdm.forward_tokens(tokens[s : s + bs].to(device), tuple(hidden_layers))
         hs.append(o.hidden.half().cpu())
         ls.append(o.logits.float().cpu())
-    return torch.cat(hs), torch.cat(ls)
+        if hidden_layers:
+            xs.append(torch.stack([o.layers[i] for i in hidden_layers], 1).half().cpu())
+    return torch.cat(hs), torch.cat(ls), (torch.cat(xs) if hidden_layers else None)
+
+
+def head_input(head, layers, idx, device):
+    """{block: (b, L, D)} for the states idx, as the head expects (None without extra layers)."""
+    if layers is None:
+        return None
+    x = layers[idx].to(device).float()  # (b, n, L, D)
+    return {i: x[:, k] for k, i in enumerate(head.hidden_layers)}
 
 
 @torch.no_grad()
-def evaluate(head, tokens, hidden, logits, mi, device, bs=256):
+def evaluate(head, tokens, hidden, logits, layers, mi, device, bs=256):
     preds, gts, loss, n = [], [], 0.0, 0
     for s in range(0, len(tokens), bs):
-        x = tokens[s : s + bs].to(device)
-        y = mi[s : s + bs].to(device).float()
+        sl = torch.arange(s, min(s + bs, len(tokens)))
+        x = tokens[sl].to(device)
+        y = mi[sl].to(device).float()
         masked = x == MASK_TOKEN
-        pred = head(hidden[s : s + bs].to(device).float(), logits[s : s + bs].to(device), masked)
+        pred = head(hidden[sl].to(device).float(), logits[sl].to(device), masked, head_input(head, layers, sl, device))
         loss += frobenius_loss(pred, y, masked).item() * len(x)
         n += len(x)
         L = x.shape[1]
@@ -77,6 +89,7 @@ def main(argv=None):
     ap.add_argument("--d-pair", type=int, default=32)
     ap.add_argument("--pair-values", action="store_true", help="per-value overlap feature (HeadConfig.pair_values)")
     ap.add_argument("--global-context", type=int, default=0, help="pooled state summary width (HeadConfig.global_context)")
+    ap.add_argument("--hidden-layers", default="", help="comma-separated backbone blocks the head also reads, e.g. 2")
     ap.add_argument("--init", default=None, help="start from this head checkpoint (same config)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
@@ -92,7 +105,8 @@ def main(argv=None):
     val_idx, tr_idx = perm[:n_val], perm[n_val:]
     head = MIHead(HeadConfig(d_in=mdm.config.d_model, n_values=9, d_hidden=a.d_hidden, rank=a.rank,
                              d_pair=a.d_pair, pair_values=a.pair_values,
-                             global_context=a.global_context)).to(a.device)
+                             global_context=a.global_context,
+                             hidden_layers=tuple(int(i) for i in a.hidden_layers.split(",") if i.strip()))).to(a.device)
     if a.init:
         init, _ = load_head(a.init)
         head.load_state_dict(init.state_dict())
@@ -102,7 +116,7 @@ def main(argv=None):
         opt, lambda s: min(1.0, (s + 1) / warm) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(1.0, s / a.steps)))))
     print(f"MI head {head.n_params():,} parameters; {len(tr_idx)} train / {n_val} held-out states", flush=True)
     t_feat = time.time()
-    hidden, logits = backbone_features(mdm, tokens, a.device)
+    hidden, logits, layers = backbone_features(mdm, tokens, a.device, head.hidden_layers)
     print(f"backbone features for {len(tokens)} states in {time.time() - t_feat:.0f}s", flush=True)
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -117,7 +131,8 @@ def main(argv=None):
         x = tokens[idx].to(a.device)
         y = mi[idx].to(a.device).float()
         masked = x == MASK_TOKEN
-        pred = head(hidden[idx].to(a.device).float(), logits[idx].to(a.device), masked)
+        pred = head(hidden[idx].to(a.device).float(), logits[idx].to(a.device), masked,
+                    head_input(head, layers, idx, a.device))
         loss = frobenius_loss(pred, y, masked)
         opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -127,7 +142,8 @@ def main(argv=None):
         out_of_time = a.max_minutes and time.time() - t0 > a.max_minutes * 60
         if step % a.eval_every == 0 or step == a.steps or out_of_time:
             head.eval()
-            vl, vp = evaluate(head, tokens[val_idx], hidden[val_idx], logits[val_idx], mi[val_idx], a.device)
+            vl, vp = evaluate(head, tokens[val_idx], hidden[val_idx], logits[val_idx],
+                              None if layers is None else layers[val_idx], mi[val_idx], a.device)
             head.train()
             logw.writerow([step, f"{loss.item():.5f}", f"{vl:.5f}", f"{vp:.4f}", f"{time.time() - t0:.1f}"])
             print(f"step {step} train {loss.item():.4f} val {vl:.4f} pearson {vp:.4f}", flush=True)

@@ -8,7 +8,7 @@ over 4x4 Sudoku, and ESM-C all fit behind it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import torch
@@ -17,12 +17,15 @@ import torch
 @dataclass
 class ModelOutput:
     logits: torch.Tensor  # (B, L, V) over the candidate values, not the whole vocabulary
-    hidden: torch.Tensor | None  # (B, L, D) hidden states the MI head reads
+    hidden: torch.Tensor | None  # (B, L, D) final hidden states the MI head reads
+    layers: dict[int, torch.Tensor] = field(default_factory=dict)  # block index -> (B, L, D), only those asked for
 
 
 class MaskedModel(Protocol):
     mask_id: int  # token id of MASK
     value_tokens: torch.Tensor  # (V,) token id of each candidate value
 
-    def forward_tokens(self, tokens: torch.Tensor) -> ModelOutput:  # tokens (B, L) long
+    def forward_tokens(self, tokens: torch.Tensor, hidden_layers: tuple[int, ...] = ()) -> ModelOutput:
+        """tokens (B, L) long; hidden_layers: block outputs to return as well (may be ignored
+        by models without hidden states)."""
         ...

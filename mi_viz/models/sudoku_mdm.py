@@ -98,17 +98,27 @@ class SudokuMDM(nn.Module):
     def n_params(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
-    def forward(self, tokens):  # tokens (B, L) long -> logits (B, L, 9), hidden (B, L, D)
+    def forward(self, tokens, keep: tuple[int, ...] = ()):
+        """tokens (B, L) long -> logits (B, L, 9), hidden (B, L, D) [, {block: (B, L, D)} for block in keep]."""
         pos = torch.arange(tokens.shape[1], device=tokens.device)
         x = self.tok_emb(tokens) + self.pos_emb(pos)[None]
-        for blk in self.blocks:
+        layers = {}
+        for i, blk in enumerate(self.blocks):
             x = blk(x)
+            if i in keep:
+                layers[i] = x
         h = self.ln_f(x)
-        return self.head(h), h
+        return (self.head(h), h, layers) if keep else (self.head(h), h)
 
-    def forward_tokens(self, tokens) -> ModelOutput:
-        logits, hidden = self(tokens)
-        return ModelOutput(logits=logits, hidden=hidden)
+    def forward_tokens(self, tokens, hidden_layers: tuple[int, ...] = ()) -> ModelOutput:
+        for i in hidden_layers:
+            if not 0 <= i < len(self.blocks):
+                raise ValueError(f"hidden layer {i} does not exist: the model has blocks 0..{len(self.blocks) - 1}")
+        if not hidden_layers:
+            logits, hidden = self(tokens)
+            return ModelOutput(logits=logits, hidden=hidden)
+        logits, hidden, layers = self(tokens, tuple(hidden_layers))
+        return ModelOutput(logits=logits, hidden=hidden, layers=layers)
 
 
 def boards_to_tokens(boards) -> torch.Tensor:
