@@ -39,9 +39,9 @@ lint: setup
 HARD := data/sudoku/test_hard.txt
 KAGGLE := data/external/kaggle3m_curated_hard_expert_ratings.csv
 VAL := data/sudoku/generated/val_puzzles.txt
-GRID_VAL := sequential; topk:k=2,4,7; eb:gamma=0.1,0.2,0.5,1,0.001,0.003,0.01,0.03,1e-6,1e-5,3e-5,1e-4; mi:gamma=0.003,0.01,0.03:lam=0.25,0.5,1,2; mi:gamma=0.1:lam=0.25,0.5,1; mi:gamma=1e-4:lam=1; mi:gamma=5e-5:lam=0.5
-GRID := sequential; topk:k=4,7; eb:gamma=1e-5,3e-5,1e-4,0.001,0.01,0.03,0.2,0.5; mi:gamma=0.3,0.6:lam=0; mi:gamma=1e-4:lam=1; mi:gamma=0.003,0.01,0.03:lam=0.5; mi:gamma=0.03:lam=2
-GRID_EXT := sequential; topk:k=4; eb:gamma=0.01; mi:gamma=0.01:lam=0.5
+GRID_VAL := sequential; topk:k=2,4,7; eb:gamma=0.1,0.2,0.5,1,0.001,0.003,0.01,0.03,1e-6,1e-5,3e-5,1e-4; mi:gamma=0.003,0.01,0.03:lam=0.25,0.5,1,2; mi:gamma=0.1:lam=0.25,0.5,1; mi:gamma=3e-5,1e-4,3e-4:lam=0.5,1; mi:gamma=1e-4,0.01:lam=0.5,1:scan=skip
+GRID := sequential; topk:k=4,7; eb:gamma=1e-5,3e-5,1e-4,0.001,0.01,0.03,0.2,0.5; mi:gamma=0.3,0.6:lam=0; mi:gamma=3e-5,1e-4:lam=1; mi:gamma=0.003,0.01,0.03:lam=0.5; mi:gamma=0.03:lam=2; mi:gamma=1e-4:lam=1:scan=skip; mi:gamma=0.01:lam=0.5:scan=skip
+GRID_EXT := sequential; topk:k=4; eb:gamma=1e-4,0.01; mi:gamma=1e-4:lam=1; mi:gamma=0.01:lam=0.5
 # choosing the MI defaults on validation puzzles (never the test sets)
 val-sweep: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(VAL) --grid "$(GRID_VAL)" --out-dir results/sudoku/val_sweep

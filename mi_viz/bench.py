@@ -65,7 +65,7 @@ def run_bench(model, puzzles, cfg: SamplerConfig, head=None, batch_size: int = 2
         })
     n = len(rows)
     summary = {
-        "sampler": cfg.name, "gamma": cfg.gamma, "lam": cfg.lam, "k": cfg.k, "n": n,
+        "sampler": cfg.name, "gamma": cfg.gamma, "lam": cfg.lam, "k": cfg.k, "scan": cfg.scan, "n": n,
         "solved_frac": round(sum(r["solved"] for r in rows) / max(1, n), 4),
         "avg_passes": round(sum(r["passes"] for r in rows) / max(1, n), 3),
         "avg_oracle_passes": round(sum(r["oracle_passes"] for r in rows) / max(1, n), 1) if cfg.needs == "mi-gt" else None,
@@ -91,7 +91,8 @@ DEFAULT_GRID = ("sequential; topk:k=2,3,4,5,7,10; eb:gamma=0.05,0.1,0.2,0.5,1,2;
 
 
 def parse_grid(spec: str) -> list[SamplerConfig]:
-    """'topk:k=2,4; eb:gamma=0.2,0.5; mi:gamma=0.3:lam=0,1' -> SamplerConfigs (cartesian per sampler)."""
+    """'topk:k=2,4; eb:gamma=0.2,0.5; mi:gamma=0.3:lam=0,1:scan=stop,skip' -> SamplerConfigs
+    (cartesian per sampler)."""
     out = []
     for part in filter(None, (p.strip() for p in spec.split(";"))):
         name, *params = part.split(":")
@@ -104,7 +105,8 @@ def parse_grid(spec: str) -> list[SamplerConfig]:
                 raise ValueError(f"bad grid parameter {p!r}: expected name=v1,v2")
             k, vs = p.split("=", 1)
             keys.append(k.strip())
-            values.append([float(v) if k.strip() != "k" else int(v) for v in vs.split(",")])
+            cast = {"k": int, "scan": str.strip}.get(k.strip(), float)
+            values.append([cast(v) for v in vs.split(",")])
         for combo in itertools.product(*values) if keys else [()]:
             out.append(SamplerConfig(name, **dict(zip(keys, combo))))
     return out

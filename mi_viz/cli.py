@@ -52,7 +52,7 @@ def cmd_bench(a):
 
     puzzles, errors = _read_puzzles(a.puzzles, a.limit)
     cfg = SamplerConfig(a.sampler, gamma=a.gamma, lam=a.lam, k=a.k, temperature=a.temperature, seed=a.seed,
-                        gt_eps=a.gt_eps)
+                        gt_eps=a.gt_eps, scan=a.scan)
     dev = _device(a.device)
     model, head, _ = load_models(a.checkpoint, a.head, dev, need_head=cfg.needs == "mi")
     res = run_bench(model, puzzles, cfg, head, a.batch_size, dev)
@@ -61,7 +61,7 @@ def cmd_bench(a):
     print(json.dumps(res.summary))
 
 
-SETTING_KEYS = ("sampler", "gamma", "lam", "k", "n", "puzzles", "mdm_sha", "head_sha")
+SETTING_KEYS = ("sampler", "gamma", "lam", "k", "scan", "n", "puzzles", "mdm_sha", "head_sha")
 
 
 def _previous_rows(path: Path) -> dict:
@@ -93,7 +93,7 @@ def cmd_sweep(a):
     previous = _previous_rows(out / "sweep.csv") if a.resume else {}
     summaries = []
     for c in cfgs:
-        ident = {"sampler": c.name, "gamma": c.gamma, "lam": c.lam, "k": c.k, "n": len(puzzles),
+        ident = {"sampler": c.name, "gamma": c.gamma, "lam": c.lam, "k": c.k, "scan": c.scan, "n": len(puzzles),
                  "puzzles": Path(a.puzzles).name, "mdm_sha": mdm_sha, "head_sha": head_sha if c.needs == "mi" else ""}
         old = previous.get(_setting_key(ident))
         if old is not None:  # same setting, same puzzles, same weights: the decode is deterministic
@@ -122,7 +122,7 @@ def _typed(row: dict) -> dict:
     """A sweep.csv row read back as text -> numbers where they are numbers."""
     out = {}
     for k, v in row.items():
-        if isinstance(v, str) and k not in ("sampler", "puzzles", "mdm_sha", "head_sha"):  # a sha can look like 1e5
+        if isinstance(v, str) and k not in ("sampler", "scan", "puzzles", "mdm_sha", "head_sha"):  # a sha can look like 1e5
             try:
                 v = None if v == "" else (int(v) if v.lstrip("-").isdigit() else float(v))
             except ValueError:
@@ -180,6 +180,8 @@ def main(argv=None):
     b.add_argument("--sampler", default="sequential")
     b.add_argument("--gamma", type=float, default=None)
     b.add_argument("--lam", type=float, default=None)
+    b.add_argument("--scan", choices=["stop", "skip"], default=None,
+                   help="mi / mi-gt: end the batch at the first rejected candidate (stop, default) or skip it")
     b.add_argument("--k", type=int, default=None)
     b.add_argument("--temperature", type=float, default=0.0)
     b.add_argument("--seed", type=int, default=0)

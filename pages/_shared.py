@@ -47,7 +47,7 @@ PUZZLE_SETS = {
     "Singles-solvable test set (200)": ROOT / "data" / "sudoku" / "test_medium.csv",
     "Kaggle hard/expert (external, 2,000)": ROOT / "data" / "external" / "kaggle3m_curated_hard_expert_ratings.csv",
 }
-GAMMAS = [0.0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 0.6, 1.0, 2.0, 4.0]
+GAMMAS = [0.0, 1e-5, 3e-5, 1e-4, 3e-4, 0.001, 0.003, 0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 0.6, 1.0, 2.0, 4.0]
 LAMBDAS = [0.0, 0.25, 0.5, 1.0, 2.0, 4.0]
 LOAD_COUNT = {"mdm": 0, "head": 0}  # how often each model was built in this process (tests read it)
 _lock = threading.Lock()
@@ -158,11 +158,15 @@ def sampler_picker(key: str, has_head: bool, default: str = "mi") -> SamplerConf
     kw = {}
     if "k" in spec:
         kw["k"] = st.slider("k (cells per pass)", 1, 20, spec["k"], key=f"{key}_k")
-    if "gamma" in spec:  # log-spaced: this model's useful budgets span 0.001 .. 1 nats
+    if "gamma" in spec:  # log-spaced: this model's useful budgets span 1e-5 .. 1 nats
         kw["gamma"] = st.select_slider("gamma (budget, nats)", GAMMAS, value=float(spec["gamma"]), key=f"{key}_gamma")
     if "lam" in spec:
         kw["lam"] = st.select_slider("lambda (weight of the entropy term)", LAMBDAS, value=float(spec["lam"]),
                                      key=f"{key}_lam")
+    if "scan" in spec:
+        kw["scan"] = st.radio("batch rule", ["stop", "skip"], horizontal=True, key=f"{key}_scan",
+                              help="stop: the batch ends at the first cell that would break the budget (a prefix "
+                                   "of the confidence order, the default); skip: pass over it and keep scanning")
     t = st.slider("temperature (0 = argmax)", 0.0, 2.0, 0.0, 0.1, key=f"{key}_temp")
     seed = st.number_input("seed", 0, 10_000, 0, key=f"{key}_seed") if t > 0 else 0
     return SamplerConfig(name, temperature=t, seed=int(seed), **kw)

@@ -19,12 +19,16 @@ if loaded is None:
     st.stop()
 model, head = loaded
 
+MI_DEFAULT = SamplerConfig("mi")
+MI_DEFAULT_LABEL = f"MI gamma={MI_DEFAULT.gamma:g} lam={MI_DEFAULT.lam:g} (default)"
 PRESETS = {
     "sequential": SamplerConfig("sequential"),
     "top-k k=4": SamplerConfig("topk", k=4),
+    "EB gamma=1e-4": SamplerConfig("eb", gamma=1e-4),
     "EB gamma=0.01": SamplerConfig("eb", gamma=0.01),
     "EB gamma=0.2": SamplerConfig("eb", gamma=0.2),
-    "MI gamma=0.01 lam=0.5 (default)": SamplerConfig("mi", gamma=0.01, lam=0.5),
+    MI_DEFAULT_LABEL: MI_DEFAULT,
+    "MI gamma=0.01 lam=0.5": SamplerConfig("mi", gamma=0.01, lam=0.5),
     "MI gamma=0.3 lam=0 (paper gamma)": SamplerConfig("mi", gamma=0.3, lam=0.0),
 }
 if head is None:
@@ -36,7 +40,7 @@ with tab1:
         st.subheader("Puzzle")
         picked = puzzle_picker("cmp")
     chosen = st.multiselect("Samplers", list(PRESETS), default=[k for k in PRESETS if k in
-                            ("sequential", "EB gamma=0.01", "MI gamma=0.01 lam=0.5 (default)")], key="cmp_samplers")
+                            ("sequential", "EB gamma=1e-4", MI_DEFAULT_LABEL)], key="cmp_samplers")
     if picked is None or not chosen:
         st.info("Choose a puzzle and at least one sampler.")
     else:

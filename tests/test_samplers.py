@@ -32,12 +32,20 @@ def test_mi_rule():
     MI[1, 2] = MI[2, 1] = 0.5  # 1 and 2 depend on each other
     # gamma = 0 is sequential whatever lam
     assert select_mi(H, MI, 0.0, 0.0) == [0] and select_mi(H, MI, 0.0, 1.0) == [0]
-    # lam = 0: a pure dependence budget; 2 is skipped (MI with 1 too high), 3 still joins
-    assert select_mi(H, MI, 0.3, 0.0) == [0, 1, 3]
+    # lam = 0: a pure dependence budget; 2 is rejected (MI with 1 too high): the default
+    # scan stops there (a prefix of the confidence order), scan="skip" lets 3 join
+    assert select_mi(H, MI, 0.3, 0.0) == [0, 1]
+    assert select_mi(H, MI, 0.3, 0.0, scan="skip") == [0, 1, 3]
     # lam weighs entropy: sum(H) - max(H) also counts
-    assert select_mi(H, MI, 0.3, 1.0) == [0, 1, 3]  # 0.2 of entropy cost: inside 0.3
-    assert select_mi(H, MI, 0.3, 2.0) == [0, 1]  # 0.4: outside
+    assert select_mi(H, MI, 0.3, 1.0, scan="skip") == [0, 1, 3]  # 0.2 of entropy cost: inside 0.3
+    assert select_mi(H, MI, 0.3, 2.0, scan="skip") == [0, 1]  # 0.4: outside
     assert select_mi(H, MI, 0.6, 0.0) == [0, 1, 2, 3]
+    # MI = 0, lam = 1, stop: exactly EB's prefix (strict budget, away from ties)
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        h = rng.random(12) * 0.1
+        g = float(rng.random() * 0.3)
+        assert select_mi(h, np.zeros((12, 12)), g, 1.0) == select_eb(h, g)
 
 
 def test_mi_rule_never_pairs_above_budget():
@@ -49,9 +57,13 @@ def test_mi_rule_never_pairs_above_budget():
         MI = (A + A.T) / 2
         np.fill_diagonal(MI, 0)
         gamma, lam = rng.random() * 0.6, rng.random()
-        S = select_mi(H, MI, gamma, lam)
-        assert S[0] == int(np.argmin(H)) and len(set(S)) == len(S)
-        if len(S) > 1:
+        for scan in ("stop", "skip"):
+            S = select_mi(H, MI, gamma, lam, scan)
+            assert S[0] == int(np.argmin(H)) and len(set(S)) == len(S)
+            if scan == "stop":  # a prefix of the confidence order
+                assert S == [int(i) for i in np.argsort(H, kind="stable")[: len(S)]]
+            if len(S) < 2:
+                continue
             sub = MI[np.ix_(S, S)]
             assert sub.max() < gamma  # no pair above the budget ...
             assert np.triu(sub, 1).sum() + lam * (H[S].sum() - H[S].max()) < gamma  # ... nor the whole batch

@@ -20,14 +20,14 @@ trap pack EXIT
 
 if [ "${TINY:-0}" = 1 ]; then
   MDM="--preset tiny --max-steps 30"; MIDATA="--n-puzzles 12 --n-random 12 --shard-size 8 --n-val-holdout 5"
-  HEAD="--steps 20 --eval-every 10"; LIMIT="--limit 4"; MDM_MIN=0.2; MI_MIN=0.3; HEAD_MIN=0.2
+  HEAD="--steps 20 --eval-every 10 --hidden-layers 2"; LIMIT="--limit 4"; MDM_MIN=0.2; MI_MIN=0.3; HEAD_MIN=0.2
   DATA="--data ${TINY_DATA:-/tmp/dtest}/generated/train_grids.txt --val ${TINY_DATA:-/tmp/dtest}/generated/train_puzzles.csv"
   PUZ="--puzzles ${TINY_DATA:-/tmp/dtest}/generated/train_puzzles.csv"
   TEST=${TINY_DATA:-/tmp/dtest}/test_hard.txt
 else
   MDM="--preset paper --batch-size 512 --lr 1e-3 --warmup 500 --max-steps 60000 --eval-every 2000 --save-every 2000 --n-val 200"
   MIDATA="--n-puzzles 2800 --n-random 4000 --states-per-puzzle 6 --shard-size 256 --chunk 4096"
-  HEAD="--steps 8000 --eval-every 500 --batch-size 64"; LIMIT=""; MDM_MIN=${MDM_MIN:-5.5}; MI_MIN=${MI_MIN:-1.3}; HEAD_MIN=${HEAD_MIN:-1.2}
+  HEAD="--steps 8000 --eval-every 500 --batch-size 64 --hidden-layers 2"; LIMIT=""; MDM_MIN=${MDM_MIN:-5.5}; MI_MIN=${MI_MIN:-1.3}; HEAD_MIN=${HEAD_MIN:-1.2}
   DATA=""; PUZ=""; TEST=data/sudoku/test_hard.txt
 fi
 
