@@ -16,6 +16,8 @@ def label(r):
     for k in ("k", "gamma", "lam"):
         if r.get(k) not in ("", None):
             parts.append(f"{k}={float(r[k]):g}")
+    if r.get("scan") == "skip":
+        parts.append("scan=skip")
     return " ".join(parts)
 
 

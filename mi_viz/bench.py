@@ -112,13 +112,21 @@ def parse_grid(spec: str) -> list[SamplerConfig]:
     return out
 
 
+def sweep_family(row) -> str:
+    """The curve a sweep row belongs to: sampler, lambda, and the scan rule when not the default."""
+    lam, scan = row.get("lam"), row.get("scan")
+    fam = row["sampler"]
+    if lam not in (None, "") and lam == lam:  # lam == lam: not NaN (pandas rows)
+        fam += f" lam={float(lam):g}"
+    return fam + (" (skip)" if scan == "skip" else "")
+
+
 def plot_sweep(summaries: list[dict], png_path, html_path, title="Sudoku: solve rate vs average passes",
                paper=True):
     """Accuracy-vs-passes curves, one line per sampler family (PNG via matplotlib, HTML via plotly)."""
     fams: dict[str, list[dict]] = {}
     for s in summaries:
-        fam = s["sampler"] + (f" lam={s['lam']:g}" if s.get("lam") not in (None, "") else "")
-        fams.setdefault(fam, []).append(s)
+        fams.setdefault(sweep_family(s), []).append(s)
     if png_path:
         import matplotlib
 
@@ -148,7 +156,7 @@ def plot_sweep(summaries: list[dict], png_path, html_path, title="Sudoku: solve 
             ss = sorted(ss, key=lambda s: s["avg_passes"])
             fig.add_trace(go.Scatter(
                 x=[s["avg_passes"] for s in ss], y=[100 * s["solved_frac"] for s in ss], mode="lines+markers",
-                name=fam, text=[json.dumps({k: s.get(k) for k in ("gamma", "lam", "k")}) for s in ss]))
+                name=fam, text=[json.dumps({k: s.get(k) for k in ("gamma", "lam", "k", "scan")}) for s in ss]))
         if paper:
             fig.add_trace(go.Scatter(x=[p["avg_passes"] for p in PAPER_TABLE1],
                                      y=[100 * p["solved_frac"] for p in PAPER_TABLE1], mode="markers",

@@ -118,41 +118,40 @@ class MIHead(nn.Module):
 
     def forward(self, hidden, logits, masked, layers: dict | None = None):
         """hidden (B, L, D), logits (B, L, V), masked (B, L) bool, layers {block: (B, L, D)} -> MI (B, L, L)."""
-        logp = torch.log_softmax(logits.float(), -1)  # (B, L, V)
-        p = logp.exp()
-        H = (-(p * logp).sum(-1)).clamp_min(0) * masked  # (B, L)
-        parts = [self.ln(hidden.float())]
-        for ln, i in zip(self.ln_layers, self.config.hidden_layers):
+        for i in self.config.hidden_layers:
             if not layers or i not in layers:
                 raise ValueError(f"this MI head reads backbone block {i}: call "
                                  f"model.forward_tokens(x, head.hidden_layers) and pass out.layers")
-            parts.append(ln(layers[i].float()))
-        hn = torch.cat(parts, -1)  # (B, L, D_x)
-        x = torch.cat([hn, p, H[..., None]], -1)  # (B, L, D_x+V+1)
-        if self.glob is not None:
-            w = masked.float()[..., None]  # (B, L, 1)
-            s = (self.glob(torch.cat([hn, H[..., None]], -1)) * w).sum(1) / w.sum(1).clamp_min(1)  # (B, G)
-            x = torch.cat([x, F.gelu(s)[:, None].expand(-1, x.shape[1], -1)], -1)  # (B, L, D+V+1+G)
-        z = self.emb(F.gelu(self.inp(x)))  # (B, L, r)
-        # Pairs touching an unmasked position are zero by definition: evaluate the L^2 part
-        # only on the masked positions, gathered to the front (M = most masked in the
-        # batch; mid-decode M ~ L/3, i.e. ~1/9 of the pair work).
+        # Everything touching an unmasked position is zero by definition, so the head runs
+        # on the masked positions only, gathered to the front (M = most masked in the batch;
+        # mid-decode M ~ L/3: a third of the per-position work, a ninth of the pair work).
         B, L = masked.shape
         M = max(int(masked.sum(1).max()), 1)
         order = torch.argsort((~masked).to(torch.int8), dim=1, stable=True)[:, :M]  # (B, M): masked first
-        valid = torch.gather(masked, 1, order)  # (B, M)
+        valid = torch.gather(masked, 1, order)  # (B, M); False on padding slots
 
         def pick(t):  # (B, L, C) -> (B, M, C)
             return torch.gather(t, 1, order[..., None].expand(-1, -1, t.shape[-1]))
 
-        pre = self.pair_preactivation(pick(z), pick(p))  # (B, P, M, M)
+        logp = torch.log_softmax(pick(logits.float()), -1)  # (B, M, V)
+        p = logp.exp()
+        H = (-(p * logp).sum(-1)).clamp_min(0) * valid  # (B, M)
+        parts = [self.ln(pick(hidden.float()))]
+        parts += [ln(pick(layers[i].float())) for ln, i in zip(self.ln_layers, self.config.hidden_layers)]
+        hn = torch.cat(parts, -1)  # (B, M, D_x)
+        x = torch.cat([hn, p, H[..., None]], -1)  # (B, M, D_x+V+1)
+        if self.glob is not None:
+            w = valid.float()[..., None]  # (B, M, 1)
+            s = (self.glob(torch.cat([hn, H[..., None]], -1)) * w).sum(1) / w.sum(1).clamp_min(1)  # (B, G)
+            x = torch.cat([x, F.gelu(s)[:, None].expand(-1, M, -1)], -1)  # (B, M, D_x+V+1+G)
+        z = self.emb(F.gelu(self.inp(x)))  # (B, M, r)
+        pre = self.pair_preactivation(z, p)  # (B, P, M, M)
         g = torch.einsum("bpij,p->bij", F.gelu(pre), self.out.weight[0]) + self.out.bias  # (B, M, M)
-        Hm = torch.gather(H, 1, order)  # (B, M)
-        bound = torch.minimum(Hm[:, :, None], Hm[:, None, :])  # (B, M, M)
+        bound = torch.minimum(H[:, :, None], H[:, None, :])  # (B, M, M)
         mask2 = valid[:, :, None] & valid[:, None, :] & ~torch.eye(M, dtype=torch.bool, device=masked.device)
         mi = torch.sigmoid(g) * bound * mask2
         mi = 0.5 * (mi + mi.transpose(1, 2))  # exact symmetry despite float rounding
-        # scatter back to (B, L, L); padded slots point at unmasked cells and carry zeros
+        # scatter back to (B, L, L); padding slots point at unmasked cells and carry zeros
         flat = (order[:, :, None] * L + order[:, None, :]).reshape(B, M * M)  # (B, M*M)
         out = mi.new_zeros(B, L * L).scatter_(1, flat, mi.reshape(B, M * M))
         return out.view(B, L, L)

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from mi_viz import sudoku as S
-from mi_viz.bench import PAPER_TABLE1, parse_grid, run_bench
+from mi_viz.bench import PAPER_TABLE1, parse_grid, run_bench, sweep_family
 from mi_viz.plots import board_figure
 from pages._shared import PUZZLE_SETS, RESULTS, decode_trace, load_puzzle_set, models_or_error, puzzle_picker
 from mi_viz.samplers import SamplerConfig
@@ -76,7 +76,7 @@ with tab2:
     c1, c2 = st.columns(2)
     src = c1.selectbox("Puzzle set", list(PUZZLE_SETS)[:3], key="sw_set")
     n = c2.slider("N puzzles (first N of the set)", 5, 200, 20, key="sw_n")
-    default_grid = "sequential; topk:k=4,7; eb:gamma=0.01,0.1" + ("; mi:gamma=0.01,0.1:lam=0.5" if head else "")
+    default_grid = "sequential; topk:k=4; eb:gamma=1e-4,0.01" + ("; mi:gamma=1e-4,0.01:lam=1" if head else "")
     grid = st.text_input("Grid", default_grid, key="sw_grid")
     if st.button("Run sweep", key="sw_run"):
         try:
@@ -101,7 +101,7 @@ with tab2:
     fig = go.Figure()
     if result:
         df = pd.DataFrame(result)
-        for fam, g in df.groupby(df["sampler"] + df["lam"].map(lambda v: "" if pd.isna(v) else f" lam={v:g}")):
+        for fam, g in df.groupby(df.apply(sweep_family, axis=1)):
             g = g.sort_values("avg_passes")
             fig.add_trace(go.Scatter(x=g.avg_passes, y=100 * g.solved_frac, mode="lines+markers", name=f"{fam} (this sweep)"))
         st.dataframe(df, hide_index=True)
@@ -110,7 +110,7 @@ with tab2:
         st.download_button("Download CSV", buf.getvalue(), file_name="sweep.csv", mime="text/csv")
     if committed.exists():
         cd = pd.read_csv(committed)
-        for fam, g in cd.groupby(cd["sampler"] + cd["lam"].map(lambda v: "" if pd.isna(v) else f" lam={v:g}")):
+        for fam, g in cd.groupby(cd.apply(sweep_family, axis=1)):
             g = g.sort_values("avg_passes")
             fig.add_trace(go.Scatter(x=g.avg_passes, y=100 * g.solved_frac, mode="lines", line=dict(dash="dot"),
                                      name=f"{fam} (committed, 1,000 hard)", opacity=0.6))
