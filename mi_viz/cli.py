@@ -70,11 +70,12 @@ def _previous_rows(path: Path) -> dict:
         return {}
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
-    return {tuple(r.get(k, "") for k in SETTING_KEYS): r for r in rows}
+    return {_setting_key(r): r for r in rows}
 
 
-def _setting_key(summary: dict) -> tuple:
-    return tuple("" if summary.get(k) is None else str(summary.get(k)) for k in SETTING_KEYS)
+def _setting_key(row: dict) -> tuple:
+    """A row's setting as text: the same key for a fresh summary and for a row read back from CSV."""
+    return tuple("" if row.get(k) is None else str(row.get(k)) for k in SETTING_KEYS)
 
 
 def cmd_sweep(a):

@@ -186,10 +186,9 @@ def structure_by_mask_ratio(model, head, solutions, ratios=(0.9, 0.75, 0.6), n_s
     auroc_est, pearson, gt_passes_per_state}}.
     """
     g = np.random.default_rng(seed)
-    related = related_matrix() > 0
     out = {}
     for ratio in ratios:
-        gts, ests, labels, passes = [], [], [], []
+        states, gts, ests, passes = [], [], [], []
         for k in range(n_states):
             x = boards_to_tokens([solutions[k % len(solutions)]]).to(device)  # (1, 81)
             m = g.random(x.shape[1]) < ratio
@@ -197,19 +196,17 @@ def structure_by_mask_ratio(model, head, solutions, ratios=(0.9, 0.75, 0.6), n_s
                 m[g.integers(0, len(m))] = True
             x[0, torch.from_numpy(m).to(device)] = MASK_TOKEN
             o = model.forward_tokens(x, head.hidden_layers)
-            est = head.read(o, x == MASK_TOKEN)[0].cpu().numpy()
+            ests.append(head.read(o, x == MASK_TOKEN)[0])
             gt = ground_truth_mi(model, x, eps=eps)
-            ii, jj = np.triu_indices(int(m.sum()), 1)
-            cells = np.nonzero(m)[0]
-            i, j = cells[ii], cells[jj]
-            gts.append(gt.mi[0].cpu().numpy()[i, j])
-            ests.append(est[i, j])
-            labels.append(related[i, j])
+            gts.append(gt.mi[0])
+            states.append(x[0])
             passes.append(int(gt.passes[0]))
-        gt_v, est_v, lab = np.concatenate(gts), np.concatenate(ests), np.concatenate(labels)
+        gt_mi = torch.stack(gts)
+        pt = pair_table(torch.stack(states), gt_mi, torch.stack(ests), torch.zeros_like(gt_mi))
+        lab = pt.relation > 0
         out[f"{ratio:g}"] = {"n_states": n_states, "n_pairs": int(len(lab)),
-                             "auroc_gt": round(auroc(gt_v, lab), 4), "auroc_est": round(auroc(est_v, lab), 4),
-                             "pearson": round(pearson(est_v, gt_v), 4),
+                             "auroc_gt": round(auroc(pt.gt, lab), 4), "auroc_est": round(auroc(pt.est, lab), 4),
+                             "pearson": round(pearson(pt.est, pt.gt), 4),
                              "gt_passes_per_state": round(float(np.mean(passes)), 1)}
     return out
 
