@@ -39,16 +39,16 @@ lint: setup
 HARD := data/sudoku/test_hard.txt
 KAGGLE := data/external/kaggle3m_curated_hard_expert_ratings.csv
 VAL := data/sudoku/generated/val_puzzles.txt
-GRID_VAL := sequential; topk:k=2,4,7; eb:gamma=0.1,0.2,0.5,1,0.001,0.003,0.01,0.03,1e-6,1e-5,3e-5,1e-4; mi:gamma=0.003,0.01,0.03:lam=0.25,0.5,1,2; mi:gamma=0.1:lam=0.25,0.5,1; mi:gamma=3e-5,1e-4,3e-4:lam=0.5,1; mi:gamma=1e-4,0.01:lam=0.5,1:scan=skip
-GRID := sequential; topk:k=4,7; eb:gamma=1e-5,3e-5,1e-4,0.001,0.01,0.03,0.2,0.5; mi:gamma=0.3,0.6:lam=0; mi:gamma=3e-5,1e-4:lam=1; mi:gamma=0.003,0.01,0.03:lam=0.5; mi:gamma=0.03:lam=2; mi:gamma=1e-4:lam=1:scan=skip; mi:gamma=0.01:lam=0.5:scan=skip
-GRID_EXT := sequential; topk:k=4; eb:gamma=1e-4,0.01; mi:gamma=1e-4:lam=1; mi:gamma=0.01:lam=0.5
+GRID_VAL := sequential; topk:k=2,4,7; eb:gamma=0.1,0.2,0.5,1,0.001,0.003,0.01,0.03,1e-6,1e-5,3e-5,1e-4; mi:gamma=1e-4,0.001,0.01,0.03,0.1,0.3:lam=0.25,0.5,1; mi:gamma=0.01,0.1,0.3:lam=0; mi-zero:gamma=1e-4,0.001,0.01,0.03,0.1,0.3,1; mi:gamma=0.01,0.1:lam=0.5:scan=skip
+GRID := sequential; topk:k=4,7; eb:gamma=1e-5,3e-5,1e-4,0.001,0.01,0.03,0.2,0.5; mi:gamma=0.3,0.6:lam=0; mi:gamma=0.001,0.01,0.03,0.1,0.3:lam=0.25; mi:gamma=0.01,0.1:lam=1; mi-zero:gamma=0.001,0.01,0.1,0.3,1; mi:gamma=0.01:lam=0.25:scan=skip
+GRID_EXT := sequential; topk:k=4; eb:gamma=1e-4,0.01; mi:gamma=0.01,0.1:lam=0.25; mi-zero:gamma=0.01,0.1
 # choosing the MI defaults on validation puzzles (never the test sets)
 val-sweep: setup
-	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(VAL) --grid "$(GRID_VAL)" --out-dir results/sudoku/val_sweep
+	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(VAL) --grid "$(GRID_VAL)" --out-dir results/sudoku/val_sweep --resume
 
 results: setup
-	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$(GRID)" --save-rows --out-dir results/sudoku/test_hard
-	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(KAGGLE) --limit 500 --grid "$(GRID_EXT)" --save-rows --out-dir results/sudoku/kaggle
+	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$(GRID)" --save-rows --out-dir results/sudoku/test_hard --resume
+	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(KAGGLE) --limit 500 --grid "$(GRID_EXT)" --save-rows --out-dir results/sudoku/kaggle --resume
 	$(BIN)/python -m mi_viz bench sudoku --puzzles data/sudoku/test_medium.csv --sampler sequential --out results/sudoku/test_medium_sequential.csv | tail -1 > results/sudoku/test_medium_sequential.json
 	$(BIN)/python -m mi_viz mi-report sudoku --puzzles $(HARD) --states 100 --structure-states 8 --out results/sudoku/mi_report.json --pairs results/sudoku/mi_report_pairs.npz
 	$(BIN)/python -m mi_viz figure sudoku --puzzles $(HARD) --index 0 --step 12 --out results/figure1.png

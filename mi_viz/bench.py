@@ -65,7 +65,8 @@ def run_bench(model, puzzles, cfg: SamplerConfig, head=None, batch_size: int = 2
         })
     n = len(rows)
     summary = {
-        "sampler": cfg.name, "gamma": cfg.gamma, "lam": cfg.lam, "k": cfg.k, "scan": cfg.scan, "n": n,
+        "sampler": cfg.name, "gamma": cfg.gamma, "lam": cfg.lam, "k": cfg.k, "scan": cfg.scan,
+        "rule_version": SAMPLERS[cfg.name].version, "n": n,
         "solved_frac": round(sum(r["solved"] for r in rows) / max(1, n), 4),
         "avg_passes": round(sum(r["passes"] for r in rows) / max(1, n), 3),
         "avg_oracle_passes": round(sum(r["oracle_passes"] for r in rows) / max(1, n), 1) if cfg.needs == "mi-gt" else None,

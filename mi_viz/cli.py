@@ -61,7 +61,7 @@ def cmd_bench(a):
     print(json.dumps(res.summary))
 
 
-SETTING_KEYS = ("sampler", "gamma", "lam", "k", "scan", "n", "puzzles", "mdm_sha", "head_sha")
+SETTING_KEYS = ("sampler", "gamma", "lam", "k", "scan", "rule_version", "n", "puzzles", "mdm_sha", "head_sha")
 
 
 def _previous_rows(path: Path) -> dict:
@@ -70,6 +70,8 @@ def _previous_rows(path: Path) -> dict:
         return {}
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
+    for r in rows:  # rows written before rules were versioned: every rule then was version 1 or 2
+        r["rule_version"] = r.get("rule_version") or "1"
     return {_setting_key(r): r for r in rows}
 
 
@@ -81,6 +83,7 @@ def _setting_key(row: dict) -> tuple:
 def cmd_sweep(a):
     from .bench import DEFAULT_GRID, DEFAULT_HEAD, DEFAULT_MDM, load_models, parse_grid, plot_sweep, run_bench
     from .checkpoints import fingerprint
+    from .samplers import SAMPLERS
 
     puzzles, _ = _read_puzzles(a.puzzles, a.limit)
     cfgs = parse_grid(a.grid or DEFAULT_GRID)
@@ -94,7 +97,8 @@ def cmd_sweep(a):
     previous = _previous_rows(out / "sweep.csv") if a.resume else {}
     summaries = []
     for c in cfgs:
-        ident = {"sampler": c.name, "gamma": c.gamma, "lam": c.lam, "k": c.k, "scan": c.scan, "n": len(puzzles),
+        ident = {"sampler": c.name, "gamma": c.gamma, "lam": c.lam, "k": c.k, "scan": c.scan,
+                 "rule_version": SAMPLERS[c.name].version, "n": len(puzzles),
                  "puzzles": Path(a.puzzles).name, "mdm_sha": mdm_sha, "head_sha": head_sha if c.needs == "mi" else ""}
         old = previous.get(_setting_key(ident))
         if old is not None:  # same setting, same puzzles, same weights: the decode is deterministic

@@ -28,7 +28,8 @@ PRESETS = {
     "EB gamma=0.01": SamplerConfig("eb", gamma=0.01),
     "EB gamma=0.2": SamplerConfig("eb", gamma=0.2),
     MI_DEFAULT_LABEL: MI_DEFAULT,
-    "MI gamma=0.01 lam=0.5": SamplerConfig("mi", gamma=0.01, lam=0.5),
+    "MI gamma=0.1 lam=0.25": SamplerConfig("mi", gamma=0.1, lam=0.25),
+    "MI with MI=0 (ablation) gamma=0.01": SamplerConfig("mi-zero", gamma=0.01),
     "MI gamma=0.3 lam=0 (paper gamma)": SamplerConfig("mi", gamma=0.3, lam=0.0),
 }
 if head is None:
@@ -76,7 +77,8 @@ with tab2:
     c1, c2 = st.columns(2)
     src = c1.selectbox("Puzzle set", list(PUZZLE_SETS)[:3], key="sw_set")
     n = c2.slider("N puzzles (first N of the set)", 5, 200, 20, key="sw_n")
-    default_grid = "sequential; topk:k=4; eb:gamma=1e-4,0.01" + ("; mi:gamma=1e-4,0.01:lam=1" if head else "")
+    default_grid = "sequential; topk:k=4; eb:gamma=1e-4,0.01; mi-zero:gamma=0.01,0.1" + (
+        "; mi:gamma=0.01,0.1:lam=0.25" if head else "")
     grid = st.text_input("Grid", default_grid, key="sw_grid")
     if st.button("Run sweep", key="sw_run"):
         try:

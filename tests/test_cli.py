@@ -8,6 +8,8 @@ import sys
 import numpy as np
 import torch
 
+from mi_viz.samplers import SAMPLERS
+
 from conftest import ROOT
 
 GOOD = "..8...5......3.....1.....96...49..21.7...8.....41..8.5.....73...9......83...869.."
@@ -123,3 +125,15 @@ def test_sweep_resume_reuses_only_rows_of_the_same_weights(tmp_path, tiny_ckpt):
     assert r3.stderr.count("reused") == 1 and "reused: topk" in r3.stderr
     rows = list(csv.DictReader(open(tmp_path / "sw" / "sweep.csv")))
     assert rows[0]["head_sha"] == "" and rows[1]["head_sha"] not in ("", first.splitlines()[2].split(",")[-1])
+    # a row decoded under an older version of the MI rule (or before versions were recorded) is decoded again
+    assert rows[1]["rule_version"] == str(SAMPLERS["mi"].version)
+    for old in ("2", ""):
+        rows[1]["rule_version"] = old
+        with open(tmp_path / "sw" / "sweep.csv", "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+        r4 = _cli(*args, "--head", other)
+        assert r4.returncode == 0, r4.stderr
+        assert r4.stderr.count("reused") == 1 and "reused: topk" in r4.stderr
+        rows = list(csv.DictReader(open(tmp_path / "sw" / "sweep.csv")))

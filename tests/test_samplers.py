@@ -36,16 +36,23 @@ def test_mi_rule():
     # scan stops there (a prefix of the confidence order), scan="skip" lets 3 join
     assert select_mi(H, MI, 0.3, 0.0) == [0, 1]
     assert select_mi(H, MI, 0.3, 0.0, scan="skip") == [0, 1, 3]
-    # lam weighs entropy: sum(H) - max(H) also counts
-    assert select_mi(H, MI, 0.3, 1.0, scan="skip") == [0, 1, 3]  # 0.2 of entropy cost: inside 0.3
-    assert select_mi(H, MI, 0.3, 2.0, scan="skip") == [0, 1]  # 0.4: outside
+    # lam weighs the candidates' entropy: every member but the first (0.2 + 0.5 for {1, 3})
+    assert select_mi(H, MI, 0.71, 1.0, scan="skip") == [0, 1, 3]  # 0.7 < 0.71: inside
+    assert select_mi(H, MI, 0.69, 1.0, scan="skip") == [0, 1]  # 0.7: outside
+    assert select_mi(H, MI, 0.71, 2.0, scan="skip") == [0, 1]  # 3 would cost 2 * (0.2 + 0.5) > 0.71
     assert select_mi(H, MI, 0.6, 0.0) == [0, 1, 2, 3]
-    # MI = 0, lam = 1, stop: exactly EB's prefix (strict budget, away from ties)
+    # the least confident member is charged too (EB lets it in free): with MI = 0, lam = 1,
+    # stop, the batch is the longest prefix whose candidates' entropies sum below gamma
     rng = np.random.default_rng(3)
     for _ in range(100):
         h = rng.random(12) * 0.1
         g = float(rng.random() * 0.3)
-        assert select_mi(h, np.zeros((12, 12)), g, 1.0) == select_eb(h, g)
+        order = np.argsort(h, kind="stable")
+        cand = np.cumsum(h[order][1:])  # cost after admitting the 2nd, 3rd, ... member
+        n = 1 + int(np.sum(np.cumsum(cand < g) == np.arange(1, len(cand) + 1)))
+        assert select_mi(h, np.zeros((12, 12)), g, 1.0) == [int(i) for i in order[:n]]
+        assert select_mi(h, None, g, 1.0) == select_mi(h, np.zeros((12, 12)), g, 1.0)  # mi-zero
+        assert len(select_mi(h, None, g, 1.0)) <= len(select_eb(h, g))  # never more than EB's prefix
 
 
 def test_mi_rule_never_pairs_above_budget():
@@ -66,7 +73,7 @@ def test_mi_rule_never_pairs_above_budget():
                 continue
             sub = MI[np.ix_(S, S)]
             assert sub.max() < gamma  # no pair above the budget ...
-            assert np.triu(sub, 1).sum() + lam * (H[S].sum() - H[S].max()) < gamma  # ... nor the whole batch
+            assert np.triu(sub, 1).sum() + lam * (H[S].sum() - H[S[0]]) < gamma  # ... nor the whole batch
 
 
 def test_config_validation():
@@ -89,7 +96,7 @@ def _oracle_states(n=5, masked=10, seed=0):
 
 @pytest.mark.parametrize("cfg", [SamplerConfig("sequential"), SamplerConfig("topk", k=3),
                                  SamplerConfig("eb", gamma=0.5), SamplerConfig("mi-gt", gamma=0.3, lam=0.5),
-                                 SamplerConfig("topk", k=2, temperature=1.0, seed=3)])
+                                 SamplerConfig("mi-zero", gamma=0.5), SamplerConfig("topk", k=2, temperature=1.0, seed=3)])
 def test_batched_decode_equals_one_by_one(cfg):
     o, x = _oracle_states()
     together = decode(o, x, cfg, batch_size=2)
