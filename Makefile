@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: app test setup chromium data train-mdm mi-data train-head results lint
+.PHONY: app test setup chromium data train-mdm mi-data train-head results val-sweep gt-ceiling lint
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -42,9 +42,14 @@ VAL := data/sudoku/generated/val_puzzles.txt
 GRID_VAL := sequential; topk:k=2,4,7; eb:gamma=0.1,0.2,0.5,1,0.001,0.003,0.01,0.03,1e-6,1e-5,3e-5,1e-4; mi:gamma=1e-4,0.001,0.01,0.03,0.1,0.3:lam=0.25,0.5,1; mi:gamma=0.01,0.1,0.3:lam=0; mi-zero:gamma=1e-4,0.001,0.01,0.03,0.1,0.3,1; mi:gamma=0.01,0.1:lam=0.5:scan=skip
 GRID := sequential; topk:k=4,7; eb:gamma=1e-5,3e-5,1e-4,0.001,0.01,0.03,0.2,0.5; mi:gamma=0.3,0.6:lam=0; mi:gamma=0.001,0.01,0.03,0.1,0.3:lam=0.25; mi:gamma=0.01,0.1:lam=1; mi-zero:gamma=0.001,0.01,0.1,0.3,1; mi:gamma=0.01:lam=0.25:scan=skip
 GRID_EXT := sequential; topk:k=4; eb:gamma=1e-4,0.01; mi:gamma=0.01,0.1:lam=0.25; mi-zero:gamma=0.01,0.1
+GRID_GT := sequential; eb:gamma=1e-4; mi-zero:gamma=0.01; mi:gamma=0.01:lam=0.25; mi-gt:gamma=0.01:lam=0.25
 # choosing the MI defaults on validation puzzles (never the test sets)
 val-sweep: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(VAL) --grid "$(GRID_VAL)" --out-dir results/sudoku/val_sweep --resume
+
+# the ground-truth ceiling on CPU (about 25 min): the first 200 hard puzzles, every sampler on the same 200
+gt-ceiling: setup
+	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --limit 200 --grid "$(GRID_GT)" --save-rows --out-dir results/sudoku/test_hard_first200 --resume
 
 results: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$(GRID)" --save-rows --out-dir results/sudoku/test_hard --resume

@@ -35,6 +35,51 @@ def sweep_table(path, paper=False):
     print()
 
 
+def _family(r):
+    fam = r["sampler"]
+    if r.get("lam") not in ("", None):
+        fam += f" lam={float(r['lam']):g}"
+    return fam + (" (skip)" if r.get("scan") == "skip" else "")
+
+
+def interpolate(points, x):
+    """Solve rate of a curve [(passes, solved)] at `x` passes, linear between its points; None outside."""
+    pts = sorted(points)
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+        if x0 <= x <= x1:
+            return y0 if x1 == x0 else y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return None
+
+
+def matched_passes(path, method="mi lam=0.25", against=("eb", "mi-zero", "topk")):
+    """Issue #4's two targets, read off a sweep: (1) rows within 1/3.5 of sequential's passes and their
+    distance to sequential's solve rate; (2) each `method` row against the other curves at the same
+    average passes (linear interpolation along their points; blank where the row lies outside a curve)."""
+    rows = list(csv.DictReader(open(path)))
+    curves = {}
+    for r in rows:
+        curves.setdefault(_family(r), []).append((float(r["avg_passes"]), 100 * float(r["solved_frac"])))
+    seq_passes, seq_solved = curves["sequential"][0]
+    print(f"sequential: {seq_solved:.1f} % in {seq_passes:.1f} passes; 1/3.5 of its passes = {seq_passes / 3.5:.1f}\n")
+    print("| row (<= 1/3.5 of sequential's passes) | passes | solved | vs sequential |")
+    print("|---|---|---|---|")
+    for r in rows:
+        x, y = float(r["avg_passes"]), 100 * float(r["solved_frac"])
+        if x <= seq_passes / 3.5 and _family(r).startswith(("mi", "eb")):
+            print(f"| {label(r)} | {x:.1f} | {y:.1f} % | {y - seq_solved:+.1f} |")
+    print()
+    print(f"| {method} row | passes | solved | " + " | ".join(f"{a} at same passes" for a in against) + " |")
+    print("|" + "---|" * (3 + len(against)))
+    for r in sorted((r for r in rows if _family(r) == method), key=lambda r: float(r["avg_passes"])):
+        x, y = float(r["avg_passes"]), 100 * float(r["solved_frac"])
+        cells = []
+        for a in against:
+            v = interpolate(curves.get(a, []), x)
+            cells.append("" if v is None else f"{v:.1f} % ({y - v:+.1f})")
+        print(f"| {label(r)} | {x:.1f} | {y:.1f} % | " + " | ".join(cells) + " |")
+    print()
+
+
 def structure_table(path):
     """The structure AUROC on masked solutions, by masking ratio (mi_report.json)."""
     import json
@@ -57,6 +102,11 @@ if __name__ == "__main__":
         if p.exists():
             print(f"### {name}\n")
             sweep_table(p, paper)
+    for name in ("test_hard", "kaggle", "val_sweep"):
+        p = R / "sudoku" / name / "sweep.csv"
+        if p.exists():
+            print(f"### {name}: matched passes\n")
+            matched_passes(p)
     if (R / "sudoku" / "mi_report.json").exists():
         print("### structure AUROC on masked solutions\n")
         structure_table(R / "sudoku" / "mi_report.json")
