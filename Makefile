@@ -58,3 +58,4 @@ results: setup
 	$(BIN)/python -m mi_viz mi-report sudoku --puzzles $(HARD) --states 100 --structure-states 8 --out results/sudoku/mi_report.json --pairs results/sudoku/mi_report_pairs.npz
 	$(BIN)/python -m mi_viz figure sudoku --puzzles $(HARD) --index 0 --step 12 --out results/figure1.png
 	$(BIN)/python benchmarks/latency.py | tee results/latency.txt
+	$(BIN)/python benchmarks/first_error.py --puzzles $(VAL) --sampler "eb:gamma=1e-4" --sampler "mi:gamma=0.01:lam=0.25" --sampler "mi-zero:gamma=0.01" --out results/sudoku/first_error_val.json
