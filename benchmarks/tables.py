@@ -4,7 +4,11 @@
 """
 
 import csv
+import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from mi_viz.bench import sweep_family  # noqa: E402  (the same curve grouping as the sweep plots)
 
 R = Path(__file__).resolve().parents[1] / "results"
 PAPER = {"sequential": "53.9 / 61.6 %", "topk k=4": "14.9 / 52.4 %", "eb gamma=0.2": "15.3 / 61.0 %",
@@ -35,13 +39,6 @@ def sweep_table(path, paper=False):
     print()
 
 
-def _family(r):
-    fam = r["sampler"]
-    if r.get("lam") not in ("", None):
-        fam += f" lam={float(r['lam']):g}"
-    return fam + (" (skip)" if r.get("scan") == "skip" else "")
-
-
 def interpolate(points, x):
     """Solve rate of a curve [(passes, solved)] at `x` passes, linear between its points; None outside."""
     pts = sorted(points)
@@ -58,19 +55,19 @@ def matched_passes(path, method="mi lam=0.25", against=("eb", "mi-zero", "topk")
     rows = list(csv.DictReader(open(path)))
     curves = {}
     for r in rows:
-        curves.setdefault(_family(r), []).append((float(r["avg_passes"]), 100 * float(r["solved_frac"])))
+        curves.setdefault(sweep_family(r), []).append((float(r["avg_passes"]), 100 * float(r["solved_frac"])))
     seq_passes, seq_solved = curves["sequential"][0]
     print(f"sequential: {seq_solved:.1f} % in {seq_passes:.1f} passes; 1/3.5 of its passes = {seq_passes / 3.5:.1f}\n")
     print("| row (<= 1/3.5 of sequential's passes) | passes | solved | vs sequential |")
     print("|---|---|---|---|")
     for r in rows:
         x, y = float(r["avg_passes"]), 100 * float(r["solved_frac"])
-        if x <= seq_passes / 3.5 and _family(r).startswith(("mi", "eb")):
+        if x <= seq_passes / 3.5 and sweep_family(r).startswith(("mi", "eb")):
             print(f"| {label(r)} | {x:.1f} | {y:.1f} % | {y - seq_solved:+.1f} |")
     print()
     print(f"| {method} row | passes | solved | " + " | ".join(f"{a} at same passes" for a in against) + " |")
     print("|" + "---|" * (3 + len(against)))
-    for r in sorted((r for r in rows if _family(r) == method), key=lambda r: float(r["avg_passes"])):
+    for r in sorted((r for r in rows if sweep_family(r) == method), key=lambda r: float(r["avg_passes"])):
         x, y = float(r["avg_passes"]), 100 * float(r["solved_frac"])
         cells = []
         for a in against:
