@@ -47,7 +47,7 @@ GRID_GT := sequential; eb:gamma=1e-4; mi-zero:gamma=0.01; mi:gamma=0.01:lam=0.25
 val-sweep: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(VAL) --grid "$(GRID_VAL)" --out-dir results/sudoku/val_sweep --resume
 
-# the ground-truth ceiling on CPU (about 25 min): the first 200 hard puzzles, every sampler on the same 200
+# the ground-truth ceiling on CPU (about 50 min): the first 200 hard puzzles, every sampler on the same 200
 gt-ceiling: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --limit 200 --grid "$(GRID_GT)" --save-rows --out-dir results/sudoku/test_hard_first200 --resume
 
