@@ -133,3 +133,34 @@ def test_trace_round_trips_through_json(tiny_mdm):
     assert back == tr
     assert back.tokens_at(0) == tr.initial and back.tokens_at(len(tr.steps)) == tr.final
     assert sum(len(s.selected) for s in back.steps) == 81
+
+
+def test_first_error_probe_names_the_free_member():
+    """benchmarks/first_error.py: the first wrong write, its rank in the batch and any rule clash."""
+    import sys
+
+    from conftest import ROOT
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from first_error import first_errors
+
+    from mi_viz.samplers import StepRecord
+
+    sol = [v % 9 for v in range(81)]  # tokens of a made-up solution (only compared, never checked)
+    H = [0.0] * 81
+    H[5], H[7] = 1e-5, 0.4
+
+    def step(i, selected, values):
+        return StepRecord(step=i, tokens=[9] * 81, masked=[True] * 81, entropy=H, probs=[], mi=None,
+                          selected=selected, values=values, passes=i + 1)
+
+    ok = step(0, [0, 1], [sol[0], sol[1]])
+    # cells 5 and 7 share row 1; 7 (the least confident, last) is wrong and repeats 5's digit
+    bad = step(1, [5, 7], [sol[5], sol[5]])
+    e = first_errors([ok, bad], sol)
+    assert e["step"] == 1 and e["rank"] == 1 and e["is_last"] and e["batch"] == 2
+    assert e["h_wrong"] == 0.4 and e["h_mates_max"] == 1e-5 and e["clash_in_batch"]
+    assert first_errors([ok], sol) is None
+    # a wrong first (always-taken) member, no clash: cell 40 is in another row, column and box than 0
+    e = first_errors([step(0, [0, 40], [(sol[0] + 1) % 9, sol[40]])], sol)
+    assert e["rank"] == 0 and not e["is_last"] and not e["clash_in_batch"]
