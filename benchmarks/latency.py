@@ -62,13 +62,13 @@ def main():
     state = mid[0][None]
     masked = state == MASK_TOKEN
     with torch.no_grad():
-        out = model.forward_tokens(state, head.hidden_layers)
-        t_fwd = timeit(lambda: model.forward_tokens(state, head.hidden_layers), a.repeats)
+        out = head.backbone_pass(model, state)
+        t_fwd = timeit(lambda: head.backbone_pass(model, state), a.repeats)
         t_head = timeit(lambda: head.read(out, masked), a.repeats)
         # the same at a decoding batch (what `bench` / `sweep` pay per pass)
         big = torch.stack([m for m in mid for _ in range(a.batch // len(mid) + 1)])[: a.batch]  # (batch, 81)
-        out_b = model.forward_tokens(big, head.hidden_layers)
-        t_fwd_b = timeit(lambda: model.forward_tokens(big, head.hidden_layers), max(3, a.repeats // 4))
+        out_b = head.backbone_pass(model, big)
+        t_fwd_b = timeit(lambda: head.backbone_pass(model, big), max(3, a.repeats // 4))
         t_head_b = timeit(lambda: head.read(out_b, big == MASK_TOKEN), max(3, a.repeats // 4))
     t_step = timeit(lambda: decode(model, state, SamplerConfig("mi"), head=head, max_steps=1), a.repeats)
     gts = []

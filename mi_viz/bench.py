@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import itertools
 import json
+import multiprocessing as mp
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,11 @@ PAPER_TABLE1 = [
 ]
 
 
+# Puzzles per forward pass. benchmarks/throughput.py on the 2-core CPU machine: batch 64 gave
+# 1.0-1.2x the boards per second of 256 at every thread layout (results/throughput.txt).
+DECODE_BATCH = 64
+
+
 @dataclass
 class BenchResult:
     rows: list[dict]
@@ -50,7 +56,7 @@ def load_models(checkpoint=None, head=None, device="cpu", need_head=False):
     return model, h, meta
 
 
-def run_bench(model, puzzles, cfg: SamplerConfig, head=None, batch_size: int = 256, device="cpu",
+def run_bench(model, puzzles, cfg: SamplerConfig, head=None, batch_size: int = DECODE_BATCH, device="cpu",
               progress=None) -> BenchResult:
     t0 = time.perf_counter()
     x = boards_to_tokens(puzzles).to(device)
@@ -74,6 +80,43 @@ def run_bench(model, puzzles, cfg: SamplerConfig, head=None, batch_size: int = 2
         "threads": torch.get_num_threads(),  # wall time means little without it
     }
     return BenchResult(rows, summary)
+
+
+_WORKER: dict = {}
+
+
+def _worker_init(checkpoint, head, device, need_head, threads):
+    torch.set_num_threads(threads)
+    model, h, _ = load_models(checkpoint, head, device, need_head=need_head)
+    _WORKER.update(model=model, head=h)
+
+
+def _worker_run(job):
+    i, cfg, puzzles, batch_size, device = job
+    return i, run_bench(_WORKER["model"], puzzles, cfg, _WORKER["head"], batch_size, device)
+
+
+def run_grid(cfgs: list[SamplerConfig], puzzles, checkpoint=None, head=None, device="cpu",
+             batch_size: int = DECODE_BATCH, jobs: int = 1, threads: int | None = None):
+    """Run every setting over the puzzles; yield (index in cfgs, BenchResult) as each finishes.
+
+    jobs > 1 decodes that many settings side by side, each in its own process with
+    threads // jobs torch threads (threads: torch's count in this process by default).
+    Why: at Sudoku's size a forward pass is bound by per-operation overhead as much as by
+    arithmetic, so two single-threaded decodes get more boards per second out of 2 cores
+    than one decode on 2 threads (benchmarks/throughput.py). Each setting is the same
+    deterministic run_bench either way; only the wall time changes.
+    """
+    need_head = any(c.needs == "mi" for c in cfgs)
+    threads = threads or torch.get_num_threads()
+    if jobs <= 1 or len(cfgs) <= 1:
+        model, h, _ = load_models(checkpoint, head, device, need_head=need_head)
+        for i, c in enumerate(cfgs):
+            yield i, run_bench(model, puzzles, c, h, batch_size, device)
+        return
+    ctx = mp.get_context("spawn")  # fork would copy torch's thread pool state
+    with ctx.Pool(jobs, _worker_init, (checkpoint, head, device, need_head, max(1, threads // jobs))) as pool:
+        yield from pool.imap_unordered(_worker_run, [(i, c, puzzles, batch_size, device) for i, c in enumerate(cfgs)])
 
 
 def write_rows(rows, path):

@@ -10,6 +10,7 @@ import argparse
 import csv
 import json
 import sys
+import time
 from pathlib import Path
 
 import torch
@@ -42,12 +43,13 @@ def _add_common(p):
     p.add_argument("--checkpoint", default=None, help="MDM checkpoint (default checkpoints/sudoku_mdm)")
     p.add_argument("--head", default=None, help="MI head checkpoint (default checkpoints/sudoku_mi_head)")
     p.add_argument("--device", default="auto")
-    p.add_argument("--batch-size", type=int, default=256, help="puzzles per forward pass (CPU: 128-256 is fastest)")
+    p.add_argument("--batch-size", type=int, default=None,
+                   help="puzzles per forward pass (default 64: fastest on a 2-core CPU, benchmarks/throughput.py)")
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
 
 
 def cmd_bench(a):
-    from .bench import load_models, run_bench, write_rows
+    from .bench import DECODE_BATCH, load_models, run_bench, write_rows
     from .samplers import SamplerConfig
 
     puzzles, errors = _read_puzzles(a.puzzles, a.limit)
@@ -55,7 +57,7 @@ def cmd_bench(a):
                         gt_eps=a.gt_eps, scan=a.scan)
     dev = _device(a.device)
     model, head, _ = load_models(a.checkpoint, a.head, dev, need_head=cfg.needs == "mi")
-    res = run_bench(model, puzzles, cfg, head, a.batch_size, dev)
+    res = run_bench(model, puzzles, cfg, head, a.batch_size or DECODE_BATCH, dev)
     write_rows(res.rows, a.out)
     res.summary["skipped_lines"] = len(errors)
     print(json.dumps(res.summary))
@@ -81,46 +83,60 @@ def _setting_key(row: dict) -> tuple:
 
 
 def cmd_sweep(a):
-    from .bench import DEFAULT_GRID, DEFAULT_HEAD, DEFAULT_MDM, load_models, parse_grid, plot_sweep, run_bench
+    from .bench import DECODE_BATCH, DEFAULT_GRID, DEFAULT_HEAD, DEFAULT_MDM, parse_grid, plot_sweep, run_grid, write_rows
     from .checkpoints import fingerprint
     from .samplers import SAMPLERS
 
+    t0 = time.perf_counter()
     puzzles, _ = _read_puzzles(a.puzzles, a.limit)
     cfgs = parse_grid(a.grid or DEFAULT_GRID)
     dev = _device(a.device)
     need_head = any(c.needs == "mi" for c in cfgs)
-    model, head, _ = load_models(a.checkpoint, a.head, dev, need_head=need_head)
+    if need_head:  # a bad head should fail here, not in a worker after the first settings ran
+        from .bench import load_models
+
+        load_models(a.checkpoint, a.head, dev, need_head=True)
     mdm_sha = fingerprint(a.checkpoint or DEFAULT_MDM)
     head_sha = fingerprint(a.head or DEFAULT_HEAD) if need_head else ""
     out = Path(a.out_dir)
     out.mkdir(parents=True, exist_ok=True)
     previous = _previous_rows(out / "sweep.csv") if a.resume else {}
-    summaries = []
-    for c in cfgs:
+    summaries: dict[int, dict] = {}
+    idents, todo = [], []
+    for i, c in enumerate(cfgs):
         ident = {"sampler": c.name, "gamma": c.gamma, "lam": c.lam, "k": c.k, "scan": c.scan,
                  "rule_version": SAMPLERS[c.name].version, "n": len(puzzles),
                  "puzzles": Path(a.puzzles).name, "mdm_sha": mdm_sha, "head_sha": head_sha if c.needs == "mi" else ""}
+        idents.append(ident)
         old = previous.get(_setting_key(ident))
         if old is not None:  # same setting, same puzzles, same weights: the decode is deterministic
-            summary = _typed(old)
+            summaries[i] = _typed(old)
             print(f"reused: {c.label()} (same puzzles and weights)", file=sys.stderr, flush=True)
+            print(json.dumps(summaries[i]), flush=True)
         else:
-            r = run_bench(model, puzzles, c, head, a.batch_size, dev)
-            if a.save_rows:
-                from .bench import write_rows
+            todo.append(i)
 
-                write_rows(r.rows, out / "rows" / (c.label().replace(" ", "_") + ".csv"))
-            summary = {**r.summary, **{k: ident[k] for k in ("puzzles", "mdm_sha", "head_sha")}}
-        summaries.append(summary)
-        print(json.dumps(summary), flush=True)
-        with open(out / "sweep.csv", "w", newline="") as f:  # rewritten after each point: nothing lost
-            keys = list(dict.fromkeys(k for s in summaries for k in s))  # rows of older sweeps may lack a column
+    def write_csv():  # rewritten after each point, in grid order: nothing lost if the run stops
+        rows = [summaries[i] for i in sorted(summaries)]
+        with open(out / "sweep.csv", "w", newline="") as f:
+            keys = list(dict.fromkeys(k for s in rows for k in s))  # rows of older sweeps may lack a column
             w = csv.DictWriter(f, fieldnames=keys, restval="")
             w.writeheader()
-            w.writerows(summaries)
-    plot_sweep(summaries, out / "sweep.png", out / "sweep.html",
-               title=a.title or f"Sudoku: {Path(a.puzzles).name}")
-    print(json.dumps({"points": len(summaries), "out_dir": str(out)}))
+            w.writerows(rows)
+
+    for j, r in run_grid([cfgs[i] for i in todo], puzzles, a.checkpoint, a.head, dev,
+                         a.batch_size or DECODE_BATCH, a.jobs):
+        i = todo[j]
+        if a.save_rows:
+            write_rows(r.rows, out / "rows" / (cfgs[i].label().replace(" ", "_") + ".csv"))
+        summaries[i] = {**r.summary, **{k: idents[i][k] for k in ("puzzles", "mdm_sha", "head_sha")}, "jobs": a.jobs}
+        print(json.dumps(summaries[i]), flush=True)
+        write_csv()
+    write_csv()
+    rows = [summaries[i] for i in sorted(summaries)]
+    plot_sweep(rows, out / "sweep.png", out / "sweep.html", title=a.title or f"Sudoku: {Path(a.puzzles).name}")
+    print(json.dumps({"points": len(rows), "decoded": len(todo), "jobs": a.jobs,
+                      "wall_seconds": round(time.perf_counter() - t0, 1), "out_dir": str(out)}))
 
 
 def _typed(row: dict) -> dict:
@@ -198,6 +214,9 @@ def main(argv=None):
     s.add_argument("--out-dir", required=True)
     s.add_argument("--title", default=None)
     s.add_argument("--save-rows", action="store_true", help="also write each setting's per-puzzle CSV under OUT/rows/")
+    s.add_argument("--jobs", type=int, default=1,
+                   help="settings decoded side by side, each in its own process with threads/jobs torch threads "
+                        "(2 on a 2-core CPU: about 1.3x the throughput, benchmarks/throughput.py)")
     s.add_argument("--resume", action="store_true",
                    help="reuse rows of OUT/sweep.csv with the same setting, puzzle file, count and weights "
                         "(sha256 of the checkpoints); everything else is decoded")

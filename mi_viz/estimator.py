@@ -43,13 +43,19 @@ class HeadConfig:
     pair_values: bool = False  # also feed p_i * p_j (per value, V wide) to the pair MLP
     global_context: int = 0  # width of a masked-mean-pooled state summary fed to every position (0: off)
     hidden_layers: tuple[int, ...] = ()  # backbone blocks read besides the final hidden states
+    attn_layers: tuple[int, ...] = ()  # backbone blocks whose attention maps feed the pair term
+    n_heads: int = 0  # attention heads per block (needed when attn_layers is set)
 
     def __post_init__(self):
         self.hidden_layers = tuple(int(i) for i in self.hidden_layers)  # JSON gives a list
+        self.attn_layers = tuple(int(i) for i in self.attn_layers)
+        if self.attn_layers and self.n_heads <= 0:
+            raise ValueError("attn_layers needs n_heads (the backbone's attention heads per block)")
 
     def to_dict(self):
         d = asdict(self)
         d["hidden_layers"] = list(self.hidden_layers)
+        d["attn_layers"] = list(self.attn_layers)
         return d
 
 
@@ -73,6 +79,9 @@ class MIHead(nn.Module):
         self.pair_overlap = nn.Parameter(torch.zeros(c.d_pair))
         # per-value overlap p_i(v) p_j(v): which shared candidates matter, not just how many
         self.pair_values = nn.Linear(c.n_values, c.d_pair, bias=False) if c.pair_values else None
+        # Attention maps: how much i reads j (and j reads i) inside the backbone, per block and
+        # head, is a pairwise signal the model computed anyway (ESM's contact head is built on it).
+        self.pair_attn = nn.Linear(len(c.attn_layers) * c.n_heads, c.d_pair, bias=False) if c.attn_layers else None
         self.out = nn.Linear(c.d_pair, 1)
 
     def n_params(self) -> int:
@@ -109,19 +118,29 @@ class MIHead(nn.Module):
 
     @property
     def hidden_layers(self) -> tuple[int, ...]:
-        """Blocks to ask the backbone for: model.forward_tokens(x, head.hidden_layers)."""
         return self.config.hidden_layers
 
-    def read(self, out, masked):
-        """MI (B, L, L) from a backbone ModelOutput of the same pass."""
-        return self(out.hidden, out.logits, masked, out.layers)
+    @property
+    def attn_layers(self) -> tuple[int, ...]:
+        return self.config.attn_layers
 
-    def forward(self, hidden, logits, masked, layers: dict | None = None):
-        """hidden (B, L, D), logits (B, L, V), masked (B, L) bool, layers {block: (B, L, D)} -> MI (B, L, L)."""
-        for i in self.config.hidden_layers:
-            if not layers or i not in layers:
-                raise ValueError(f"this MI head reads backbone block {i}: call "
-                                 f"model.forward_tokens(x, head.hidden_layers) and pass out.layers")
+    def backbone_pass(self, model, tokens):
+        """The backbone's forward pass with everything this head reads: a ModelOutput."""
+        return model.forward_tokens(tokens, self.hidden_layers, self.attn_layers)
+
+    def read(self, out, masked):
+        """MI (B, L, L) from a backbone ModelOutput of the same pass (head.backbone_pass)."""
+        return self(out.hidden, out.logits, masked, out.layers, out.attn)
+
+    def forward(self, hidden, logits, masked, layers: dict | None = None, attn: dict | None = None):
+        """hidden (B, L, D), logits (B, L, V), masked (B, L) bool, layers {block: (B, L, D)},
+        attn {block: (B, H, L, L)} -> MI (B, L, L)."""
+        for what, need, got in (("block", self.config.hidden_layers, layers),
+                                ("attention map of block", self.config.attn_layers, attn)):
+            for i in need:
+                if not got or i not in got:
+                    raise ValueError(f"this MI head reads the backbone's {what} {i}: run the pass with "
+                                     f"head.backbone_pass(model, tokens) and read its output")
         # Everything touching an unmasked position is zero by definition, so the head runs
         # on the masked positions only, gathered to the front (M = most masked in the batch;
         # mid-decode M ~ L/3: a third of the per-position work, a ninth of the pair work).
@@ -146,6 +165,13 @@ class MIHead(nn.Module):
             x = torch.cat([x, F.gelu(s)[:, None].expand(-1, M, -1)], -1)  # (B, M, D_x+V+1+G)
         z = self.emb(F.gelu(self.inp(x)))  # (B, M, r)
         pre = self.pair_preactivation(z, p)  # (B, P, M, M)
+        if self.pair_attn is not None:
+            S = torch.cat([attn[i].float() for i in self.config.attn_layers], 1)  # (B, K, L, L), K = blocks x heads
+            K = S.shape[1]
+            S = S.gather(2, order[:, None, :, None].expand(B, K, M, L))  # (B, K, M, L)
+            S = S.gather(3, order[:, None, None, :].expand(B, K, M, M))  # (B, K, M, M)
+            S = (S + S.transpose(-1, -2)) * (L / 2)  # symmetric; uniform attention -> 1
+            pre = pre + (self.pair_attn.weight @ S.reshape(B, K, M * M)).view(B, -1, M, M)  # (B, P, M, M)
         g = torch.einsum("bpij,p->bij", F.gelu(pre), self.out.weight[0]) + self.out.bias  # (B, M, M)
         bound = torch.minimum(H[:, :, None], H[:, None, :])  # (B, M, M)
         mask2 = valid[:, :, None] & valid[:, None, :] & ~torch.eye(M, dtype=torch.bool, device=masked.device)
@@ -176,9 +202,12 @@ def check_head_fits(head: MIHead, model) -> None:
         raise CheckpointError(f"the MI head reads {c.d_in}-wide hidden states but the MDM's are {width} wide "
                               f"(the head was trained on another backbone)")
     n_blocks = len(getattr(model, "blocks", ()))
-    bad = [i for i in c.hidden_layers if not 0 <= i < n_blocks]
+    bad = [i for i in c.hidden_layers + c.attn_layers if not 0 <= i < n_blocks]
     if bad:
         raise CheckpointError(f"the MI head reads backbone block(s) {bad} but the MDM has blocks 0..{n_blocks - 1}")
+    heads = getattr(getattr(model, "config", None), "n_head", None)
+    if c.attn_layers and heads is not None and heads != c.n_heads:
+        raise CheckpointError(f"the MI head reads attention maps of {c.n_heads} heads per block but the MDM has {heads}")
 
 
 def load_head(path, device: str = "cpu") -> tuple[MIHead, dict]:

@@ -195,7 +195,7 @@ def structure_by_mask_ratio(model, head, solutions, ratios=(0.9, 0.75, 0.6), n_s
             while m.sum() < 2:
                 m[g.integers(0, len(m))] = True
             x[0, torch.from_numpy(m).to(device)] = MASK_TOKEN
-            o = model.forward_tokens(x, head.hidden_layers)
+            o = head.backbone_pass(model, x)
             ests.append(head.read(o, x == MASK_TOKEN)[0])
             gt = ground_truth_mi(model, x, eps=eps)
             gts.append(gt.mi[0])
@@ -225,7 +225,7 @@ def mi_report(model, head, puzzles, n_states: int = 100, eps: float = 1e-3, seed
     for s in range(len(tokens)):
         x = tokens[s : s + 1]
         t0 = time.perf_counter()
-        out = model.forward_tokens(x, head.hidden_layers)
+        out = head.backbone_pass(model, x)
         t1 = time.perf_counter()
         est = head.read(out, x == MASK_TOKEN)
         t2 = time.perf_counter()

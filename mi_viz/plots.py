@@ -99,7 +99,7 @@ def figure1(model, head, puzzle, step: int, out_png, eps: float = 1e-3) -> dict:
     state = res.states[step]  # (1, 81)
     masked = (state == MASK_TOKEN)[0]
     with torch.no_grad():
-        out = model.forward_tokens(state, head.hidden_layers)
+        out = head.backbone_pass(model, state)
         est = head.read(out, state == MASK_TOKEN)[0].numpy()
     gt = ground_truth_mi(model, state, eps=eps)
     gmi = gt.mi[0].numpy()

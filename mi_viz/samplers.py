@@ -262,7 +262,7 @@ def decode(
         for s in range(0, active.numel(), batch_size):
             idx = active[s : s + batch_size]
             x = tokens[idx]  # (b, L)
-            out = model.forward_tokens(x, head.hidden_layers if cfg.needs == "mi" else ())
+            out = head.backbone_pass(model, x) if cfg.needs == "mi" else model.forward_tokens(x)
             logits = out.logits.float()  # (b, L, V)
             masked = x == mask_id  # (b, L)
             logp = torch.log_softmax(logits, -1)

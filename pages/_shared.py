@@ -200,7 +200,7 @@ def _estimated_mi(tokens: tuple, mdm: str, head_ckpt: str) -> np.ndarray:
     head, _ = get_head(head_ckpt)
     x = torch.tensor([tokens])
     with torch.no_grad():
-        out = model.forward_tokens(x, head.hidden_layers)
+        out = head.backbone_pass(model, x)
         return head.read(out, x == MASK_TOKEN)[0].numpy()
 
 

@@ -72,6 +72,15 @@ def test_sweep_and_mi_report(tmp_path, tiny_ckpt):
     assert [x["sampler"] for x in rows] == ["sequential", "topk", "topk", "mi", "mi"]
     assert (tmp_path / "sw" / "sweep.png").stat().st_size > 1000
     assert (tmp_path / "sw" / "sweep.html").stat().st_size > 1000
+    # two settings at a time in worker processes: the same rows, in grid order
+    r = _cli("sweep", "sudoku", "--puzzles", f, "--checkpoint", mdm, "--head", head, "--grid",
+             "sequential; topk:k=3,9; mi:gamma=0.3:lam=0,1", "--out-dir", tmp_path / "sw2", "--jobs", "2")
+    assert r.returncode == 0, r.stderr
+    rows2 = list(csv.DictReader(open(tmp_path / "sw2" / "sweep.csv")))
+    same = ("sampler", "gamma", "lam", "k", "n", "solved_frac", "avg_passes", "head_sha")
+    assert [[x[k] for k in same] for x in rows2] == [[x[k] for k in same] for x in rows]
+    assert all(x["jobs"] == "2" and x["threads"] == str(max(1, torch.get_num_threads() // 2)) for x in rows2)
+    assert json.loads(r.stdout.strip().splitlines()[-1])["decoded"] == 5
     r = _cli("mi-report", "sudoku", "--puzzles", f, "--checkpoint", mdm, "--head", head, "--states", "3",
              "--structure-states", "2", "--out", tmp_path / "rep.json", "--pairs", tmp_path / "pairs.npz")
     assert r.returncode == 0, r.stderr

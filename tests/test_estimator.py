@@ -33,7 +33,7 @@ def test_head_invariants(pair_values, global_context):
     assert (mi <= torch.minimum(H[:, :, None], H[:, None, :]) + 1e-6).all()
 
 
-def _pair_logit_term_by_term(head, hidden, logits):
+def _pair_logit_term_by_term(head, hidden, logits, attn=None):
     """The head's pair logit g_ij written out as in docs/mi.md, one term at a time: the
     oracle for the fused single-matmul implementation."""
     import torch.nn.functional as F
@@ -45,25 +45,30 @@ def _pair_logit_term_by_term(head, hidden, logits):
     pair = pair + c[:, :, None] + c[:, None, :] + torch.einsum("biv,bjv->bij", p, p)[..., None] * head.pair_overlap
     if head.pair_values is not None:
         pair = pair + torch.einsum("biv,bjv,pv->bijp", p, p, head.pair_values.weight)
+    if attn is not None:  # (B, K, L, L): i reads j plus j reads i, uniform attention -> 1
+        S = (attn + attn.transpose(-1, -2)) * attn.shape[-1] / 2
+        pair = pair + torch.einsum("bkij,pk->bijp", S, head.pair_attn.weight)
     return head.out(F.gelu(pair)).squeeze(-1)
 
 
-@pytest.mark.parametrize("pair_values", [False, True])
+@pytest.mark.parametrize("pair_values,with_attn", [(False, False), (True, False), (False, True)])
 @pytest.mark.parametrize("all_masked", [True, False])
-def test_fused_pair_layer_equals_the_written_out_formula(pair_values, all_masked):
+def test_fused_pair_layer_equals_the_written_out_formula(pair_values, with_attn, all_masked):
     """The fused, masked-positions-only pair computation is the docs/mi.md formula."""
     torch.manual_seed(1)
-    head = MIHead(HeadConfig(d_in=32, d_hidden=16, rank=8, d_pair=8, pair_values=pair_values))
+    head = MIHead(HeadConfig(d_in=32, d_hidden=16, rank=8, d_pair=8, pair_values=pair_values,
+                             attn_layers=[1, 3] if with_attn else [], n_heads=2 if with_attn else 0))
     for prm in (head.pair_overlap, head.pair_prod.bias):  # zeros at init: make every term count
         torch.nn.init.normal_(prm)
     hidden, logits, masked = _inputs(B=3, L=20)
+    attn = torch.softmax(torch.randn(3, 4, 20, 20), -1) if with_attn else None  # blocks 1 and 3, 2 heads each
     if all_masked:
         masked[:] = True
     masked[2] = False  # a state with nothing masked
     masked[2, 5] = True  # ... but one cell: no pairs at all
     with torch.no_grad():
-        g = _pair_logit_term_by_term(head, hidden, logits)
-        mi = head(hidden, logits, masked)
+        g = _pair_logit_term_by_term(head, hidden, logits, attn)
+        mi = head(hidden, logits, masked, None, {1: attn[:, :2], 3: attn[:, 2:]} if with_attn else None)
     H = -(torch.softmax(logits, -1) * torch.log_softmax(logits, -1)).sum(-1) * masked
     mask2 = masked[:, :, None] & masked[:, None, :] & ~torch.eye(20, dtype=torch.bool)
     want = torch.sigmoid(g) * torch.minimum(H[:, :, None], H[:, None, :]) * mask2
@@ -112,7 +117,7 @@ def test_head_reading_a_middle_block(tiny_mdm):
     other = dict(out.layers)
     other[0] = other[0] + torch.randn_like(other[0])  # (a constant shift would vanish in the LayerNorm)
     assert not torch.allclose(head(out.hidden, out.logits, x == 9, other), mi)
-    with pytest.raises(ValueError, match="reads backbone block 0"):
+    with pytest.raises(ValueError, match="reads the backbone.s block 0"):
         head(out.hidden, out.logits, x == 9)
     with pytest.raises(ValueError, match="does not exist"):
         tiny_mdm.forward_tokens(x, (99,))
@@ -122,3 +127,47 @@ def test_head_reading_a_middle_block(tiny_mdm):
     wide = MIHead(HeadConfig(d_in=d + 1, d_hidden=16, rank=8, d_pair=8))
     with pytest.raises(CheckpointError, match="wide"):
         check_head_fits(wide, tiny_mdm)
+
+
+def test_attention_maps_of_the_same_pass(tiny_mdm):
+    """attn_layers: the backbone returns softmax(q k^T / sqrt(d)) of the blocks asked for,
+    leaves its logits bit-identical, and a head reading them keeps every invariant; a head
+    whose maps are missing, or that expects another head count, is refused by name."""
+    from mi_viz.checkpoints import CheckpointError
+    from mi_viz.estimator import check_head_fits
+
+    torch.manual_seed(0)
+    c = tiny_mdm.config
+    x = torch.full((3, 81), 9)
+    x[:, :30] = torch.randint(0, 9, (3, 30))
+    plain = tiny_mdm.forward_tokens(x)
+    out = tiny_mdm.forward_tokens(x, (), (0, c.n_layer - 1))
+    assert torch.equal(out.logits, plain.logits) and torch.equal(out.hidden, plain.hidden)
+    assert set(out.attn) == {0, c.n_layer - 1} and out.attn[0].shape == (3, c.n_head, 81, 81)
+    assert torch.allclose(out.attn[0].sum(-1), torch.ones(3, c.n_head, 81))
+    # block 0's map by hand from its weights
+    blk = tiny_mdm.blocks[0]
+    h0 = tiny_mdm.tok_emb(x) + tiny_mdm.pos_emb(torch.arange(81))[None]
+    q, k, _ = blk.qkv(blk.ln1(h0)).split(c.d_model, 2)
+    dh = c.d_model // c.n_head
+    q, k = (t.view(3, 81, c.n_head, dh).transpose(1, 2) for t in (q, k))
+    assert torch.allclose(out.attn[0], torch.softmax(q @ k.transpose(-1, -2) / dh**0.5, -1), atol=1e-6)
+
+    head = MIHead(HeadConfig(d_in=c.d_model, d_hidden=16, rank=8, d_pair=8, attn_layers=[c.n_layer - 1],
+                             n_heads=c.n_head))
+    check_head_fits(head, tiny_mdm)
+    with torch.no_grad():
+        head.pair_attn.weight.normal_()
+    got = head.backbone_pass(tiny_mdm, x)
+    mi = head.read(got, x == 9)
+    assert torch.equal(mi, mi.transpose(1, 2)) and (mi >= 0).all()
+    assert (mi[:, :30] == 0).all() and (mi[:, :, :30] == 0).all() and (torch.diagonal(mi, 0, 1, 2) == 0).all()
+    other = {i: a.flip(-1) for i, a in got.attn.items()}
+    assert not torch.allclose(head(got.hidden, got.logits, x == 9, got.layers, other), mi)
+    with pytest.raises(ValueError, match="attention map of block"):
+        head(got.hidden, got.logits, x == 9)
+    with pytest.raises(ValueError, match="n_heads"):
+        HeadConfig(attn_layers=[0])
+    odd = MIHead(HeadConfig(d_in=c.d_model, d_hidden=16, rank=8, d_pair=8, attn_layers=[0], n_heads=c.n_head + 1))
+    with pytest.raises(CheckpointError, match="heads per block"):
+        check_head_fits(odd, tiny_mdm)

@@ -32,46 +32,61 @@ from mi_viz.models.sudoku_mdm import MASK_TOKEN  # noqa: E402
 
 
 @torch.no_grad()
-def backbone_features(mdm, tokens, device, hidden_layers=(), bs=256):
-    """Hidden states (final, and the blocks in hidden_layers) and logits of the frozen
-    backbone for every state, computed once: re-running a frozen backbone every epoch
-    would only burn CPU. -> hidden (N, L, D), logits (N, L, V), layers (N, n, L, D) or None."""
-    hs, ls, xs = [], [], []
+def backbone_features(mdm, head, tokens, device, bs=256):
+    """Everything the head reads from the frozen backbone, for every state, computed once:
+    re-running a frozen backbone every epoch would only burn CPU. -> {hidden (N, L, D),
+    logits (N, L, V), layers (N, n, L, D) or None, attn (N, K, L, L) or None}; fp16 except logits."""
+    hs, ls, xs, ats = [], [], [], []
     for s in range(0, len(tokens), bs):
-        o = mdm.forward_tokens(tokens[s : s + bs].to(device), tuple(hidden_layers))
+        o = head.backbone_pass(mdm, tokens[s : s + bs].to(device))
         hs.append(o.hidden.half().cpu())
         ls.append(o.logits.float().cpu())
-        if hidden_layers:
-            xs.append(torch.stack([o.layers[i] for i in hidden_layers], 1).half().cpu())
-    return torch.cat(hs), torch.cat(ls), (torch.cat(xs) if hidden_layers else None)
+        if head.hidden_layers:
+            xs.append(torch.stack([o.layers[i] for i in head.hidden_layers], 1).half().cpu())
+        if head.attn_layers:
+            ats.append(torch.cat([o.attn[i] for i in head.attn_layers], 1).half().cpu())
+    return {"hidden": torch.cat(hs), "logits": torch.cat(ls),
+            "layers": torch.cat(xs) if xs else None, "attn": torch.cat(ats) if ats else None}
 
 
-def head_input(head, layers, idx, device):
-    """{block: (b, L, D)} for the states idx, as the head expects (None without extra layers)."""
-    if layers is None:
-        return None
-    x = layers[idx].to(device).float()  # (b, n, L, D)
-    return {i: x[:, k] for k, i in enumerate(head.hidden_layers)}
+def predict(head, feats, tokens, idx, device):
+    """The head's MI maps (b, L, L) for the states idx, from the cached backbone features."""
+    x = tokens[idx].to(device)
+    layers = attn = None
+    if feats["layers"] is not None:
+        t = feats["layers"][idx].to(device).float()  # (b, n, L, D)
+        layers = {i: t[:, k] for k, i in enumerate(head.hidden_layers)}
+    if feats["attn"] is not None:
+        t = feats["attn"][idx].to(device).float()  # (b, K, L, L)
+        h = head.config.n_heads
+        attn = {i: t[:, k * h : (k + 1) * h] for k, i in enumerate(head.attn_layers)}
+    return head(feats["hidden"][idx].to(device).float(), feats["logits"][idx].to(device), x == MASK_TOKEN,
+                layers, attn)
 
 
 @torch.no_grad()
-def evaluate(head, tokens, hidden, logits, layers, mi, device, bs=256):
+def evaluate(head, feats, tokens, mi, idx, device, bs=256):
+    """Held-out loss and Pearson over masked pairs for the states idx."""
     preds, gts, loss, n = [], [], 0.0, 0
-    for s in range(0, len(tokens), bs):
-        sl = torch.arange(s, min(s + bs, len(tokens)))
-        x = tokens[sl].to(device)
+    for s in range(0, len(idx), bs):
+        sl = idx[s : s + bs]
+        masked = tokens[sl].to(device) == MASK_TOKEN
         y = mi[sl].to(device).float()
-        masked = x == MASK_TOKEN
-        pred = head(hidden[sl].to(device).float(), logits[sl].to(device), masked, head_input(head, layers, sl, device))
-        loss += frobenius_loss(pred, y, masked).item() * len(x)
-        n += len(x)
-        L = x.shape[1]
+        pred = predict(head, feats, tokens, sl, device)
+        loss += frobenius_loss(pred, y, masked).item() * len(sl)
+        n += len(sl)
+        L = masked.shape[1]
         pair = masked[:, :, None] & masked[:, None, :] & ~torch.eye(L, dtype=torch.bool, device=device)
         pair &= torch.ones(L, L, dtype=torch.bool, device=device).triu(1)
         preds.append(pred[pair].cpu())
         gts.append(y[pair].cpu())
     r = pearson(torch.cat(preds).numpy(), torch.cat(gts).numpy())
     return loss / max(1, n), 0.0 if r != r else r  # constant predictions: 0, not nan
+
+
+def blocks(text: str) -> tuple[int, ...]:
+    """'2,4' -> (2, 4); '' -> ()."""
+    return tuple(int(i) for i in text.split(",") if i.strip())
 
 
 def main(argv=None):
@@ -90,6 +105,7 @@ def main(argv=None):
     ap.add_argument("--pair-values", action="store_true", help="per-value overlap feature (HeadConfig.pair_values)")
     ap.add_argument("--global-context", type=int, default=0, help="pooled state summary width (HeadConfig.global_context)")
     ap.add_argument("--hidden-layers", default="", help="comma-separated backbone blocks the head also reads, e.g. 2")
+    ap.add_argument("--attn-layers", default="", help="comma-separated blocks whose attention maps the head reads")
     ap.add_argument("--init", default=None, help="start from this head checkpoint (same config)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
@@ -106,7 +122,8 @@ def main(argv=None):
     head = MIHead(HeadConfig(d_in=mdm.config.d_model, n_values=9, d_hidden=a.d_hidden, rank=a.rank,
                              d_pair=a.d_pair, pair_values=a.pair_values,
                              global_context=a.global_context,
-                             hidden_layers=tuple(int(i) for i in a.hidden_layers.split(",") if i.strip()))).to(a.device)
+                             hidden_layers=blocks(a.hidden_layers), attn_layers=blocks(a.attn_layers),
+                             n_heads=mdm.config.n_head if blocks(a.attn_layers) else 0)).to(a.device)
     if a.init:
         init, _ = load_head(a.init)
         head.load_state_dict(init.state_dict())
@@ -116,7 +133,7 @@ def main(argv=None):
         opt, lambda s: min(1.0, (s + 1) / warm) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(1.0, s / a.steps)))))
     print(f"MI head {head.n_params():,} parameters; {len(tr_idx)} train / {n_val} held-out states", flush=True)
     t_feat = time.time()
-    hidden, logits, layers = backbone_features(mdm, tokens, a.device, head.hidden_layers)
+    feats = backbone_features(mdm, head, tokens, a.device)
     print(f"backbone features for {len(tokens)} states in {time.time() - t_feat:.0f}s", flush=True)
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -128,12 +145,8 @@ def main(argv=None):
     g = torch.Generator().manual_seed(a.seed)
     for step in range(1, a.steps + 1):
         idx = tr_idx[torch.randint(0, len(tr_idx), (a.batch_size,), generator=g)]
-        x = tokens[idx].to(a.device)
-        y = mi[idx].to(a.device).float()
-        masked = x == MASK_TOKEN
-        pred = head(hidden[idx].to(a.device).float(), logits[idx].to(a.device), masked,
-                    head_input(head, layers, idx, a.device))
-        loss = frobenius_loss(pred, y, masked)
+        pred = predict(head, feats, tokens, idx, a.device)
+        loss = frobenius_loss(pred, mi[idx].to(a.device).float(), tokens[idx].to(a.device) == MASK_TOKEN)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(head.parameters(), 1.0)
@@ -142,8 +155,7 @@ def main(argv=None):
         out_of_time = a.max_minutes and time.time() - t0 > a.max_minutes * 60
         if step % a.eval_every == 0 or step == a.steps or out_of_time:
             head.eval()
-            vl, vp = evaluate(head, tokens[val_idx], hidden[val_idx], logits[val_idx],
-                              None if layers is None else layers[val_idx], mi[val_idx], a.device)
+            vl, vp = evaluate(head, feats, tokens, mi, val_idx, a.device)
             head.train()
             logw.writerow([step, f"{loss.item():.5f}", f"{vl:.5f}", f"{vp:.4f}", f"{time.time() - t0:.1f}"])
             print(f"step {step} train {loss.item():.4f} val {vl:.4f} pearson {vp:.4f}", flush=True)

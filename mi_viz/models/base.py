@@ -19,13 +19,15 @@ class ModelOutput:
     logits: torch.Tensor  # (B, L, V) over the candidate values, not the whole vocabulary
     hidden: torch.Tensor | None  # (B, L, D) final hidden states the MI head reads
     layers: dict[int, torch.Tensor] = field(default_factory=dict)  # block index -> (B, L, D), only those asked for
+    attn: dict[int, torch.Tensor] = field(default_factory=dict)  # block index -> attention probs (B, H, L, L), asked for
 
 
 class MaskedModel(Protocol):
     mask_id: int  # token id of MASK
     value_tokens: torch.Tensor  # (V,) token id of each candidate value
 
-    def forward_tokens(self, tokens: torch.Tensor, hidden_layers: tuple[int, ...] = ()) -> ModelOutput:
-        """tokens (B, L) long; hidden_layers: block outputs to return as well (may be ignored
-        by models without hidden states)."""
+    def forward_tokens(self, tokens: torch.Tensor, hidden_layers: tuple[int, ...] = (),
+                       attn_layers: tuple[int, ...] = ()) -> ModelOutput:
+        """tokens (B, L) long; hidden_layers / attn_layers: block outputs / attention
+        probabilities to return as well (may be ignored by models without them)."""
         ...

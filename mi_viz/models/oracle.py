@@ -31,7 +31,8 @@ class ExactSudokuOracle:
         agree = (self.grids[None] == tokens[:, None]) | ~given[:, None]  # (B, 288, L)
         return agree.all(-1)
 
-    def forward_tokens(self, tokens: torch.Tensor, hidden_layers: tuple[int, ...] = ()) -> ModelOutput:
+    def forward_tokens(self, tokens: torch.Tensor, hidden_layers: tuple[int, ...] = (),
+                       attn_layers: tuple[int, ...] = ()) -> ModelOutput:
         cons = self.consistent(tokens).double()  # (B, G)
         onehot = torch.nn.functional.one_hot(self.grids, self.n).double()  # (G, L, V)
         counts = torch.einsum("bg,glv->blv", cons, onehot)  # (B, L, V)

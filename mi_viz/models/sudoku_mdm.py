@@ -57,14 +57,19 @@ class Block(nn.Module):
         self.n_head = c.n_head
         self.dropout = c.dropout
 
-    def forward(self, x):  # x (B, L, D)
+    def forward(self, x, return_attn: bool = False):  # x (B, L, D)
         B, L, D = x.shape
         q, k, v = self.qkv(self.ln1(x)).split(D, dim=2)
         q, k, v = (t.view(B, L, self.n_head, D // self.n_head).transpose(1, 2) for t in (q, k, v))  # (B, H, L, Dh)
         a = F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0)
         x = x + self.proj(a.transpose(1, 2).reshape(B, L, D))
         x = x + self.fc_out(F.gelu(self.fc(self.ln2(x))))
-        return x
+        if not return_attn:
+            return x
+        # The fused kernel keeps its weights to itself; recomputing them beside it costs one
+        # (L x L) product per head (~0.5 % of a pass per block) and leaves the logits bit-identical.
+        att = torch.softmax((q @ k.transpose(-1, -2)) * (D // self.n_head) ** -0.5, -1)  # (B, H, L, L)
+        return x, att
 
 
 class SudokuMDM(nn.Module):
@@ -98,27 +103,33 @@ class SudokuMDM(nn.Module):
     def n_params(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
-    def forward(self, tokens, keep: tuple[int, ...] = ()):
-        """tokens (B, L) long -> logits (B, L, 9), hidden (B, L, D) [, {block: (B, L, D)} for block in keep]."""
+    def forward(self, tokens, keep: tuple[int, ...] = (), keep_attn: tuple[int, ...] = ()):
+        """tokens (B, L) long -> logits (B, L, 9), hidden (B, L, D)
+        [, {block: (B, L, D)} for block in keep, {block: (B, H, L, L)} for block in keep_attn]."""
         pos = torch.arange(tokens.shape[1], device=tokens.device)
         x = self.tok_emb(tokens) + self.pos_emb(pos)[None]
-        layers = {}
+        layers, attn = {}, {}
         for i, blk in enumerate(self.blocks):
-            x = blk(x)
+            if i in keep_attn:
+                x, attn[i] = blk(x, return_attn=True)
+            else:
+                x = blk(x)
             if i in keep:
                 layers[i] = x
         h = self.ln_f(x)
-        return (self.head(h), h, layers) if keep else (self.head(h), h)
+        return (self.head(h), h, layers, attn) if keep or keep_attn else (self.head(h), h)
 
-    def forward_tokens(self, tokens, hidden_layers: tuple[int, ...] = ()) -> ModelOutput:
-        for i in hidden_layers:
-            if not 0 <= i < len(self.blocks):
-                raise ValueError(f"hidden layer {i} does not exist: the model has blocks 0..{len(self.blocks) - 1}")
-        if not hidden_layers:
+    def forward_tokens(self, tokens, hidden_layers: tuple[int, ...] = (),
+                       attn_layers: tuple[int, ...] = ()) -> ModelOutput:
+        for what, blocks in (("hidden layer", hidden_layers), ("attention layer", attn_layers)):
+            for i in blocks:
+                if not 0 <= i < len(self.blocks):
+                    raise ValueError(f"{what} {i} does not exist: the model has blocks 0..{len(self.blocks) - 1}")
+        if not hidden_layers and not attn_layers:
             logits, hidden = self(tokens)
             return ModelOutput(logits=logits, hidden=hidden)
-        logits, hidden, layers = self(tokens, tuple(hidden_layers))
-        return ModelOutput(logits=logits, hidden=hidden, layers=layers)
+        logits, hidden, layers, attn = self(tokens, tuple(hidden_layers), tuple(attn_layers))
+        return ModelOutput(logits=logits, hidden=hidden, layers=layers, attn=attn)
 
 
 def boards_to_tokens(boards) -> torch.Tensor:

@@ -1,0 +1,88 @@
+"""Backbone throughput on this machine: boards per second by decode batch size and threads.
+
+    python benchmarks/throughput.py [--boards 512] [--seconds 4]
+
+Why: every sampler's wall time is (board-passes) / (boards per second), and on a 2-core
+CPU the boards per second depend on the batch the decoder feeds the MDM and on how the
+cores are used (one process with 2 threads, or 2 processes with 1 each). All settings are
+measured side by side in this one run on the same mid-decode boards (hard test puzzles
+with half of their blanks filled from the solution), so the ratios are comparable even
+when the absolute speed of the machine drifts. Prints one line per setting and, last, a
+one-line JSON with the best setting and its ratio to the default (batch 256, 2 threads).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from mi_viz.bench import load_models  # noqa: E402
+from mi_viz.models.sudoku_mdm import boards_to_tokens  # noqa: E402
+from mi_viz.sudoku import read_puzzle_file, solve  # noqa: E402
+
+
+def mid_decode_boards(n: int) -> torch.Tensor:
+    """(n, 81) tokens: hard test puzzles with every other blank filled in from the solution."""
+    res = read_puzzle_file(Path(__file__).resolve().parents[1] / "data/sudoku/test_hard.txt")
+    boards = []
+    for p in res.puzzles[: min(n, 64)]:
+        sol = solve(p).solution
+        blanks = [i for i, v in enumerate(p) if v == 0]
+        b = list(p)
+        for i in blanks[::2]:
+            b[i] = sol[i]
+        boards.append(b)
+    x = boards_to_tokens(boards)
+    return x.repeat((n + len(x) - 1) // len(x), 1)[:n]
+
+
+def boards_per_second(batch: int, threads: int, n: int, seconds: float) -> float:
+    torch.set_num_threads(threads)
+    model, _, _ = load_models()
+    x = mid_decode_boards(n)
+    with torch.inference_mode():
+        model.forward_tokens(x[:batch])  # warm-up
+        done, t0 = 0, time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            for s in range(0, n, batch):
+                model.forward_tokens(x[s : s + batch])
+                done += min(batch, n - s)
+        return done / (time.perf_counter() - t0)
+
+
+def _worker(args):
+    return boards_per_second(*args)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--boards", type=int, default=512, help="boards per sweep over the batch")
+    ap.add_argument("--seconds", type=float, default=4.0, help="time per setting")
+    ap.add_argument("--batches", default="256,128,64,32,16")
+    a = ap.parse_args(argv)
+    batches = [int(b) for b in a.batches.split(",")]
+    results = []
+    ctx = mp.get_context("spawn")  # a fresh process per setting: no thread pool carried over
+    for threads, procs in ((2, 1), (1, 1), (1, 2)):
+        for b in batches:
+            with ctx.Pool(procs) as pool:
+                rates = pool.map(_worker, [(b, threads, a.boards, a.seconds)] * procs)
+            total = sum(rates)
+            results.append({"batch": b, "threads": threads, "processes": procs, "boards_per_s": round(total, 1)})
+            print(f"batch {b:4d}  {procs} process(es) x {threads} thread(s): {total:7.1f} boards/s", flush=True)
+    base = next(r for r in results if r["batch"] == 256 and r["threads"] == 2 and r["processes"] == 1)
+    best = max(results, key=lambda r: r["boards_per_s"])
+    print(json.dumps({"default": base, "best": best, "best_over_default": round(best["boards_per_s"] / base["boards_per_s"], 2),
+                      "cpu_cores": mp.cpu_count()}))
+
+
+if __name__ == "__main__":
+    main()
