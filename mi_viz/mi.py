@@ -24,6 +24,12 @@ as a self-consistency diagnostic.
 Pruning: values with P(x_i = v | C) < eps are not expanded (no pass). The kept
 values' probabilities are renormalised to sum to 1 and the MI is that of the
 renormalised joint; the dropped mass per position is reported. eps = 0 is exact.
+
+Scope: `positions` restricts the map to pairs inside a subset of the masked positions
+(only those are conditioned on: one pass per kept value of each). Every entry inside
+the subset is the same number the full map has, because I_{i->j} needs only the passes
+that condition on i. The mi-gt sampler uses it to expand only the positions its rule
+can still admit.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ class GroundTruthMI:
     directed: torch.Tensor  # (B, L, L) I_{i->j}: row i is the position conditioned on
     asymmetry: torch.Tensor  # (B, L, L) |I_{i->j} - I_{j->i}|
     entropy: torch.Tensor  # (B, L) marginal entropy of each masked position (0 elsewhere)
-    dropped_mass: torch.Tensor  # (B, L) probability mass of the values pruned at position i
+    dropped_mass: torch.Tensor  # (B, L) probability mass of the values pruned at position i (0 out of scope)
     passes: torch.Tensor  # (B,) forward passes used per state, the base pass included
     seconds: float = 0.0
     extra: dict = field(default_factory=dict)
@@ -62,6 +68,7 @@ def ground_truth_mi(
     marginal: str = "joint",
     progress: Callable[[int, int], None] | None = None,
     base_logits: torch.Tensor | None = None,  # (B, L, V) if the caller already ran the base pass
+    positions: torch.Tensor | None = None,  # (B, L) bool: map only pairs inside these (default: all masked)
 ) -> GroundTruthMI:
     """Exact pairwise conditional MI between the masked positions of each state.
 
@@ -74,6 +81,7 @@ def ground_truth_mi(
     dev = tokens.device
     B, L = tokens.shape
     masked = tokens == model.mask_id  # (B, L)
+    scope = masked if positions is None else masked & positions.to(dev)  # (B, L) positions conditioned on
     vt = model.value_tokens.to(dev)  # (V,)
     base_passes = 0
     if base_logits is None:
@@ -83,14 +91,14 @@ def ground_truth_mi(
     V = p.shape[-1]
 
     # queries: every (state b, masked position i, value v) with p >= eps
-    keep = (p >= eps) & masked[..., None]  # (B, L, V)
-    # a masked position must expand at least its most likely value
+    keep = (p >= eps) & scope[..., None]  # (B, L, V)
+    # a position in scope must expand at least its most likely value
     top = p.argmax(-1, keepdim=True)
-    keep |= torch.zeros_like(keep).scatter(-1, top, True) & masked[..., None]
+    keep |= torch.zeros_like(keep).scatter(-1, top, True) & scope[..., None]
     qb, qi, qv = keep.nonzero(as_tuple=True)  # (Q,)
     kept_mass = (p * keep).sum(-1)  # (B, L)
     w = p[qb, qi, qv] / kept_mass[qb, qi]  # (Q,) renormalised weights
-    dropped = torch.where(masked, 1.0 - kept_mass, torch.zeros_like(kept_mass))
+    dropped = torch.where(scope, 1.0 - kept_mass, torch.zeros_like(kept_mass))
 
     Q = qb.numel()
     q_probs = torch.empty(Q, L, V, dtype=torch.float64, device=dev)
@@ -114,7 +122,7 @@ def ground_truth_mi(
     kl = (q_probs * (torch.log(q_probs.clamp_min(1e-300)) - torch.log(ref.clamp_min(1e-300)))).sum(-1)  # (Q, L)
     directed = torch.zeros(B, L, L, dtype=torch.float64, device=dev)
     directed.index_put_((qb, qi), w[:, None] * kl, accumulate=True)
-    pair = masked[:, :, None] & masked[:, None, :]
+    pair = scope[:, :, None] & scope[:, None, :]
     pair &= ~torch.eye(L, dtype=torch.bool, device=dev)[None]
     directed = torch.where(pair, directed.clamp_min(0), torch.zeros_like(directed))
     mi = 0.5 * (directed + directed.transpose(1, 2))

@@ -57,6 +57,23 @@ def test_matches_enumerated_joint(oracle, marginal):
     assert (res.mi[unmasked[:, :, None].expand(-1, -1, 16)] == 0).all()
 
 
+def test_positions_give_the_same_numbers_inside_the_scope(oracle):
+    """positions: only the chosen cells are conditioned on, and every MI between two of
+    them is the full map's number; pairs touching a cell outside are 0."""
+    ctx = _contexts(oracle, n=4, seed=3)
+    full = ground_truth_mi(oracle, ctx, eps=1e-3)
+    g = torch.Generator().manual_seed(4)
+    pos = torch.rand(ctx.shape, generator=g) < 0.5  # (B, L), unmasked picks are ignored
+    part = ground_truth_mi(oracle, ctx, eps=1e-3, positions=pos)
+    scope = pos & (ctx == oracle.mask_id)
+    inside = scope[:, :, None] & scope[:, None, :]
+    assert torch.equal(part.extra["mi64"][inside], full.extra["mi64"][inside])
+    assert (part.mi[~inside] == 0).all()
+    assert (part.passes < full.passes).all()
+    kept = ((torch.softmax(oracle.forward_tokens(ctx).logits.double(), -1) >= 1e-3).sum(-1) * scope).sum(1)
+    assert torch.equal(part.passes, kept + 1)  # one per kept value of each cell in scope, plus the base pass
+
+
 def test_pruning_tolerance_behaves_as_documented(oracle):
     ctx = _contexts(oracle, n=3)
     exact = ground_truth_mi(oracle, ctx, eps=0.0)

@@ -4,7 +4,7 @@ import torch
 
 from mi_viz.models.oracle import ExactSudokuOracle
 from mi_viz.models.sudoku_mdm import boards_to_tokens
-from mi_viz.samplers import SamplerConfig, Trace, decode, select_eb, select_mi, select_topk
+from mi_viz.samplers import SamplerConfig, Trace, decode, mi_rule_reach, select_eb, select_mi, select_topk
 
 
 def test_topk_takes_k_most_confident():
@@ -74,6 +74,43 @@ def test_mi_rule_never_pairs_above_budget():
             sub = MI[np.ix_(S, S)]
             assert sub.max() < gamma  # no pair above the budget ...
             assert np.triu(sub, 1).sum() + lam * (H[S].sum() - H[S[0]]) < gamma  # ... nor the whole batch
+
+
+def test_mi_rule_reads_only_pairs_inside_its_reach():
+    """mi_rule_reach bounds what select_mi can admit for any MI >= 0, so zeroing every MI
+    outside reach x reach never changes the batch: the ground-truth oracle may skip them."""
+    rng = np.random.default_rng(1)
+    for t in range(300):
+        m = int(rng.integers(2, 40))
+        H = rng.random(m) * 10.0 ** rng.uniform(-4, 0, m)  # many near-certain cells, as mid-decode
+        A = rng.random((m, m)) * 10.0 ** rng.uniform(-5, -1)
+        MI = (A + A.T) / 2
+        np.fill_diagonal(MI, 0)
+        gamma = [0.0, 1e-3, 0.01, 0.1, 0.6][t % 5]
+        lam = [0.0, 0.25, 1.0][t % 3]
+        for scan in ("stop", "skip"):
+            reach = mi_rule_reach(H, gamma, lam, scan)
+            inside = np.zeros((m, m), dtype=bool)
+            inside[np.ix_(reach, reach)] = True
+            assert select_mi(H, MI, gamma, lam, scan) == select_mi(H, np.where(inside, MI, 0.0), gamma, lam, scan)
+            assert set(select_mi(H, None, gamma, lam, scan)) <= set(reach)  # MI = 0 admits the most
+            if lam == 0 and gamma > 0:
+                assert sorted(reach) == list(range(m))  # a pure dependence budget reads every pair
+
+
+def test_mi_gt_expands_only_the_reach(monkeypatch):
+    """The oracle decode with the reach-restricted map equals the decode with the full map
+    (tokens, passes, batches), and spends fewer oracle passes."""
+    import mi_viz.samplers as smp
+
+    o, x = _oracle_states(n=4, masked=12, seed=2)
+    cfg = SamplerConfig("mi-gt", gamma=0.05, lam=0.25)
+    lean = decode(o, x, cfg)
+    monkeypatch.setattr(smp, "mi_rule_reach", lambda H, g, lam, scan: list(range(len(H))))
+    full = decode(o, x, cfg)
+    assert torch.equal(lean.tokens, full.tokens) and torch.equal(lean.passes, full.passes)
+    assert lean.batch_sizes == full.batch_sizes
+    assert (lean.oracle_passes <= full.oracle_passes).all() and lean.oracle_passes.sum() < full.oracle_passes.sum()
 
 
 def test_config_validation():
