@@ -27,12 +27,17 @@ def label(r):
 
 def sweep_table(path, paper=False):
     rows = list(csv.DictReader(open(path)))
-    head = "| sampler | avg passes | solved | wall (s) / CPU threads |" + (" paper: passes / solved |" if paper else "")
+    oracle = any(r.get("avg_oracle_passes") for r in rows)  # a column only where an oracle row exists
+    head = ("| sampler | avg passes | solved |" + (" oracle passes / puzzle |" if oracle else "")
+            + " wall (s) / CPU threads |" + (" paper: passes / solved |" if paper else ""))
     print(head)
-    print("|" + "---|" * (5 if paper else 4))
+    print("|" + "---|" * (4 + oracle + paper))
     for r in rows:
         lab = label(r)
-        line = f"| {lab} | {float(r['avg_passes']):.1f} | {100 * float(r['solved_frac']):.1f} % | {float(r['seconds']):.0f} / {r.get('threads') or '?'} |"
+        line = f"| {lab} | {float(r['avg_passes']):.1f} | {100 * float(r['solved_frac']):.1f} % |"
+        if oracle:
+            line += f" {float(r['avg_oracle_passes']):.1f} |" if r.get("avg_oracle_passes") else " |"
+        line += f" {float(r['seconds']):.0f} / {r.get('threads') or '?'} |"
         if paper:
             line += f" {PAPER.get(lab, '')} |"
         print(line)

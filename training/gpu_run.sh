@@ -53,8 +53,10 @@ cp runs/head/sudoku_mi_head_log.csv "$LOG/head_log.csv"
 pack
 
 echo "== 4. oracle rows (mi-gt) on the hard test set"
-# the default (rule version 3) first, then the paper's settings (lambda 0)
-for gl in 0.01:0.25 0.3:0 0.6:0; do
+# the paper's settings (lambda 0: the rule can read every pair, so the oracle expands the full
+# map, ~90 passes per step). The default (lambda 0.25) needs ~55 oracle passes per puzzle and
+# runs on the CPU in `make results`.
+for gl in 0.3:0 0.6:0; do
   g=${gl%:*}; l=${gl#*:}
   timeout 150 $PY -m mi_viz bench sudoku --puzzles "$TEST" $LIMIT --checkpoint runs/gpu_mdm/best --sampler mi-gt \
     --gamma $g --lam $l --out "$LOG/test_hard_mi-gt_g${g}_l${l}.csv" 2>&1 | tail -1 | tee -a "$LOG/mi_gt.jsonl"
