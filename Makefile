@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: app test setup chromium data train-mdm mi-data train-head results val-sweep gt-ceiling lint
+.PHONY: app test setup chromium data train-mdm mi-data train-head results val-sweep speed lint
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -42,18 +42,20 @@ VAL := data/sudoku/generated/val_puzzles.txt
 GRID_VAL := sequential; topk:k=2,4,7; eb:gamma=0.1,0.2,0.5,1,0.001,0.003,0.01,0.03,1e-6,1e-5,3e-5,1e-4; mi:gamma=1e-4,0.001,0.01,0.03,0.1,0.3:lam=0.25,0.5,1; mi:gamma=0.01,0.1,0.3:lam=0; mi-zero:gamma=1e-4,0.001,0.01,0.03,0.1,0.3,1; mi:gamma=0.01,0.1:lam=0.5:scan=skip
 GRID := sequential; topk:k=4,7; eb:gamma=1e-5,3e-5,1e-4,0.001,0.01,0.03,0.2,0.5; mi:gamma=0.3,0.6:lam=0; mi:gamma=0.001,0.01,0.03,0.1,0.3:lam=0.25; mi:gamma=0.01,0.1:lam=1; mi-zero:gamma=0.001,0.01,0.1,0.3,1; mi:gamma=0.01:lam=0.25:scan=skip; mi-gt:gamma=0.01:lam=0.25
 GRID_EXT := sequential; topk:k=4; eb:gamma=1e-4,0.01; mi:gamma=0.01,0.1:lam=0.25; mi-zero:gamma=0.01,0.1
-GRID_GT := sequential; eb:gamma=1e-4; mi-zero:gamma=0.01; mi:gamma=0.01:lam=0.25; mi-gt:gamma=0.01:lam=0.25
+# settings decoded side by side (sweep --jobs): about 1.3x the throughput of one 2-thread decode on 2 cores
+JOBS ?= 2
 # choosing the MI defaults on validation puzzles (never the test sets)
 val-sweep: setup
-	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(VAL) --grid "$(GRID_VAL)" --out-dir results/sudoku/val_sweep --resume
+	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(VAL) --grid "$(GRID_VAL)" --out-dir results/sudoku/val_sweep --resume --jobs $(JOBS)
 
-# the ground-truth ceiling on CPU (about 50 min): the first 200 hard puzzles, every sampler on the same 200
-gt-ceiling: setup
-	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --limit 200 --grid "$(GRID_GT)" --save-rows --out-dir results/sudoku/test_hard_first200 --resume
+# wall time on this machine: backbone throughput by batch and thread layout, then the whole Table 1 run (about 15 min)
+speed: setup
+	$(BIN)/python benchmarks/throughput.py | tee results/throughput.txt
+	$(BIN)/python benchmarks/table1_time.py --jobs $(JOBS) --out results/sudoku/table1_time.json
 
 results: setup
-	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$(GRID)" --save-rows --out-dir results/sudoku/test_hard --resume
-	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(KAGGLE) --limit 500 --grid "$(GRID_EXT)" --save-rows --out-dir results/sudoku/kaggle --resume
+	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$(GRID)" --save-rows --out-dir results/sudoku/test_hard --resume --jobs $(JOBS)
+	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(KAGGLE) --grid "$(GRID_EXT)" --save-rows --out-dir results/sudoku/kaggle --resume --jobs $(JOBS)
 	$(BIN)/python -m mi_viz bench sudoku --puzzles data/sudoku/test_medium.csv --sampler sequential --out results/sudoku/test_medium_sequential.csv | tail -1 > results/sudoku/test_medium_sequential.json
 	$(BIN)/python -m mi_viz mi-report sudoku --puzzles $(HARD) --states 100 --structure-states 8 --out results/sudoku/mi_report.json --pairs results/sudoku/mi_report_pairs.npz
 	$(BIN)/python -m mi_viz figure sudoku --puzzles $(HARD) --index 0 --step 12 --out results/figure1.png

@@ -8,6 +8,7 @@ zero on the diagonal and on unmasked positions. Design (docs/mi.md):
     z_i  = MLP(x_i)                                  (r)          per position
     g_ij = w2 . gelu(A (z_i * z_j) + c_i + c_j + u (p_i . p_j) [+ W (p_i * p_j)] + b)   c_i = C z_i
     MI_ij = sigmoid(g_ij) * min(H_i, H_j) * mask_ij
+    [g_ij += sum_k W_k (L/2) (A^k_ij + A^k_ji)   over the attention maps A^k of attn_layers; off when shipped]
 
 p_i . p_j is the overlap of the two marginals (the chance that independent draws
 collide): in a constraint problem two positions can only be dependent where
