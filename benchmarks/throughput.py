@@ -6,9 +6,11 @@ Why: every sampler's wall time is (board-passes) / (boards per second), and on a
 CPU the boards per second depend on the batch the decoder feeds the MDM and on how the
 cores are used (one process with 2 threads, or 2 processes with 1 each). All settings are
 measured side by side in this one run on the same mid-decode boards (hard test puzzles
-with half of their blanks filled from the solution), so the ratios are comparable even
-when the absolute speed of the machine drifts. Prints one line per setting and, last, a
-one-line JSON with the best setting and its ratio to the default (batch 256, 2 threads).
+with half of their blanks filled from the solution). The speed of these shared machines
+drifts by 20-40 % within minutes, so the settings are measured in interleaved rounds
+(every setting once per round) and each is reported as its median over the rounds, next
+to its ratio to the reference (one process, 2 threads, batch 256) of the same round.
+Prints one line per setting and, last, a one-line JSON.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -65,23 +68,40 @@ def _worker(args):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--boards", type=int, default=512, help="boards per sweep over the batch")
-    ap.add_argument("--seconds", type=float, default=4.0, help="time per setting")
-    ap.add_argument("--batches", default="256,128,64,32,16")
+    ap.add_argument("--seconds", type=float, default=3.0, help="time per setting and round")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--batches", default="256,64,32")
     a = ap.parse_args(argv)
     batches = [int(b) for b in a.batches.split(",")]
-    results = []
+    settings = [(b, threads, procs) for threads, procs in ((2, 1), (1, 2)) for b in batches]
+    ref = (256, 2, 1)
+    if ref not in settings:
+        settings.insert(0, ref)
+    rates = {st: [] for st in settings}  # boards/s per round
+    ratios = {st: [] for st in settings}  # over the reference of the same round
     ctx = mp.get_context("spawn")  # a fresh process per setting: no thread pool carried over
-    for threads, procs in ((2, 1), (1, 1), (1, 2)):
-        for b in batches:
+    for rnd in range(a.rounds):
+        for b, threads, procs in settings:
             with ctx.Pool(procs) as pool:
-                rates = pool.map(_worker, [(b, threads, a.boards, a.seconds)] * procs)
-            total = sum(rates)
-            results.append({"batch": b, "threads": threads, "processes": procs, "boards_per_s": round(total, 1)})
-            print(f"batch {b:4d}  {procs} process(es) x {threads} thread(s): {total:7.1f} boards/s", flush=True)
-    base = next(r for r in results if r["batch"] == 256 and r["threads"] == 2 and r["processes"] == 1)
-    best = max(results, key=lambda r: r["boards_per_s"])
-    print(json.dumps({"default": base, "best": best, "best_over_default": round(best["boards_per_s"] / base["boards_per_s"], 2),
-                      "cpu_cores": mp.cpu_count()}))
+                total = sum(pool.map(_worker, [(b, threads, a.boards, a.seconds)] * procs))
+            rates[(b, threads, procs)].append(total)
+        for st in settings:
+            ratios[st].append(rates[st][-1] / rates[ref][-1])
+        print(f"round {rnd + 1}: " + ", ".join(f"{b}/{t}x{p} {rates[(b, t, p)][-1]:.0f}" for b, t, p in settings),
+              flush=True)
+    results = []
+    for (b, threads, procs) in settings:
+        r = {"batch": b, "threads": threads, "processes": procs,
+             "boards_per_s_median": round(statistics.median(rates[(b, threads, procs)]), 1),
+             "over_reference_median": round(statistics.median(ratios[(b, threads, procs)]), 3),
+             "over_reference_min": round(min(ratios[(b, threads, procs)]), 3)}
+        results.append(r)
+        print(f"batch {b:4d}  {procs} process(es) x {threads} thread(s): {r['boards_per_s_median']:7.1f} boards/s "
+              f"(median of {a.rounds}), {r['over_reference_median']:.2f}x the reference "
+              f"(lowest round {r['over_reference_min']:.2f}x)", flush=True)
+    best = max(results, key=lambda r: r["over_reference_median"])
+    print(json.dumps({"reference": "batch 256, 1 process x 2 threads", "best": best, "rounds": a.rounds,
+                      "cpu_cores": mp.cpu_count(), "settings": results}))
 
 
 if __name__ == "__main__":

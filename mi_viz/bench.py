@@ -36,8 +36,10 @@ PAPER_TABLE1 = [
 ]
 
 
-# Puzzles per forward pass. benchmarks/throughput.py on the 2-core CPU machine: batch 64 gave
-# 1.0-1.2x the boards per second of 256 at every thread layout (results/throughput.txt).
+# Puzzles per forward pass. benchmarks/throughput.py on the 2-core CPU machine
+# (results/throughput.txt, medians of interleaved rounds): in one 2-thread process the batch
+# hardly matters (64: 1.04x of 256); in two 1-thread processes (sweep --jobs 2) 64 gave
+# 1.31x and 256 1.19x the boards per second of one 2-thread process at 256.
 DECODE_BATCH = 64
 
 
