@@ -41,7 +41,7 @@ KAGGLE := data/external/kaggle3m_curated_hard_expert_ratings.csv
 VAL := data/sudoku/generated/val_puzzles.txt
 GRID_VAL := sequential; topk:k=2,4,7; eb:gamma=0.1,0.2,0.5,1,0.001,0.003,0.01,0.03,1e-6,1e-5,3e-5,1e-4; mi:gamma=1e-4,0.001,0.01,0.03,0.1,0.3:lam=0.25,0.5,1; mi:gamma=0.01,0.1,0.3:lam=0; mi-zero:gamma=1e-4,0.001,0.01,0.03,0.1,0.3,1; mi:gamma=0.01,0.1:lam=0.5:scan=skip
 GRID := sequential; topk:k=4,7; eb:gamma=1e-5,3e-5,1e-4,0.001,0.01,0.03,0.2,0.5; mi:gamma=0.3,0.6:lam=0; mi:gamma=0.001,0.01,0.03,0.1,0.3:lam=0.25; mi:gamma=0.01,0.1:lam=1; mi-zero:gamma=0.001,0.01,0.1,0.3,1; mi:gamma=0.01:lam=0.25:scan=skip; mi-gt:gamma=0.01:lam=0.25
-GRID_EXT := sequential; topk:k=4,7; eb:gamma=1e-4,0.01,0.2,0.5; mi:gamma=0.3,0.6:lam=0; mi:gamma=0.01,0.1:lam=0.25; mi-zero:gamma=0.01,0.1
+GRID_EXT := sequential; topk:k=4,7; eb:gamma=1e-4,0.01,0.2,0.5; mi:gamma=0.3,0.6:lam=0; mi:gamma=0.01,0.1:lam=0.25; mi-zero:gamma=0.01,0.1; mi-gt:gamma=0.01:lam=0.25
 # settings decoded side by side (sweep --jobs): about 1.3x the throughput of one 2-thread decode on 2 cores
 JOBS ?= 2
 # choosing the MI defaults on validation puzzles (never the test sets)
