@@ -291,6 +291,8 @@ def decode(
             logp = torch.log_softmax(logits, -1)
             H = (-(logp.exp() * logp).sum(-1)).clamp_min(0) * masked  # (b, L)
             passes[idx.cpu()] += 1
+            H_np = H.cpu().double().numpy()  # (b, L) selection runs on the CPU
+            m_np = masked.cpu().numpy()  # (b, L)
             MI = None
             if cfg.needs == "mi":
                 MI = head.read(out, masked)  # (b, L, L)
@@ -298,10 +300,9 @@ def decode(
                 # expand only what the rule can admit (mi_rule_reach): the same decisions as
                 # with the full map (tested) at a fraction of the oracle passes
                 reach = torch.zeros_like(masked)  # (b, L)
-                H_cpu = H.cpu().double().numpy()
                 for r in range(idx.numel()):
-                    pos = np.nonzero(masked[r].cpu().numpy())[0]
-                    cand = [int(pos[i]) for i in mi_rule_reach(H_cpu[r][pos], cfg.gamma, cfg.lam, cfg.scan)]
+                    pos = np.nonzero(m_np[r])[0]
+                    cand = [int(pos[i]) for i in mi_rule_reach(H_np[r][pos], cfg.gamma, cfg.lam, cfg.scan)]
                     if len(cand) > 1:  # one position has no pairs: no passes
                         reach[r, cand] = True
                 gt = ground_truth_mi(model, x, eps=cfg.gt_eps, base_logits=out.logits, positions=reach)
@@ -312,9 +313,7 @@ def decode(
                 vals = torch.multinomial(probs_t.view(-1, probs_t.shape[-1]), 1, generator=gen).view(probs_t.shape[:2])
             else:
                 vals = logits.argmax(-1).cpu()  # (b, L)
-            H_np = H.cpu().double().numpy()
             MI_np = MI.cpu().double().numpy() if MI is not None else None
-            m_np = masked.cpu().numpy()
             for r in range(idx.numel()):
                 b = int(idx[r])
                 pos = np.nonzero(m_np[r])[0]
