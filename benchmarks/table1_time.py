@@ -29,15 +29,17 @@ from mi_viz.bench import DECODE_BATCH, TABLE1_GRID, parse_grid, run_grid  # noqa
 from mi_viz.sudoku import read_puzzle_file  # noqa: E402
 
 
+def setting(row: dict) -> tuple:
+    """(sampler, gamma, lam, k) as text, the same for a fresh summary and a row read from CSV."""
+    return (row["sampler"], *("" if row[k] in ("", None) else f"{float(row[k]):g}" for k in ("gamma", "lam", "k")))
+
+
 def committed_rows(path: Path) -> dict:
-    """(sampler, gamma, lam, k) -> solved_frac of the committed sweep, to check we decoded the same."""
+    """setting -> solved_frac of the committed sweep (default scan only), to check we decoded the same."""
     if not path.exists():
         return {}
-    def f(v):
-        return "" if v in ("", None) else f"{float(v):g}"
     with open(path, newline="") as fh:
-        return {(r["sampler"], f(r["gamma"]), f(r["lam"]), f(r["k"])): float(r["solved_frac"])
-                for r in csv.DictReader(fh) if r.get("scan", "") in ("", "stop")}
+        return {setting(r): float(r["solved_frac"]) for r in csv.DictReader(fh) if r.get("scan", "") in ("", "stop")}
 
 
 def main(argv=None):
@@ -55,7 +57,7 @@ def main(argv=None):
     rows = []
     for i, r in run_grid(cfgs, puzzles, batch_size=a.batch_size, jobs=a.jobs):
         s = r.summary
-        key = (s["sampler"], *("" if s[k] is None else f"{float(s[k]):g}" for k in ("gamma", "lam", "k")))
+        key = setting(s)
         s["matches_committed"] = (ref[key] == s["solved_frac"]) if key in ref else None
         rows.append(s)
         print(f"{cfgs[i].label():32s} {s['seconds']:8.1f} s  {s['avg_passes']:6.2f} passes  "

@@ -25,7 +25,8 @@ from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 from mi_viz.bench import load_models  # noqa: E402
 from mi_viz.models.sudoku_mdm import boards_to_tokens  # noqa: E402
@@ -34,7 +35,7 @@ from mi_viz.sudoku import read_puzzle_file, solve  # noqa: E402
 
 def mid_decode_boards(n: int) -> torch.Tensor:
     """(n, 81) tokens: hard test puzzles with every other blank filled in from the solution."""
-    res = read_puzzle_file(Path(__file__).resolve().parents[1] / "data/sudoku/test_hard.txt")
+    res = read_puzzle_file(ROOT / "data/sudoku/test_hard.txt")
     boards = []
     for p in res.puzzles[: min(n, 64)]:
         sol = solve(p).solution
