@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: app test setup chromium data train-mdm mi-data train-head results val-sweep speed lint
+.PHONY: app test setup chromium data results val-sweep speed head-probes lint
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -53,11 +53,16 @@ speed: setup
 	$(BIN)/python benchmarks/throughput.py | tee results/throughput.txt
 	$(BIN)/python benchmarks/table1_time.py --jobs $(JOBS) --out results/sudoku/table1_time.json
 
+# one-change-at-a-time probes of the MI head at an equal 1,000-step budget (about 45 min on 2 cores;
+# needs the ground-truth MI data set in runs/gpu_mi_data, see README Models)
+head-probes: setup
+	$(BIN)/python training/head_probes.py --data runs/gpu_mi_data --out results/sudoku/head_probes.csv
+
 results: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$(GRID)" --save-rows --out-dir results/sudoku/test_hard --resume --jobs $(JOBS)
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(KAGGLE) --grid "$(GRID_EXT)" --save-rows --out-dir results/sudoku/kaggle --resume --jobs $(JOBS)
 	$(BIN)/python -m mi_viz bench sudoku --puzzles data/sudoku/test_medium.csv --sampler sequential --out results/sudoku/test_medium_sequential.csv | tail -1 > results/sudoku/test_medium_sequential.json
-	$(BIN)/python -m mi_viz mi-report sudoku --puzzles $(HARD) --states 100 --structure-states 8 --out results/sudoku/mi_report.json --pairs results/sudoku/mi_report_pairs.npz
+	$(BIN)/python -m mi_viz mi-report sudoku --puzzles $(HARD) --states 100 --structure-states 40 --out results/sudoku/mi_report.json --pairs results/sudoku/mi_report_pairs.npz
 	$(BIN)/python -m mi_viz figure sudoku --puzzles $(HARD) --index 0 --step 12 --out results/figure1.png
 	$(BIN)/python benchmarks/latency.py | tee results/latency.txt
 	$(BIN)/python benchmarks/first_error.py --puzzles $(VAL) --sampler "eb:gamma=1e-4" --sampler "mi:gamma=0.01:lam=0.25" --sampler "mi-zero:gamma=0.01" --out results/sudoku/first_error_val.json

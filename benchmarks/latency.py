@@ -60,15 +60,25 @@ def main():
     res = decode(model, x, SamplerConfig("sequential"), keep_states=True)
     mid = [res.states[len(sizes) // 2][b] for b, sizes in enumerate(res.batch_sizes)]  # halfway through each decode
     state = mid[0][None]
-    def head_cost(x, repeats):
-        """(plain pass, head) seconds. The head's cost is its read plus whatever the pass
-        does only for it: attention maps are recomputed beside the fused kernel (a block's
-        hidden states, by contrast, are a reference the pass keeps anyway)."""
+    def head_cost(x, repeats, rounds=5):
+        """(plain pass, head) seconds, medians over `rounds` interleaved rounds (this machine's
+        speed drifts 20-40 % within minutes: timing the two far apart would measure the drift).
+        The head's cost is its read, given the log-marginals and entropies every sampler
+        computes anyway, plus whatever the pass does only for it: attention maps are recomputed
+        beside the fused kernel (a block's hidden states, by contrast, are a reference the
+        pass keeps anyway)."""
         out = head.backbone_pass(model, x)
-        t_fwd = timeit(lambda: model.forward_tokens(x), repeats)
-        t_read = timeit(lambda: head.read(out, x == MASK_TOKEN), repeats)
-        t_extra = timeit(lambda: head.backbone_pass(model, x), repeats) - t_fwd if head.attn_layers else 0.0
-        return t_fwd, t_read + max(0.0, t_extra)
+        masked = x == MASK_TOKEN
+        logp = torch.log_softmax(out.logits.float(), -1)  # (B, L, V) as the sampler has it
+        H = (-(logp.exp() * logp).sum(-1)).clamp_min(0) * masked  # (B, L)
+        fwd, read, extra = [], [], []
+        for _ in range(rounds):
+            fwd.append(timeit(lambda: model.forward_tokens(x), repeats))
+            read.append(timeit(lambda: head.read(out, masked, logp, H), repeats))
+            if head.attn_layers:
+                extra.append(max(0.0, timeit(lambda: head.backbone_pass(model, x), repeats) - fwd[-1]))
+        t_extra = statistics.median(extra) if extra else 0.0
+        return statistics.median(fwd), statistics.median(read) + t_extra
 
     with torch.no_grad():
         t_fwd, t_head = head_cost(state, a.repeats)

@@ -6,6 +6,7 @@ zero on the diagonal and on unmasked positions. Design (docs/mi.md):
 
     x_i  = [hidden_i, softmax(logits_i), H_i]                     per position
     z_i  = MLP(x_i)                                  (r)          per position
+    [z   = mix blocks(z)   transformer blocks over the masked positions (mix_layers; off when shipped)]
     g_ij = w2 . gelu(A (z_i * z_j) + c_i + c_j + u (p_i . p_j) [+ W (p_i * p_j)] + b)   c_i = C z_i
     MI_ij = sigmoid(g_ij) * min(H_i, H_j) * mask_ij
     [g_ij += sum_k W_k (L/2) (A^k_ij + A^k_ji)   over the attention maps A^k of attn_layers; off when shipped]
@@ -46,6 +47,8 @@ class HeadConfig:
     hidden_layers: tuple[int, ...] = ()  # backbone blocks read besides the final hidden states
     attn_layers: tuple[int, ...] = ()  # backbone blocks whose attention maps feed the pair term
     n_heads: int = 0  # attention heads per block (needed when attn_layers is set)
+    mix_layers: int = 0  # transformer blocks over the masked positions' embeddings z (0: off)
+    mix_heads: int = 4  # attention heads of those blocks
 
     def __post_init__(self):
         self.hidden_layers = tuple(int(i) for i in self.hidden_layers)  # JSON gives a list
@@ -58,6 +61,38 @@ class HeadConfig:
         d["hidden_layers"] = list(self.hidden_layers)
         d["attn_layers"] = list(self.attn_layers)
         return d
+
+
+class MixBlock(nn.Module):
+    """A pre-norm transformer block over the masked positions' embeddings, padding slots masked.
+
+    Why: most of the held-out error sits on pairs in no common unit (70 % of the squared
+    error, results/sudoku/mi_report_pairs.npz), whose dependence runs through chains of
+    other uncertain cells. The backbone computed marginals, not which cells share one
+    remaining either/or; letting the uncertain cells exchange their embeddings gives
+    z_i a chance to say which such cluster it belongs to.
+    """
+
+    def __init__(self, d: int, n_heads: int):
+        super().__init__()
+        if d % n_heads:
+            raise ValueError(f"mix block width {d} is not divisible by its {n_heads} heads")
+        self.n_heads = n_heads
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.ff = nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, d))
+
+    def forward(self, z, valid):
+        """z (B, M, d), valid (B, M) bool -> (B, M, d)."""
+        B, M, d = z.shape
+        h = self.n_heads
+        q, k, v = self.qkv(self.ln1(z)).view(B, M, 3, h, d // h).permute(2, 0, 3, 1, 4)  # 3 x (B, h, M, d/h)
+        keys = valid | ~valid.any(1, keepdim=True)  # a state with nothing masked: any keys, never a NaN row
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=keys[:, None, None, :])  # (B, h, M, d/h)
+        z = z + self.proj(y.transpose(1, 2).reshape(B, M, d))
+        return z + self.ff(self.ln2(z))
 
 
 class MIHead(nn.Module):
@@ -83,6 +118,7 @@ class MIHead(nn.Module):
         # Attention maps: how much i reads j (and j reads i) inside the backbone, per block and
         # head, is a pairwise signal the model computed anyway (ESM's contact head is built on it).
         self.pair_attn = nn.Linear(len(c.attn_layers) * c.n_heads, c.d_pair, bias=False) if c.attn_layers else None
+        self.mix = nn.ModuleList([MixBlock(c.rank, c.mix_heads) for _ in range(c.mix_layers)])
         self.out = nn.Linear(c.d_pair, 1)
 
     def n_params(self) -> int:
@@ -129,13 +165,17 @@ class MIHead(nn.Module):
         """The backbone's forward pass with everything this head reads: a ModelOutput."""
         return model.forward_tokens(tokens, self.hidden_layers, self.attn_layers)
 
-    def read(self, out, masked):
-        """MI (B, L, L) from a backbone ModelOutput of the same pass (head.backbone_pass)."""
-        return self(out.hidden, out.logits, masked, out.layers, out.attn)
+    def read(self, out, masked, logp=None, entropy=None):
+        """MI (B, L, L) from a backbone ModelOutput of the same pass (head.backbone_pass).
+        logp (B, L, V) and entropy (B, L): that pass's log-marginals and masked entropies
+        when the caller has them already (every sampler does): not computed twice."""
+        return self(out.hidden, out.logits, masked, out.layers, out.attn, logp, entropy)
 
-    def forward(self, hidden, logits, masked, layers: dict | None = None, attn: dict | None = None):
+    def forward(self, hidden, logits, masked, layers: dict | None = None, attn: dict | None = None,
+                logp: torch.Tensor | None = None, entropy: torch.Tensor | None = None):
         """hidden (B, L, D), logits (B, L, V), masked (B, L) bool, layers {block: (B, L, D)},
-        attn {block: (B, H, L, L)} -> MI (B, L, L)."""
+        attn {block: (B, H, L, L)}; optional logp (B, L, V) = log_softmax(logits) and
+        entropy (B, L) = -(p logp).sum(-1).clamp_min(0) * masked -> MI (B, L, L)."""
         for what, need, got in (("block", self.config.hidden_layers, layers),
                                 ("attention map of block", self.config.attn_layers, attn)):
             for i in need:
@@ -153,9 +193,13 @@ class MIHead(nn.Module):
         def pick(t):  # (B, L, C) -> (B, M, C)
             return torch.gather(t, 1, order[..., None].expand(-1, -1, t.shape[-1]))
 
-        logp = torch.log_softmax(pick(logits.float()), -1)  # (B, M, V)
+        # row by row computations: picking rows of the caller's logp / entropy is bit-identical (tested)
+        logp = pick(logp.float()) if logp is not None else torch.log_softmax(pick(logits.float()), -1)  # (B, M, V)
         p = logp.exp()
-        H = (-(p * logp).sum(-1)).clamp_min(0) * valid  # (B, M)
+        if entropy is not None:
+            H = torch.gather(entropy.float(), 1, order) * valid  # (B, M)
+        else:
+            H = (-(p * logp).sum(-1)).clamp_min(0) * valid  # (B, M)
         parts = [self.ln(pick(hidden.float()))]
         parts += [ln(pick(layers[i].float())) for ln, i in zip(self.ln_layers, self.config.hidden_layers)]
         hn = torch.cat(parts, -1)  # (B, M, D_x)
@@ -165,6 +209,8 @@ class MIHead(nn.Module):
             s = (self.glob(torch.cat([hn, H[..., None]], -1)) * w).sum(1) / w.sum(1).clamp_min(1)  # (B, G)
             x = torch.cat([x, F.gelu(s)[:, None].expand(-1, M, -1)], -1)  # (B, M, D_x+V+1+G)
         z = self.emb(F.gelu(self.inp(x)))  # (B, M, r)
+        for blk in self.mix:
+            z = blk(z, valid)  # (B, M, r)
         pre = self.pair_preactivation(z, p)  # (B, P, M, M)
         if self.pair_attn is not None:
             S = torch.cat([attn[i].float() for i in self.config.attn_layers], 1)  # (B, K, L, L), K = blocks x heads
@@ -175,8 +221,8 @@ class MIHead(nn.Module):
             pre = pre + (self.pair_attn.weight @ S.reshape(B, K, M * M)).view(B, -1, M, M)  # (B, P, M, M)
         g = torch.einsum("bpij,p->bij", F.gelu(pre), self.out.weight[0]) + self.out.bias  # (B, M, M)
         bound = torch.minimum(H[:, :, None], H[:, None, :])  # (B, M, M)
-        mask2 = valid[:, :, None] & valid[:, None, :] & ~torch.eye(M, dtype=torch.bool, device=masked.device)
-        mi = torch.sigmoid(g) * bound * mask2
+        mi = torch.sigmoid(g) * bound * (valid[:, :, None] & valid[:, None, :])  # (B, M, M)
+        mi.diagonal(dim1=1, dim2=2).zero_()
         mi = 0.5 * (mi + mi.transpose(1, 2))  # exact symmetry despite float rounding
         # scatter back to (B, L, L); padding slots point at unmasked cells and carry zeros
         flat = (order[:, :, None] * L + order[:, None, :]).reshape(B, M * M)  # (B, M*M)

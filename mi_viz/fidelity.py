@@ -10,6 +10,9 @@ Metrics over masked pairs i < j of held-out states:
 - auroc_structure_gt / _est: how well MI separates pairs that share a row,
   column or box from all other masked pairs (AUROC, ties counted half). The
   model is never told the rules: a high AUROC means the map recovered them.
+- gt_directional_pearson: agreement of the two ground-truth directions (conditioning
+  on i vs on j) over pairs: the model's self-consistency as one number, and a
+  bound on how predictable the symmetrised map is (directional_agreement).
 - auroc_structure_*_uncertain: the same over pairs whose two marginals both have
   entropy > UNCERTAIN_NATS (a near-certain cell has MI ~ 0 whatever its relation).
 - structure_by_mask_ratio: the structure AUROC on randomly masked SOLUTIONS of
@@ -160,9 +163,25 @@ def metrics(pt: PairTable, tokens) -> dict:
         "auroc_structure_gt": round(auroc(pt.gt, related), 4),
         "auroc_structure_est": round(auroc(pt.est, related), 4),
         **_uncertain_aurocs(pt, related),
+        "gt_directional_pearson": round(directional_agreement(pt), 4),
         "asymmetry_mean": round(float(pt.asym.mean()), 5),
         "asymmetry_p99": round(float(np.quantile(pt.asym, 0.99)), 5),
     }
+
+
+def directional_agreement(pt: PairTable) -> float:
+    """Pearson between the two ground-truth estimates of each pair, I_{i->j} (condition
+    on i) and I_{j->i}, over both orders of every masked pair.
+
+    A perfectly consistent joint gives 1. Below 1 it measures how far the model's own
+    conditionals disagree about a pair, which is also how well the ground truth can be
+    predicted from one pass: if the two directions were the map plus independent noise,
+    the symmetrised map's reliability would be 2r/(1+r) (Spearman-Brown) and no
+    estimator could correlate with it above the square root of that.
+    The pair table keeps the mean and |difference|, which fix the two values up to order.
+    """
+    lo, hi = pt.gt - pt.asym / 2, pt.gt + pt.asym / 2
+    return pearson(np.concatenate([lo, hi]), np.concatenate([hi, lo]))
 
 
 def _uncertain_aurocs(pt: PairTable, related) -> dict:
@@ -216,7 +235,8 @@ def mi_report(model, head, puzzles, n_states: int = 100, eps: float = 1e-3, seed
     """Ground truth vs head on states drawn from decodes of `puzzles`.
 
     Timing is per state, one state at a time (what the app does): a backbone
-    pass alone, the head on that pass's hidden states, and the ground truth.
+    pass alone, the head on that pass's hidden states, log-marginals and entropies (which
+    any sampler has computed), and the ground truth.
     Returns (summary dict, PairTable, tokens, gt results).
     """
     tokens = sample_states(model, puzzles, n_states, seed, device)
@@ -227,15 +247,17 @@ def mi_report(model, head, puzzles, n_states: int = 100, eps: float = 1e-3, seed
         t0 = time.perf_counter()
         out = head.backbone_pass(model, x)
         t1 = time.perf_counter()
-        est = head.read(out, x == MASK_TOKEN)
+        logp = torch.log_softmax(out.logits.float(), -1)  # (1, L, V) and H (1, L): what any sampler computes
+        H = (-(logp.exp() * logp).sum(-1)).clamp_min(0) * (x == MASK_TOKEN)
+        t1b = time.perf_counter()
+        est = head.read(out, x == MASK_TOKEN, logp, H)
         t2 = time.perf_counter()
         gt = ground_truth_mi(model, x, eps=eps)
         t3 = time.perf_counter()
-        t_fwd, t_head, t_gt = t_fwd + t1 - t0, t_head + t2 - t1, t_gt + t3 - t2
+        t_fwd, t_head, t_gt = t_fwd + t1 - t0, t_head + t2 - t1b, t_gt + t3 - t2
         gt_mi.append(gt.mi[0])
         est_mi.append(est[0])
-        logp = torch.log_softmax(out.logits[0].float(), -1)  # (L, V)
-        ent.append(-(logp.exp() * logp).sum(-1))
+        ent.append(H[0])  # (L,) masked entropies: the pair table reads them at masked pairs only
         asym.append(gt.asymmetry[0])
         passes.append(int(gt.passes[0]))
     gt_mi, est_mi, asym = torch.stack(gt_mi), torch.stack(est_mi), torch.stack(asym)

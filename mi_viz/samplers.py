@@ -295,7 +295,7 @@ def decode(
             m_np = masked.cpu().numpy()  # (b, L)
             MI = None
             if cfg.needs == "mi":
-                MI = head.read(out, masked)  # (b, L, L)
+                MI = head.read(out, masked, logp, H)  # (b, L, L); this pass's marginals, not recomputed
             elif cfg.needs == "mi-gt":
                 # expand only what the rule can admit (mi_rule_reach): the same decisions as
                 # with the full map (tested) at a fraction of the oracle passes

@@ -86,7 +86,8 @@ def test_sweep_and_mi_report(tmp_path, tiny_ckpt):
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout.strip().splitlines()[-1])
     for k in ("n_states", "pearson", "spearman", "mae", "top_pair_recall", "auroc_structure_gt",
-              "auroc_structure_est", "gt_passes_per_state", "gt_seconds_per_state", "head_seconds_per_state"):
+              "auroc_structure_est", "gt_passes_per_state", "gt_seconds_per_state", "head_seconds_per_state",
+              "gt_directional_pearson"):
         assert k in s
     assert s["n_states"] == 3 and s["gt_passes_per_state"] > 1
     by_ratio = s["structure_by_mask_ratio"]

@@ -12,13 +12,21 @@ def _inputs(B=3, L=81, D=32, V=9, seed=0):
     return hidden, logits, masked
 
 
-@pytest.mark.parametrize("pair_values,global_context", [(False, 0), (True, 0), (True, 4)])
-def test_head_invariants(pair_values, global_context):
+@pytest.mark.parametrize("pair_values,global_context,mix_layers", [(False, 0, 0), (True, 0, 0), (True, 4, 0),
+                                                                    (False, 0, 2)])
+def test_head_invariants(pair_values, global_context, mix_layers):
     torch.manual_seed(0)
     head = MIHead(HeadConfig(d_in=32, d_hidden=16, rank=8, d_pair=8, pair_values=pair_values,
-                             global_context=global_context))
+                             global_context=global_context, mix_layers=mix_layers, mix_heads=2))
     hidden, logits, masked = _inputs()
+    masked[1] = False  # a state with nothing masked: all zeros, no NaN from an empty attention row
     mi = head(hidden, logits, masked)
+    assert not mi.isnan().any()
+    # the sampler hands over its log-marginals of the same pass: bit-identical, not just close
+    logp = torch.log_softmax(logits, -1)
+    H = (-(logp.exp() * logp).sum(-1)).clamp_min(0) * masked  # as samplers.decode computes it
+    assert torch.equal(head(hidden, logits, masked, logp=logp), mi)
+    assert torch.equal(head(hidden, logits, masked, logp=logp, entropy=H), mi)
     assert mi.shape == (3, 81, 81)
     assert torch.equal(mi, mi.transpose(1, 2))  # exactly symmetric
     assert (mi >= 0).all()
@@ -33,13 +41,15 @@ def test_head_invariants(pair_values, global_context):
     assert (mi <= torch.minimum(H[:, :, None], H[:, None, :]) + 1e-6).all()
 
 
-def _pair_logit_term_by_term(head, hidden, logits, attn=None):
+def _pair_logit_term_by_term(head, hidden, logits, masked, attn=None):
     """The head's pair logit g_ij written out as in docs/mi.md, one term at a time: the
     oracle for the fused single-matmul implementation."""
     import torch.nn.functional as F
     p = torch.softmax(logits, -1)
     H = -(p * torch.log_softmax(logits, -1)).sum(-1)
     z = head.emb(F.gelu(head.inp(torch.cat([head.ln(hidden), p, H[..., None]], -1))))
+    for blk in head.mix:  # attention over the masked positions only, in place (no gathering)
+        z = blk(z, masked)
     c = head.pair_single(z)
     pair = torch.einsum("bir,bjr,pr->bijp", z, z, head.pair_prod.weight) + head.pair_prod.bias
     pair = pair + c[:, :, None] + c[:, None, :] + torch.einsum("biv,bjv->bij", p, p)[..., None] * head.pair_overlap
@@ -51,13 +61,15 @@ def _pair_logit_term_by_term(head, hidden, logits, attn=None):
     return head.out(F.gelu(pair)).squeeze(-1)
 
 
-@pytest.mark.parametrize("pair_values,with_attn", [(False, False), (True, False), (False, True)])
+@pytest.mark.parametrize("pair_values,with_attn,mix_layers", [(False, False, 0), (True, False, 0), (False, True, 0),
+                                                              (False, False, 1)])
 @pytest.mark.parametrize("all_masked", [True, False])
-def test_fused_pair_layer_equals_the_written_out_formula(pair_values, with_attn, all_masked):
+def test_fused_pair_layer_equals_the_written_out_formula(pair_values, with_attn, mix_layers, all_masked):
     """The fused, masked-positions-only pair computation is the docs/mi.md formula."""
     torch.manual_seed(1)
     head = MIHead(HeadConfig(d_in=32, d_hidden=16, rank=8, d_pair=8, pair_values=pair_values,
-                             attn_layers=[1, 3] if with_attn else [], n_heads=2 if with_attn else 0))
+                             attn_layers=[1, 3] if with_attn else [], n_heads=2 if with_attn else 0,
+                             mix_layers=mix_layers, mix_heads=2))
     for prm in (head.pair_overlap, head.pair_prod.bias):  # zeros at init: make every term count
         torch.nn.init.normal_(prm)
     hidden, logits, masked = _inputs(B=3, L=20)
@@ -67,7 +79,7 @@ def test_fused_pair_layer_equals_the_written_out_formula(pair_values, with_attn,
     masked[2] = False  # a state with nothing masked
     masked[2, 5] = True  # ... but one cell: no pairs at all
     with torch.no_grad():
-        g = _pair_logit_term_by_term(head, hidden, logits, attn)
+        g = _pair_logit_term_by_term(head, hidden, logits, masked, attn)
         mi = head(hidden, logits, masked, None, {1: attn[:, :2], 3: attn[:, 2:]} if with_attn else None)
     H = -(torch.softmax(logits, -1) * torch.log_softmax(logits, -1)).sum(-1) * masked
     mask2 = masked[:, :, None] & masked[:, None, :] & ~torch.eye(20, dtype=torch.bool)

@@ -106,7 +106,9 @@ def main(argv=None):
     ap.add_argument("--global-context", type=int, default=0, help="pooled state summary width (HeadConfig.global_context)")
     ap.add_argument("--hidden-layers", default="", help="comma-separated backbone blocks the head also reads, e.g. 2")
     ap.add_argument("--attn-layers", default="", help="comma-separated blocks whose attention maps the head reads")
+    ap.add_argument("--mix-layers", type=int, default=0, help="transformer blocks over the masked cells' embeddings")
     ap.add_argument("--init", default=None, help="start from this head checkpoint (same config)")
+    ap.add_argument("--train-states", type=int, default=0, help="use only this many training states (data-scaling probes; 0: all)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     a = ap.parse_args(argv)
@@ -119,11 +121,14 @@ def main(argv=None):
     perm = torch.randperm(len(tokens), generator=torch.Generator().manual_seed(1234))
     n_val = max(1, len(tokens) // 20)
     val_idx, tr_idx = perm[:n_val], perm[n_val:]
+    if a.train_states:
+        tr_idx = tr_idx[: a.train_states]  # the held-out states stay the same
     head = MIHead(HeadConfig(d_in=mdm.config.d_model, n_values=9, d_hidden=a.d_hidden, rank=a.rank,
                              d_pair=a.d_pair, pair_values=a.pair_values,
                              global_context=a.global_context,
                              hidden_layers=blocks(a.hidden_layers), attn_layers=blocks(a.attn_layers),
-                             n_heads=mdm.config.n_head if blocks(a.attn_layers) else 0)).to(a.device)
+                             n_heads=mdm.config.n_head if blocks(a.attn_layers) else 0,
+                             mix_layers=a.mix_layers)).to(a.device)
     if a.init:
         init, _ = load_head(a.init)
         head.load_state_dict(init.state_dict())
