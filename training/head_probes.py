@@ -36,7 +36,7 @@ from mi_viz.mi import ground_truth_mi  # noqa: E402
 from mi_viz.models import load_mdm  # noqa: E402
 from mi_viz.models.sudoku_mdm import MASK_TOKEN  # noqa: E402
 
-SHIPPED = ["--hidden-layers", "2", "--batch-size", "32"]  # the shipped head's configuration
+SHIPPED = "--hidden-layers 2 --batch-size 32"  # the shipped head's configuration (train_head.py arguments)
 PROBES = [  # (name, what differs from the shipped configuration)
     ("base", []),
     ("base seed 1", ["--seed", "1"]),
@@ -49,7 +49,7 @@ PROBES = [  # (name, what differs from the shipped configuration)
 ]
 
 
-def dev_states(mdm_path, cache: Path, n_states: int = 100):
+def dev_states(mdm_path, cache: Path, puzzles_path: str, n_states: int = 100):
     """Decode states of the HARD validation puzzles with their ground truth: tokens (N, 81), mi (N, 81, 81).
 
     The held-out 5 % of the MI data set come from the training distribution (all kinds of
@@ -62,8 +62,9 @@ def dev_states(mdm_path, cache: Path, n_states: int = 100):
         d = load_file(str(cache))
         return d["tokens"].long(), d["mi"]
     mdm, _ = load_mdm(mdm_path)
-    val = S.read_puzzle_file("data/sudoku/generated/val_puzzles.txt").puzzles
-    hard = [p for p in val if not S.rate(p).singles_solvable]
+    hard = [p for p in S.read_puzzle_file(puzzles_path).puzzles if not S.rate(p).singles_solvable]
+    if not hard:
+        raise SystemExit(f"no hard (not singles-solvable) puzzles in {puzzles_path} for the dev set")
     tokens = sample_states(mdm, hard, n_states, seed=0)
     mi = torch.cat([ground_truth_mi(mdm, tokens[k : k + 1], eps=1e-3).mi for k in range(len(tokens))])
     cache.parent.mkdir(parents=True, exist_ok=True)
@@ -88,6 +89,10 @@ def main(argv=None):
     ap.add_argument("--runs", default="runs/head_probes", help="where the probes' checkpoints and logs go")
     ap.add_argument("--out", default="results/sudoku/head_probes.csv")
     ap.add_argument("--only", default="", help="comma-separated probe names to run (default: all)")
+    ap.add_argument("--dev-puzzles", default="data/sudoku/generated/val_puzzles.txt",
+                    help="the dev set's states come from decodes of the hard puzzles of this file")
+    ap.add_argument("--dev-states", type=int, default=100)
+    ap.add_argument("--base-args", default=SHIPPED, help="train_head.py arguments every probe starts from")
     a = ap.parse_args(argv)
     out = Path(a.out)
     fields = ["probe", "args", "steps", "n_params", "n_train_states", "best_step", "val_loss", "val_pearson",
@@ -97,11 +102,11 @@ def main(argv=None):
         with open(out, newline="") as f:
             done = {(r["probe"], r["args"], r["steps"]): r for r in csv.DictReader(f)}
     only = {s.strip() for s in a.only.split(",") if s.strip()}
-    dev_tok, dev_mi = dev_states(a.mdm, Path(a.runs) / "dev_states.safetensors")
+    dev_tok, dev_mi = dev_states(a.mdm, Path(a.runs) / "dev_states.safetensors", a.dev_puzzles, a.dev_states)
     mdm, _ = load_mdm(a.mdm)
     rows = []
     for name, extra in PROBES:
-        args = " ".join(SHIPPED + extra)
+        args = " ".join(a.base_args.split() + extra)
         key = (name, args, str(a.steps))
         if key in done:
             rows.append(done[key])
@@ -113,7 +118,7 @@ def main(argv=None):
         print(f"== probe: {name} ({args})", flush=True)
         t0 = time.time()
         train_head.main(["--mdm", a.mdm, "--data", a.data, "--out", str(ckpt), "--steps", str(a.steps),
-                         "--eval-every", str(max(1, a.steps // 4))] + SHIPPED + extra)
+                         "--eval-every", str(max(1, a.steps // 4))] + args.split())
         meta = json.loads(ckpt.with_suffix(".json").read_text())
         head, _ = load_head(ckpt)
         rows.append({"probe": name, "args": args, "steps": a.steps, "n_params": head.n_params(),
