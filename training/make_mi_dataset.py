@@ -9,7 +9,8 @@ States (see docs/mi.md): (a) every stage of decoding trajectories of the trained
 MDM on TRAINING puzzles (the test sets are never touched): for each puzzle we
 decode it (sequential, or EB with gamma 0.5 for every other puzzle, so that
 parallel decodes' states are covered too) and keep `--states-per-puzzle` states
-at random steps; (b) randomly masked training solutions, mask ratio ~ U(0.2, 0.8).
+at random steps; (b) randomly masked training solutions, mask ratio ~ U(0.2, 0.8)
+(--mask-range).
 Each state gets ground_truth_mi (pruning eps, default 1e-3).
 
 Jobs are numbered; job j belongs to worker j % world; jobs are cut into shards
@@ -39,7 +40,7 @@ from mi_viz.models.sudoku_mdm import MASK_TOKEN, boards_to_tokens  # noqa: E402
 from mi_viz.samplers import SamplerConfig, decode  # noqa: E402
 
 
-def states_for_jobs(model, jobs, puzzles, solutions, states_per_puzzle, seed, device):
+def states_for_jobs(model, jobs, puzzles, solutions, states_per_puzzle, seed, device, mask_range=(0.2, 0.8)):
     """Token states (N, 81) for a list of jobs: ('p', i) puzzle i, ('r', i) random mask."""
     out = []
     pz = [i for kind, i in jobs if kind == "p"]
@@ -60,7 +61,7 @@ def states_for_jobs(model, jobs, puzzles, solutions, states_per_puzzle, seed, de
             continue
         g = torch.Generator().manual_seed(seed * 104729 + i)
         sol = boards_to_tokens([solutions[i % len(solutions)]])[0]
-        ratio = 0.2 + 0.6 * torch.rand(1, generator=g).item()
+        ratio = mask_range[0] + (mask_range[1] - mask_range[0]) * torch.rand(1, generator=g).item()
         m = torch.rand(81, generator=g) < ratio
         m[torch.randint(0, 81, (1,), generator=g)] = True
         out.append(torch.where(m, torch.full_like(sol, MASK_TOKEN), sol))
@@ -107,8 +108,13 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--max-minutes", type=float, default=0.0)
+    ap.add_argument("--mask-range", default="0.2,0.8",
+                    help="random maskings: ratio ~ U(LO, HI); 0.95 reaches the rules regime (docs/mi.md)")
     ap.add_argument("--merge", metavar="FOLDER", help="merge the shards in FOLDER and exit")
     a = ap.parse_args(argv)
+    mask_range = tuple(float(v) for v in a.mask_range.split(","))
+    if len(mask_range) != 2 or not 0 <= mask_range[0] <= mask_range[1] <= 1:
+        raise SystemExit(f"--mask-range wants LO,HI with 0 <= LO <= HI <= 1, got {a.mask_range!r}")
     if a.merge:
         merge(Path(a.merge))
         return
@@ -139,7 +145,7 @@ def main(argv=None):
         if a.max_minutes and time.time() - t0 > a.max_minutes * 60:
             print("time budget reached; re-run to continue", flush=True)
             break
-        x = states_for_jobs(model, shard_jobs, puzzles, solutions, a.states_per_puzzle, a.seed, a.device)
+        x = states_for_jobs(model, shard_jobs, puzzles, solutions, a.states_per_puzzle, a.seed, a.device, mask_range)
         x = x[(x == MASK_TOKEN).sum(1) >= 2]  # a state needs two masked cells to have a pair
         mis, asy, ent, drop, passes = [], [], [], [], []
         for s in range(0, len(x), 64):
