@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 import torch
 
 from conftest import ROOT
@@ -105,3 +106,18 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
     rows = list(csv.DictReader(open(tmp_path / "probes.csv")))
     assert [row["probe"] for row in rows] == ["base"] and -1 <= float(rows[0]["dev_pearson"]) <= 1
     assert "== probe" not in _run(probe).stdout  # the row is kept, nothing retrained
+
+
+def test_mi_dataset_mask_range(puzzles):
+    """--mask-range sets the random maskings' ratio; a bad range is refused by name."""
+    sys.path.insert(0, str(ROOT / "training"))
+    import make_mi_dataset as M
+
+    sols = [s for _, s in puzzles]
+    jobs = [("r", i) for i in range(40)]
+    for lo, hi in ((0.9, 0.95), (0.2, 0.3)):
+        x = M.states_for_jobs(None, jobs, [], sols, 0, 0, "cpu", (lo, hi))  # random maskings need no model
+        frac = (x == 9).float().mean().item()
+        assert lo - 0.05 < frac < hi + 0.05, (lo, hi, frac)
+    with pytest.raises(SystemExit, match="mask-range"):
+        M.main(["--mask-range", "0.9,0.2"])
