@@ -92,8 +92,8 @@ def cmd_sweep(a):
     cfgs = parse_grid(a.grid or DEFAULT_GRID)
     dev = _device(a.device)
     need_head = any(c.needs == "mi" for c in cfgs)
-    if need_head:  # a bad head should fail here, not in a worker after the first settings ran
-        from .bench import load_models
+    if need_head and a.jobs > 1:  # a bad head fails here, not in a worker after other settings ran
+        from .bench import load_models  # (with one job, run_grid loads it before any decode anyway)
 
         load_models(a.checkpoint, a.head, dev, need_head=True)
     mdm_sha = fingerprint(a.checkpoint or DEFAULT_MDM)

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 import torch
 
 from mi_viz.samplers import SAMPLERS
@@ -147,3 +148,18 @@ def test_sweep_resume_reuses_only_rows_of_the_same_weights(tmp_path, tiny_ckpt):
         assert r4.returncode == 0, r4.stderr
         assert r4.stderr.count("reused") == 1 and "reused: topk" in r4.stderr
         rows = list(csv.DictReader(open(tmp_path / "sw" / "sweep.csv")))
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_sweep_with_a_corrupt_head_fails_before_decoding(tmp_path, tiny_ckpt, jobs):
+    """One job or several: a broken MI head is a one-line message before any setting runs."""
+    mdm, head = tiny_ckpt
+    bad = tmp_path / "bad"
+    (tmp_path / "bad.json").write_text(open(str(head) + ".json").read())
+    (tmp_path / "bad.safetensors").write_bytes(b"not a safetensors file")
+    f = tmp_path / "p.txt"
+    f.write_text(GOOD + "\n")
+    r = _cli("sweep", "sudoku", "--puzzles", f, "--checkpoint", mdm, "--head", bad, "--grid",
+             "topk:k=9; mi:gamma=0.3:lam=1", "--out-dir", tmp_path / "sw", "--jobs", jobs)
+    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert "bad" in r.stderr and not (tmp_path / "sw" / "sweep.csv").exists()
