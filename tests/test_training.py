@@ -98,13 +98,14 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
     assert meta["kind"] == "mi-head" and "val_pearson" in meta["metrics"]
     # head probes: one short run per probe, scored on held-out and on hard dev states; resumable
     probe = [sys.executable, str(ROOT / "training" / "head_probes.py"), "--mdm", str(mdm), "--data", str(tmp_path / "mi"),
-             "--steps", "2", "--only", "base", "--dev-puzzles", str(tiny_data / "test_hard.txt"), "--dev-states", "2",
+             "--steps", "2", "--only", "base", "--dev-puzzles", str(tiny_data / "test_hard.txt"), "--dev-states", "2", "--rules-states", "2",
              "--runs", str(tmp_path / "probes"), "--out", str(tmp_path / "probes.csv"),
              "--base-args=--hidden-layers 1 --batch-size 4 --d-hidden 16 --rank 8 --d-pair 8"]
     r = _run(probe)
     assert "== probe: base" in r.stdout
     rows = list(csv.DictReader(open(tmp_path / "probes.csv")))
     assert [row["probe"] for row in rows] == ["base"] and -1 <= float(rows[0]["dev_pearson"]) <= 1
+    assert 0 <= float(rows[0]["rules_auroc"]) <= 1 and 0 <= float(rows[0]["rules_auroc_truth"]) <= 1
     assert "== probe" not in _run(probe).stdout  # the row is kept, nothing retrained
 
 

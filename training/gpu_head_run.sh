@@ -36,7 +36,7 @@ save_mdm('$MDM', SudokuMDM(MDMConfig(n_layer=6, n_head=2, d_model=32)), step=0)"
   MIDATA="--n-puzzles 8 --n-random 8 --states-per-puzzle 2 --shard-size 8 --n-val-holdout 3"
   PUZ="--puzzles ${TINY_DATA:-/tmp/dtest}/generated/train_puzzles.csv"
   STEPS=4; BASE="--hidden-layers 2 --batch-size 4 --max-minutes 0.2"; MI_MIN=0.5
-  DEV="--dev-puzzles ${TINY_DATA:-/tmp/dtest}/test_hard.txt --dev-states 3"
+  DEV="--dev-puzzles ${TINY_DATA:-/tmp/dtest}/test_hard.txt --dev-states 3 --rules-states 2"
   TEST=${TINY_DATA:-/tmp/dtest}/test_hard.txt; REPORT="--states 3 --structure-states 2"
 else
   MDM=checkpoints/sudoku_mdm

@@ -5,10 +5,11 @@
 Each probe is one short train_head.py run (same data, same held-out 5 %, same seed,
 same step budget unless it says otherwise) that differs from the shipped head's
 configuration in one thing. The CSV gets one row per probe: its arguments, the
-parameter count, the held-out loss and Pearson of its best checkpoint, and the wall
-time, and the Pearson on a dev set (decode states of the hard validation puzzles: see
-dev_states). Rows already in the CSV (same name and arguments) are kept, so an interrupted
-run resumes where it stopped. Equal budgets make the probes comparable with each
+parameter count, the held-out loss and Pearson of its best checkpoint, the Pearson on
+a dev set (decode states of the hard validation puzzles), the structure AUROC on
+90 %-masked solutions of those puzzles (see truth_set), and the wall time. Rows
+already in the CSV (same name and arguments) are kept, so an interrupted run resumes
+where it stopped. Equal budgets make the probes comparable with each
 other, not with the shipped head (trained longer); `base` with two seeds says how
 large a difference has to be before it means anything.
 """
@@ -31,10 +32,10 @@ from safetensors.torch import load_file, save_file  # noqa: E402
 
 from mi_viz import sudoku as S  # noqa: E402  (train_head put the repository on the path)
 from mi_viz.estimator import load_head  # noqa: E402
-from mi_viz.fidelity import pearson, sample_states  # noqa: E402
+from mi_viz.fidelity import auroc, pearson, related_matrix, sample_states  # noqa: E402
 from mi_viz.mi import ground_truth_mi  # noqa: E402
 from mi_viz.models import load_mdm  # noqa: E402
-from mi_viz.models.sudoku_mdm import MASK_TOKEN  # noqa: E402
+from mi_viz.models.sudoku_mdm import MASK_TOKEN, boards_to_tokens  # noqa: E402
 
 SHIPPED = "--hidden-layers 2 --batch-size 32"  # the shipped head's configuration (train_head.py arguments)
 PROBES = [  # (name, what differs from the shipped configuration)
@@ -46,39 +47,58 @@ PROBES = [  # (name, what differs from the shipped configuration)
     ("attention maps of the last block", ["--attn-layers", "5"]),
     ("attention maps of all 6 blocks", ["--attn-layers", "0,1,2,3,4,5"]),
     ("wider pair layer (rank 128, d_pair 64)", ["--rank", "128", "--d-pair", "64"]),
+    # the data set's random maskings stop at 80 %; the rules regime is 90 % (make head-probes makes this folder)
+    ("+ 300 states masked 85-95 %", ["--extra-data", "runs/mi_data_high"]),
 ]
 
 
-def dev_states(mdm_path, cache: Path, puzzles_path: str, n_states: int = 100):
-    """Decode states of the HARD validation puzzles with their ground truth: tokens (N, 81), mi (N, 81, 81).
+def _hard(puzzles_path: str):
+    hard = [p for p in S.read_puzzle_file(puzzles_path).puzzles if not S.rate(p).singles_solvable]
+    if not hard:
+        raise SystemExit(f"no hard (not singles-solvable) puzzles in {puzzles_path} for the probes' scoring sets")
+    return hard
 
-    The held-out 5 % of the MI data set come from the training distribution (all kinds of
-    training puzzles, random maskings); the report's states come from hard test puzzles.
-    A probe that helps on the first and not on the second has learned the training mix,
-    so every probe is also scored here: hard puzzles the head never trained on, and not
-    the test set (cached: the ground truth is computed once).
+
+def truth_set(kind: str, mdm_path, cache: Path, puzzles_path: str, n_states: int, device="cpu"):
+    """A scoring set with its ground truth, computed once and cached: tokens (N, 81), mi (N, 81, 81).
+
+    "dev": decode states of the HARD validation puzzles. The held-out 5 % of the MI data
+    set come from the training distribution (all kinds of training puzzles, random
+    maskings) while the report's states come from hard test puzzles: a probe that helps on
+    the first and not here has learned the training mix.
+    "rules": the solutions of those puzzles with 90 % of the cells masked (seeded), where
+    the rules are the model's only dependence: the regime of the structure AUROC's claim
+    (docs/mi.md, Fidelity metrics). Neither set touches the test puzzles.
     """
     if cache.exists():
         d = load_file(str(cache))
         return d["tokens"].long(), d["mi"]
-    mdm, _ = load_mdm(mdm_path)
-    hard = [p for p in S.read_puzzle_file(puzzles_path).puzzles if not S.rate(p).singles_solvable]
-    if not hard:
-        raise SystemExit(f"no hard (not singles-solvable) puzzles in {puzzles_path} for the dev set")
-    tokens = sample_states(mdm, hard, n_states, seed=0)
-    mi = torch.cat([ground_truth_mi(mdm, tokens[k : k + 1], eps=1e-3).mi for k in range(len(tokens))])
+    mdm, _ = load_mdm(mdm_path, device=device)
+    hard = _hard(puzzles_path)
+    if kind == "dev":
+        tokens = sample_states(mdm, hard, n_states, seed=0, device=device).cpu()
+    else:
+        g = torch.Generator().manual_seed(0)
+        sols = boards_to_tokens([S.solve(hard[k % len(hard)]).solution for k in range(n_states)])  # (N, 81)
+        m = torch.rand(sols.shape, generator=g) < 0.9
+        m[:, :2] = True  # at least one pair
+        tokens = torch.where(m, torch.full_like(sols, MASK_TOKEN), sols)
+    mi = torch.cat([ground_truth_mi(mdm, tokens[k : k + 1].to(device), eps=1e-3).mi.cpu() for k in range(len(tokens))])
     cache.parent.mkdir(parents=True, exist_ok=True)
     save_file({"tokens": tokens.to(torch.uint8), "mi": mi.float()}, str(cache))
     return tokens, mi
 
 
 @torch.no_grad()
-def dev_pearson(mdm, head, tokens, mi) -> float:
-    """Pearson between head and ground truth over the masked pairs i < j of the dev states."""
+def head_vs_truth(mdm, head, tokens, mi) -> tuple[float, float, float]:
+    """(Pearson, structure AUROC of the head, of the truth) over the masked pairs i < j of the states."""
     masked = tokens == MASK_TOKEN  # (N, L)
-    est = head.read(head.backbone_pass(mdm, tokens), masked)  # (N, L, L)
-    pair = masked[:, :, None] & masked[:, None, :] & torch.ones(81, 81, dtype=torch.bool).triu(1)
-    return pearson(est[pair].numpy(), mi[pair].numpy())
+    x = tokens.to(next(mdm.parameters()).device)
+    est = head.to(x.device).read(head.backbone_pass(mdm, x), x == MASK_TOKEN).cpu()  # (N, L, L)
+    pair = masked[:, :, None] & masked[:, None, :] & torch.ones(81, 81, dtype=torch.bool).triu(1)  # (N, L, L)
+    related = torch.from_numpy(related_matrix() > 0)[None].expand_as(pair)[pair].numpy()
+    e, g = est[pair].numpy(), mi[pair].numpy()
+    return pearson(e, g), auroc(e, related), auroc(g, related)
 
 
 def main(argv=None):
@@ -90,50 +110,69 @@ def main(argv=None):
     ap.add_argument("--out", default="results/sudoku/head_probes.csv")
     ap.add_argument("--only", default="", help="comma-separated probe names to run (default: all)")
     ap.add_argument("--dev-puzzles", default="data/sudoku/generated/val_puzzles.txt",
-                    help="the dev set's states come from decodes of the hard puzzles of this file")
+                    help="the scoring sets come from the hard puzzles of this file")
     ap.add_argument("--dev-states", type=int, default=100)
+    ap.add_argument("--rules-states", type=int, default=30)
     ap.add_argument("--base-args", default=SHIPPED, help="train_head.py arguments every probe starts from")
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu",
+                    help="for the scoring sets' ground truth and the scoring (training: train_head's own default)")
     a = ap.parse_args(argv)
     out = Path(a.out)
     fields = ["probe", "args", "steps", "n_params", "n_train_states", "best_step", "val_loss", "val_pearson",
-              "dev_pearson", "seconds"]
+              "dev_pearson", "rules_auroc", "rules_auroc_truth", "seconds"]
     done = {}
     if out.exists():
         with open(out, newline="") as f:
             done = {(r["probe"], r["args"], r["steps"]): r for r in csv.DictReader(f)}
     only = {s.strip() for s in a.only.split(",") if s.strip()}
-    dev_tok, dev_mi = dev_states(a.mdm, Path(a.runs) / "dev_states.safetensors", a.dev_puzzles, a.dev_states)
-    mdm, _ = load_mdm(a.mdm)
+    sets = {kind: truth_set(kind, a.mdm, Path(a.runs) / f"{kind}_states.safetensors", a.dev_puzzles, n, a.device)
+            for kind, n in (("dev", a.dev_states), ("rules", a.rules_states))}
+    mdm, _ = load_mdm(a.mdm, device=a.device)
+
+    def scores(ckpt) -> dict:
+        head, _ = load_head(ckpt)
+        dev_r, _, _ = head_vs_truth(mdm, head, *sets["dev"])
+        _, rules_est, rules_gt = head_vs_truth(mdm, head, *sets["rules"])
+        return {"n_params": head.n_params(), "dev_pearson": round(dev_r, 4), "rules_auroc": round(rules_est, 4),
+                "rules_auroc_truth": round(rules_gt, 4)}
+
     rows = []
     for name, extra in PROBES:
         args = " ".join(a.base_args.split() + extra)
         key = (name, args, str(a.steps))
+        run = Path(a.runs) / name.replace(" ", "_").replace(",", "").replace("(", "").replace(")", "")
+        ckpt = run / "sudoku_mi_head"
         if key in done:
-            rows.append(done[key])
+            row = done[key]
+            if not row.get("rules_auroc") and ckpt.with_suffix(".json").exists():  # a row from before a column
+                row.update(scores(ckpt))
+            rows.append(row)
             continue
         if only and name not in only:
             continue
-        run = Path(a.runs) / name.replace(" ", "_").replace(",", "").replace("(", "").replace(")", "")
-        ckpt = run / "sudoku_mi_head"
         print(f"== probe: {name} ({args})", flush=True)
         t0 = time.time()
         train_head.main(["--mdm", a.mdm, "--data", a.data, "--out", str(ckpt), "--steps", str(a.steps),
                          "--eval-every", str(max(1, a.steps // 4))] + args.split())
         meta = json.loads(ckpt.with_suffix(".json").read_text())
-        head, _ = load_head(ckpt)
-        rows.append({"probe": name, "args": args, "steps": a.steps, "n_params": head.n_params(),
+        rows.append({"probe": name, "args": args, "steps": a.steps,
                      "n_train_states": meta["extra"]["n_train_states"], "best_step": meta["step"],
                      "val_loss": round(meta["metrics"]["val_loss"], 4),
-                     "val_pearson": round(meta["metrics"]["val_pearson"], 4),
-                     "dev_pearson": round(dev_pearson(mdm, head, dev_tok, dev_mi), 4),
+                     "val_pearson": round(meta["metrics"]["val_pearson"], 4), **scores(ckpt),
                      "seconds": round(time.time() - t0)})
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with open(out, "w", newline="") as f:  # rewritten after every probe: an interruption loses one probe
-            w = csv.DictWriter(f, fieldnames=fields)
-            w.writeheader()
-            w.writerows(rows)
+        write(out, fields, rows)  # after every probe: an interruption loses one probe
+    write(out, fields, rows)
     for r in rows:
-        print(f"{r['probe']:<42} held-out {r['val_pearson']:>7}  dev {r['dev_pearson']:>7}  {r['n_params']:>9} params")
+        print(f"{r['probe']:<42} held-out {r['val_pearson']:>7}  dev {r['dev_pearson']:>7}  "
+              f"rules AUROC {r.get('rules_auroc', ''):>7}  {r['n_params']:>9} params")
+
+
+def write(out: Path, fields, rows):
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, restval="")
+        w.writeheader()
+        w.writerows(rows)
 
 
 if __name__ == "__main__":

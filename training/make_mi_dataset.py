@@ -128,12 +128,12 @@ def main(argv=None):
     out.mkdir(parents=True, exist_ok=True)
     model, _ = load_mdm(a.mdm, device=a.device)
     rows = list(csv.DictReader(open(a.puzzles)))
-    rows = rows[: max(0, len(rows) - a.n_val_holdout)][: a.n_puzzles]
-    puzzles = [S.parse_board(r["puzzle"]) for r in rows]
-    solutions = [S.parse_board(r["solution"]) for r in rows]
+    rows = rows[: max(0, len(rows) - a.n_val_holdout)]
+    puzzles = [S.parse_board(r["puzzle"]) for r in rows[: a.n_puzzles]]  # decoded
+    solutions = [S.parse_board(r["solution"]) for r in rows]  # masked at random (every non-held-out row)
     # interleave the two kinds so that a time-boxed run still gets both
     pj, rj = [("p", i) for i in range(len(puzzles))], [("r", i) for i in range(a.n_random)]
-    jobs = sorted(pj + rj, key=lambda j: (j[1] / len(pj) if j[0] == "p" else j[1] / max(1, len(rj))))
+    jobs = sorted(pj + rj, key=lambda j: (j[1] / max(1, len(pj)) if j[0] == "p" else j[1] / max(1, len(rj))))
     mine = [j for n, j in enumerate(jobs) if n % a.world == a.rank]
     shards = [mine[s : s + a.shard_size] for s in range(0, len(mine), a.shard_size)]
     t0 = time.time()

@@ -109,6 +109,7 @@ def main(argv=None):
     ap.add_argument("--mix-layers", type=int, default=0, help="transformer blocks over the masked cells' embeddings")
     ap.add_argument("--init", default=None, help="start from this head checkpoint (same config)")
     ap.add_argument("--train-states", type=int, default=0, help="use only this many training states (data-scaling probes; 0: all)")
+    ap.add_argument("--extra-data", default=None, help="another MI data folder, added to the training states only")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     a = ap.parse_args(argv)
@@ -123,6 +124,11 @@ def main(argv=None):
     val_idx, tr_idx = perm[:n_val], perm[n_val:]
     if a.train_states:
         tr_idx = tr_idx[: a.train_states]  # the held-out states stay the same
+    if a.extra_data:  # training states only: the held-out split above stays the one of --data
+        extra = load_mi_dataset(a.extra_data)
+        tr_idx = torch.cat([tr_idx, torch.arange(len(tokens), len(tokens) + len(extra["tokens"]))])
+        tokens = torch.cat([tokens, extra["tokens"].long()])
+        mi = torch.cat([mi, extra["mi"].to(mi.dtype)])
     head = MIHead(HeadConfig(d_in=mdm.config.d_model, n_values=9, d_hidden=a.d_hidden, rank=a.rank,
                              d_pair=a.d_pair, pair_values=a.pair_values,
                              global_context=a.global_context,
