@@ -53,10 +53,10 @@ speed: setup
 	$(BIN)/python benchmarks/throughput.py | tee results/throughput.txt
 	$(BIN)/python benchmarks/table1_time.py --jobs $(JOBS) --out results/sudoku/table1_time.json
 
-# one-change-at-a-time probes of the MI head at an equal 1,000-step budget (about 1.5 h on 2 cores;
+# one-change-at-a-time probes of the MI head at an equal 1,000-step budget (about 1.2 h on 2 cores;
 # needs the ground-truth MI data set in runs/gpu_mi_data, see README Models); both steps resume
 head-probes: setup
-	$(BIN)/python training/make_mi_dataset.py --n-puzzles 0 --n-random 300 --mask-range 0.85,0.95 --seed 1 --shard-size 50 --out runs/mi_data_high
+	$(BIN)/python training/make_mi_dataset.py --n-puzzles 0 --n-random 150 --mask-range 0.85,0.95 --seed 1 --shard-size 50 --out runs/mi_data_high
 	$(BIN)/python training/head_probes.py --data runs/gpu_mi_data --out results/sudoku/head_probes.csv
 
 results: setup

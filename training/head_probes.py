@@ -48,7 +48,7 @@ PROBES = [  # (name, what differs from the shipped configuration)
     ("attention maps of all 6 blocks", ["--attn-layers", "0,1,2,3,4,5"]),
     ("wider pair layer (rank 128, d_pair 64)", ["--rank", "128", "--d-pair", "64"]),
     # the data set's random maskings stop at 80 %; the rules regime is 90 % (make head-probes makes this folder)
-    ("+ 300 states masked 85-95 %", ["--extra-data", "runs/mi_data_high"]),
+    ("+ 150 states masked 85-95 %", ["--extra-data", "runs/mi_data_high"]),
 ]
 
 
