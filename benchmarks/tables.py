@@ -98,6 +98,19 @@ def structure_table(path):
     print()
 
 
+def probes_table(path):
+    """The MI head probes (head_probes.csv): one change each, equal budget."""
+    rows = list(csv.DictReader(open(path)))
+    print("| probe (change from the shipped configuration) | parameters | train states | held-out Pearson | "
+          "dev Pearson (hard validation decode states) | structure AUROC, 90 %-masked boards (truth) |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        rules = f"{float(r['rules_auroc']):.3f} ({float(r['rules_auroc_truth']):.3f})" if r.get("rules_auroc") else ""
+        print(f"| {r['probe']} | {int(r['n_params']):,} | {int(r['n_train_states']):,} | {float(r['val_pearson']):.3f} | "
+              f"{float(r['dev_pearson']):.3f} | {rules} |")
+    print()
+
+
 if __name__ == "__main__":
     for name, paper in (("test_hard", True), ("kaggle", False), ("val_sweep", False)):
         p = R / "sudoku" / name / "sweep.csv"
@@ -112,5 +125,8 @@ if __name__ == "__main__":
     if (R / "sudoku" / "mi_report.json").exists():
         print("### structure AUROC on masked solutions\n")
         structure_table(R / "sudoku" / "mi_report.json")
+    if (R / "sudoku" / "head_probes.csv").exists():
+        print("### MI head probes\n")
+        probes_table(R / "sudoku" / "head_probes.csv")
     for p in sorted(R.glob("sudoku/*.json")) + sorted(R.glob("sudoku/test_hard/*.json")) + sorted(R.glob("gpu_run/*.jsonl")):
         print(f"{p.relative_to(R)}: {p.read_text().strip()}")
