@@ -24,7 +24,7 @@ LOG=runs/logs_head
 mkdir -p "$LOG"
 pack() { tar -czf "$OUT/logs.tar.gz" -C runs logs_head 2>/dev/null; }
 trap pack EXIT
-PROBES="base,2 mix blocks over the masked cells,attention maps of the last block"
+PROBES="base,attention maps of all 6 blocks,2 mix blocks over the masked cells"
 
 if [ "${TINY:-0}" = 1 ]; then
   MDM=${TINY_MDM:-/tmp/tiny_mdm}
