@@ -31,7 +31,7 @@ from mi_viz import sudoku as S  # noqa: E402
 from mi_viz.bench import DECODE_BATCH, load_models  # noqa: E402
 from mi_viz.mi import ground_truth_mi  # noqa: E402
 from mi_viz.models.sudoku_mdm import MASK_TOKEN, boards_to_tokens  # noqa: E402
-from mi_viz.samplers import SamplerConfig, decode  # noqa: E402
+from mi_viz.samplers import SamplerConfig, decode, marginals  # noqa: E402
 
 
 def timeit(fn, repeats):
@@ -69,8 +69,7 @@ def main():
         pass keeps anyway)."""
         out = head.backbone_pass(model, x)
         masked = x == MASK_TOKEN
-        logp = torch.log_softmax(out.logits.float(), -1)  # (B, L, V) as the sampler has it
-        H = (-(logp.exp() * logp).sum(-1)).clamp_min(0) * masked  # (B, L)
+        logp, H = marginals(out.logits, masked)  # (B, L, V), (B, L) as the sampler has them
         fwd, read, extra = [], [], []
         for _ in range(rounds):
             fwd.append(timeit(lambda: model.forward_tokens(x), repeats))

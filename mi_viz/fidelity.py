@@ -35,7 +35,7 @@ import torch
 from . import sudoku as S
 from .mi import ground_truth_mi
 from .models.sudoku_mdm import MASK_TOKEN, boards_to_tokens
-from .samplers import SamplerConfig, decode
+from .samplers import SamplerConfig, decode, marginals
 
 
 def related_matrix(box: int = 3) -> np.ndarray:
@@ -247,8 +247,7 @@ def mi_report(model, head, puzzles, n_states: int = 100, eps: float = 1e-3, seed
         t0 = time.perf_counter()
         out = head.backbone_pass(model, x)
         t1 = time.perf_counter()
-        logp = torch.log_softmax(out.logits.float(), -1)  # (1, L, V) and H (1, L): what any sampler computes
-        H = (-(logp.exp() * logp).sum(-1)).clamp_min(0) * (x == MASK_TOKEN)
+        logp, H = marginals(out.logits, x == MASK_TOKEN)  # (1, L, V), (1, L): what any sampler computes
         t1b = time.perf_counter()
         est = head.read(out, x == MASK_TOKEN, logp, H)
         t2 = time.perf_counter()

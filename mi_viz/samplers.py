@@ -241,6 +241,15 @@ def _round(x: torch.Tensor, nd: int = 5):
     return np.round(x.detach().cpu().double().numpy(), nd).tolist()
 
 
+def marginals(logits: torch.Tensor, masked: torch.Tensor):
+    """A pass's log-marginals and entropies, as every sampler reads them (and hands them
+    to the MI head): logits (B, L, V), masked (B, L) -> logp (B, L, V), H (B, L) in nats,
+    zero on unmasked cells. float32, so that the head, the app and the benchmarks see
+    bit for bit what the decoder saw."""
+    logp = torch.log_softmax(logits.float(), -1)
+    return logp, (-(logp.exp() * logp).sum(-1)).clamp_min(0) * masked
+
+
 @torch.no_grad()
 def decode(
     model,
@@ -288,8 +297,7 @@ def decode(
             out = head.backbone_pass(model, x) if cfg.needs == "mi" else model.forward_tokens(x)
             logits = out.logits.float()  # (b, L, V)
             masked = x == mask_id  # (b, L)
-            logp = torch.log_softmax(logits, -1)
-            H = (-(logp.exp() * logp).sum(-1)).clamp_min(0) * masked  # (b, L)
+            logp, H = marginals(logits, masked)  # (b, L, V), (b, L)
             passes[idx.cpu()] += 1
             H_np = H.cpu().double().numpy()  # (b, L) selection runs on the CPU
             m_np = masked.cpu().numpy()  # (b, L)

@@ -2,6 +2,7 @@ import pytest
 import torch
 
 from mi_viz.estimator import HeadConfig, MIHead, frobenius_loss, load_head, save_head
+from mi_viz.samplers import marginals
 
 
 def _inputs(B=3, L=81, D=32, V=9, seed=0):
@@ -23,8 +24,7 @@ def test_head_invariants(pair_values, global_context, mix_layers):
     mi = head(hidden, logits, masked)
     assert not mi.isnan().any()
     # the sampler hands over its log-marginals of the same pass: bit-identical, not just close
-    logp = torch.log_softmax(logits, -1)
-    H = (-(logp.exp() * logp).sum(-1)).clamp_min(0) * masked  # as samplers.decode computes it
+    logp, H = marginals(logits, masked)  # as samplers.decode computes them
     assert torch.equal(head(hidden, logits, masked, logp=logp), mi)
     assert torch.equal(head(hidden, logits, masked, logp=logp, entropy=H), mi)
     assert mi.shape == (3, 81, 81)
