@@ -58,7 +58,7 @@ pack
 echo "== 2. head probes on all of it"
 $PY training/head_probes.py --mdm "$MDM" --data runs/mi_data_head --steps "$STEPS" --only "$PROBES" $DEV \
   "--base-args=$BASE" --runs runs/head_probes_gpu --out "$OUT/head_probes.csv" 2>&1 | tee "$LOG/head_probes.log"
-tar -czf "$OUT/probe_heads.tar.gz" -C runs/head_probes_gpu --exclude dev_states.safetensors .
+tar -czf "$OUT/probe_heads.tar.gz" -C runs/head_probes_gpu --exclude '*_states.safetensors' .
 pack
 
 echo "== 3. mi-report on the hard test puzzles, every probe head"
