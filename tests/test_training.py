@@ -96,6 +96,13 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
 
     head, meta = load_head(tmp_path / "head" / "h")
     assert meta["kind"] == "mi-head" and "val_pearson" in meta["metrics"]
+    # --extra-data adds training states only: the held-out split stays the one of --data
+    _run([sys.executable, str(ROOT / "training" / "train_head.py"), "--mdm", str(mdm), "--data", str(tmp_path / "mi"),
+          "--extra-data", str(tmp_path / "mi"), "--out", str(tmp_path / "head" / "h2"), "--steps", "2",
+          "--batch-size", "4", "--d-hidden", "16", "--rank", "8", "--d-pair", "8"])
+    _, meta2 = load_head(tmp_path / "head" / "h2")
+    assert meta2["extra"]["n_val_states"] == meta["extra"]["n_val_states"]
+    assert meta2["extra"]["n_train_states"] == meta["extra"]["n_train_states"] + n
     # head probes: one short run per probe, scored on held-out and on hard dev states; resumable
     probe = [sys.executable, str(ROOT / "training" / "head_probes.py"), "--mdm", str(mdm), "--data", str(tmp_path / "mi"),
              "--steps", "2", "--only", "base", "--dev-puzzles", str(tiny_data / "test_hard.txt"), "--dev-states", "2", "--rules-states", "2",
