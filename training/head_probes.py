@@ -32,7 +32,7 @@ from safetensors.torch import load_file, save_file  # noqa: E402
 
 from mi_viz import sudoku as S  # noqa: E402  (train_head put the repository on the path)
 from mi_viz.estimator import load_head  # noqa: E402
-from mi_viz.fidelity import auroc, pearson, related_matrix, sample_states  # noqa: E402
+from mi_viz.fidelity import auroc, pair_table, pearson, sample_states  # noqa: E402
 from mi_viz.mi import ground_truth_mi  # noqa: E402
 from mi_viz.models import load_mdm  # noqa: E402
 from mi_viz.models.sudoku_mdm import MASK_TOKEN, boards_to_tokens  # noqa: E402
@@ -92,13 +92,11 @@ def truth_set(kind: str, mdm_path, cache: Path, puzzles_path: str, n_states: int
 @torch.no_grad()
 def head_vs_truth(mdm, head, tokens, mi) -> tuple[float, float, float]:
     """(Pearson, structure AUROC of the head, of the truth) over the masked pairs i < j of the states."""
-    masked = tokens == MASK_TOKEN  # (N, L)
     x = tokens.to(next(mdm.parameters()).device)
     est = head.to(x.device).read(head.backbone_pass(mdm, x), x == MASK_TOKEN).cpu()  # (N, L, L)
-    pair = masked[:, :, None] & masked[:, None, :] & torch.ones(81, 81, dtype=torch.bool).triu(1)  # (N, L, L)
-    related = torch.from_numpy(related_matrix() > 0)[None].expand_as(pair)[pair].numpy()
-    e, g = est[pair].numpy(), mi[pair].numpy()
-    return pearson(e, g), auroc(e, related), auroc(g, related)
+    pt = pair_table(tokens, mi, est, torch.zeros_like(mi))  # the report's own pair extraction
+    related = pt.relation > 0
+    return pearson(pt.est, pt.gt), auroc(pt.est, related), auroc(pt.gt, related)
 
 
 def main(argv=None):
