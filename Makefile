@@ -64,6 +64,7 @@ results: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(KAGGLE) --grid "$(GRID_EXT)" --save-rows --out-dir results/sudoku/kaggle --resume --jobs $(JOBS)
 	$(BIN)/python -m mi_viz bench sudoku --puzzles data/sudoku/test_medium.csv --sampler sequential --out results/sudoku/test_medium_sequential.csv | tail -1 > results/sudoku/test_medium_sequential.json
 	$(BIN)/python -m mi_viz mi-report sudoku --puzzles $(HARD) --states 100 --structure-states 40 --out results/sudoku/mi_report.json --pairs results/sudoku/mi_report_pairs.npz
+	$(BIN)/python benchmarks/truth_bounds.py
 	$(BIN)/python -m mi_viz figure sudoku --puzzles $(HARD) --index 0 --step 12 --out results/figure1.png
 	$(BIN)/python benchmarks/latency.py | tee results/latency.txt
 	$(BIN)/python benchmarks/first_error.py --puzzles $(VAL) --sampler "eb:gamma=1e-4" --sampler "mi:gamma=0.01:lam=0.25" --sampler "mi-zero:gamma=0.01" --out results/sudoku/first_error_val.json

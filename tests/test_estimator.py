@@ -58,7 +58,7 @@ def _pair_logit_term_by_term(head, hidden, logits, masked, attn=None):
     if attn is not None:  # (B, K, L, L): i reads j plus j reads i, uniform attention -> 1
         S = (attn + attn.transpose(-1, -2)) * attn.shape[-1] / 2
         pair = pair + torch.einsum("bkij,pk->bijp", S, head.pair_attn.weight)
-    return head.out(F.gelu(pair)).squeeze(-1)
+    return head.out(F.gelu(pair))  # (B, L, L, 1), or (B, L, L, 2) with excess
 
 
 @pytest.mark.parametrize("pair_values,with_attn,mix_layers", [(False, False, 0), (True, False, 0), (False, True, 0),
@@ -79,7 +79,7 @@ def test_fused_pair_layer_equals_the_written_out_formula(pair_values, with_attn,
     masked[2] = False  # a state with nothing masked
     masked[2, 5] = True  # ... but one cell: no pairs at all
     with torch.no_grad():
-        g = _pair_logit_term_by_term(head, hidden, logits, masked, attn)
+        g = _pair_logit_term_by_term(head, hidden, logits, masked, attn).squeeze(-1)
         mi = head(hidden, logits, masked, None, {1: attn[:, :2], 3: attn[:, 2:]} if with_attn else None)
     H = -(torch.softmax(logits, -1) * torch.log_softmax(logits, -1)).sum(-1) * masked
     mask2 = masked[:, :, None] & masked[:, None, :] & ~torch.eye(20, dtype=torch.bool)
@@ -183,3 +183,60 @@ def test_attention_maps_of_the_same_pass(tiny_mdm):
     odd = MIHead(HeadConfig(d_in=c.d_model, d_hidden=16, rank=8, d_pair=8, attn_layers=[0], n_heads=c.n_head + 1))
     with pytest.raises(CheckpointError, match="heads per block"):
         check_head_fits(odd, tiny_mdm)
+
+
+@pytest.mark.parametrize("all_masked", [True, False])
+def test_excess_term_equals_the_written_out_formula(all_masked):
+    """excess: MI = sigmoid(g0) min(H_i, H_j) + sigmoid(g1) (max - min)/2, so it stays
+    within (H_i + H_j)/2 (the truth's bound, tests/test_mi.py) and can pass the min."""
+    torch.manual_seed(2)
+    head = MIHead(HeadConfig(d_in=32, d_hidden=16, rank=8, d_pair=8, excess=True))
+    hidden, logits, masked = _inputs(B=3, L=20)
+    logits = logits * torch.linspace(0.1, 4, 20)[:, None]  # confident and uncertain cells: min != max
+    if all_masked:
+        masked[:] = True
+    masked[2] = False
+    with torch.no_grad():
+        head.out.bias.fill_(6.0)  # both terms near their ceilings: the min is passed
+        g = _pair_logit_term_by_term(head, hidden, logits, masked)  # (B, L, L, 2)
+        mi = head(hidden, logits, masked)
+    H = -(torch.softmax(logits, -1) * torch.log_softmax(logits, -1)).sum(-1) * masked
+    lo, hi = torch.minimum(H[:, :, None], H[:, None, :]), torch.maximum(H[:, :, None], H[:, None, :])
+    mask2 = masked[:, :, None] & masked[:, None, :] & ~torch.eye(20, dtype=torch.bool)
+    want = (torch.sigmoid(g[..., 0]) * lo + torch.sigmoid(g[..., 1]) * (hi - lo) / 2) * mask2
+    assert torch.allclose(mi, 0.5 * (want + want.transpose(1, 2)), atol=1e-6)
+    assert torch.equal(mi, mi.transpose(1, 2)) and (mi >= 0).all() and (mi[2] == 0).all()
+    assert (mi <= (H[:, :, None] + H[:, None, :]) / 2 + 1e-6).all()
+    assert (mi > lo + 1e-3).any()
+
+
+def test_mixture_mi_equals_the_mi_of_its_joint():
+    """mixture: every pair's MI is the MI of J_ij = (1/K) sum_k q_ik q_jk^T, written
+    out pair by pair; symmetric, non-negative, zero off the masked pairs, within both
+    of the mixture marginals' entropies."""
+    import torch.nn.functional as F
+    torch.manual_seed(3)
+    K, V = 4, 9
+    head = MIHead(HeadConfig(d_in=32, d_hidden=16, rank=8, d_pair=8, mixture=K))
+    torch.nn.init.normal_(head.tilt.weight, std=10.0)  # components far apart: large MIs
+    hidden, logits, masked = _inputs(B=2, L=12)
+    masked[1, :6] = False
+    with torch.no_grad():
+        mi = head(hidden, logits, masked)
+        p = torch.softmax(logits, -1)
+        H = -(p * torch.log_softmax(logits, -1)).sum(-1)
+        z = head.emb(F.gelu(head.inp(torch.cat([head.ln(hidden), p, H[..., None]], -1))))  # (B, L, r)
+        q = torch.softmax(torch.log_softmax(logits, -1)[:, :, None] + head.tilt(z).view(2, 12, K, V), -1)
+    for b in range(2):
+        for i in range(12):
+            for j in range(12):
+                if i == j or not (masked[b, i] and masked[b, j]):
+                    assert mi[b, i, j] == 0
+                    continue
+                J = torch.einsum("ka,kb->ab", q[b, i], q[b, j]) / K  # (V, V)
+                pi, pj = J.sum(1, keepdim=True), J.sum(0, keepdim=True)
+                want = (J * torch.log(J / (pi * pj))).sum()
+                assert abs(mi[b, i, j].item() - want.item()) < 1e-5
+                Hm = lambda m: -(m * m.log()).sum()  # noqa: E731
+                assert mi[b, i, j] <= min(Hm(pi), Hm(pj)) + 1e-5
+    assert torch.equal(mi, mi.transpose(1, 2)) and (mi >= 0).all() and mi.max() > 0.05

@@ -19,3 +19,18 @@ def test_directional_agreement_is_the_pearson_of_the_two_directions():
     assert abs(directional_agreement(_table(a, b)) - want) < 1e-9
     assert 0.5 < want < 0.99  # the example is neither trivial nor degenerate
     assert abs(directional_agreement(_table(base, base)) - 1.0) < 1e-9  # a consistent joint
+
+
+def test_entropy_bounds_on_hand_made_pairs():
+    """Pair 2 lies above min(H) = 0.1 but under the mean 0.55: it is the only pair above
+    the min and holds all of the head's squared error."""
+    import numpy as np
+
+    from mi_viz.fidelity import entropy_bounds
+    gt, est = np.array([0.1, 0.5, 0.0, 0.3]), np.array([0.1, 0.2, 0.0, 0.3])
+    h_i, h_j = np.array([0.2, 0.1, 0.5, 0.3]), np.array([0.2, 1.0, 0.5, 0.4])
+    r = entropy_bounds(gt, est, h_i, h_j)
+    assert r["share_above_min_entropy"] == 0.25 and r["share_above_mean_entropy"] == 0.0
+    assert r["head_sq_error_share_above_min"] == 1.0 and r["head_above_min_entropy"] == 1  # est 0.2 > 0.1
+    assert r["max_truth_over_mean_entropy"] == round(0.5 / 0.55, 4)
+    assert r["pearson_pairs_within_min"] == 1.0

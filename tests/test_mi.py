@@ -141,3 +141,35 @@ def test_progress_callback_and_chunked_memory(oracle):
     calls = []
     ground_truth_mi(oracle, ctx, eps=0.0, chunk=10, progress=lambda d, t: calls.append((d, t)))
     assert calls[-1][0] == calls[-1][1] and len(calls) == math.ceil(calls[-1][1] / 10)
+
+
+class CopycatModel:
+    """An inconsistent model: cell 0 alone looks certain (value 0 at 98 %), yet setting
+    cell 1 to w makes the model copy w into cell 0. Conditioning on 1 then finds a
+    dependence of H(x_1) = ln 3 that conditioning on 0 cannot see."""
+
+    mask_id = 3
+    value_tokens = torch.arange(3)
+
+    def forward_tokens(self, tokens):
+        B, L = tokens.shape  # L = 2
+        logits = torch.zeros(B, L, 3)
+        logits[:, 0, 0] = math.log(49 * 2)  # p(x_0 = 0) = 0.98 when x_1 is masked
+        known = tokens[:, 1] != self.mask_id
+        logits[known, 0] = -20.0
+        logits[known, 0, tokens[known, 1]] = 20.0  # x_1 = w -> x_0 = w
+        return ModelOutput(logits=logits, hidden=None)
+
+
+def test_symmetrised_truth_is_bounded_by_the_mean_entropy_not_the_min():
+    """The map is the mean of I(i->j) <= H_i and I(j->i) <= H_j, so it is bounded by
+    (H_i + H_j)/2, and for an inconsistent model it can exceed min(H_i, H_j): the MI
+    head's bound has to allow that (HeadConfig.excess, docs/mi.md)."""
+    res = ground_truth_mi(CopycatModel(), torch.tensor([[3, 3]]), eps=0.0)
+    H0, H1 = res.entropy[0].tolist()
+    assert abs(H1 - math.log(3)) < 1e-6 and H0 < 0.12
+    assert abs(res.directed[0, 1, 0].item() - math.log(3)) < 1e-6  # conditioning on 1 copies it into 0
+    assert res.directed[0, 0, 1].item() < 1e-6  # conditioning on 0 changes nothing at 1
+    mi = res.mi[0, 0, 1].item()
+    assert mi > 2 * min(H0, H1)
+    assert mi <= (H0 + H1) / 2 + 1e-9

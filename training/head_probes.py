@@ -49,6 +49,12 @@ PROBES = [  # (name, what differs from the shipped configuration)
     ("wider pair layer (rank 128, d_pair 64)", ["--rank", "128", "--d-pair", "64"]),
     # the data set's random maskings stop at 80 %; the rules regime is 90 % (make head-probes makes this folder)
     ("+ 150 states masked 85-95 %", ["--extra-data", "runs/mi_data_high"]),
+    ("MI of a mixture of 32 products instead of the pair MLP", ["--mixture", "32"]),
+    ("bound (H_i + H_j)/2 (a second term above the min)", ["--excess"]),
+    # do the two that helped most add up?
+    ("attention maps of all 6 blocks + bound (H_i + H_j)/2", ["--attn-layers", "0,1,2,3,4,5", "--excess"]),
+    ("attention maps of all 6 blocks + bound (H_i + H_j)/2 + 2 mix blocks",
+     ["--attn-layers", "0,1,2,3,4,5", "--excess", "--mix-layers", "2"]),
 ]
 
 
