@@ -58,6 +58,11 @@ speed: setup
 head-probes: setup
 	$(BIN)/python training/make_mi_dataset.py --n-puzzles 0 --n-random 150 --mask-range 0.85,0.95 --seed 1 --shard-size 50 --out runs/mi_data_high
 	$(BIN)/python training/head_probes.py --data runs/gpu_mi_data --out results/sudoku/head_probes.csv
+	$(BIN)/python benchmarks/attention_maps.py --out results/attention_maps.txt
+	$(BIN)/python benchmarks/head_cost.py --head checkpoints/sudoku_mi_head \
+	  --head runs/head_probes/attention_maps_of_all_6_blocks/sudoku_mi_head \
+	  --head "runs/head_probes/attention_maps_of_all_6_blocks_+_bound_H_i_+_H_j_2_+_2_mix_blocks/sudoku_mi_head" \
+	  --out results/sudoku/head_cost_probes.txt
 
 results: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$(GRID)" --save-rows --out-dir results/sudoku/test_hard --resume --jobs $(JOBS)

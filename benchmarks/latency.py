@@ -44,6 +44,33 @@ def timeit(fn, repeats):
     return statistics.median(ts)
 
 
+def head_cost(model, head, x, repeats, rounds=5):
+    """(plain pass, head) seconds, medians over `rounds` interleaved rounds (this machine's
+    speed drifts 20-40 % within minutes: timing the two far apart would measure the drift).
+    The head's cost is its read, given the log-marginals and entropies every sampler
+    computes anyway, plus whatever the pass does only for it: attention maps are recomputed
+    beside the fused kernel (a block's hidden states, by contrast, are a reference the
+    pass keeps anyway)."""
+    out = head.backbone_pass(model, x)
+    masked = x == MASK_TOKEN
+    logp, H = marginals(out.logits, masked)  # (B, L, V), (B, L) as the sampler has them
+    fwd, read, extra = [], [], []
+    for _ in range(rounds):
+        fwd.append(timeit(lambda: model.forward_tokens(x), repeats))
+        read.append(timeit(lambda: head.read(out, masked, logp, H), repeats))
+        if head.attn_layers:
+            extra.append(max(0.0, timeit(lambda: head.backbone_pass(model, x), repeats) - fwd[-1]))
+    t_extra = statistics.median(extra) if extra else 0.0
+    return statistics.median(fwd), statistics.median(read) + t_extra
+
+
+def mid_decode_states(model, puzzles_path, n):
+    """(n, 81) states halfway through sequential decodes of the first n puzzles: typical states."""
+    x = boards_to_tokens(S.read_puzzle_file(puzzles_path).puzzles[:n])
+    res = decode(model, x, SamplerConfig("sequential"), keep_states=True)
+    return torch.stack([res.states[len(sizes) // 2][b] for b, sizes in enumerate(res.batch_sizes)])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=2)
@@ -55,35 +82,13 @@ def main():
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     model, head, _ = load_models(need_head=True)
-    puzzles = S.read_puzzle_file(a.puzzles).puzzles
-    x = boards_to_tokens(puzzles[: a.n_gt])
-    res = decode(model, x, SamplerConfig("sequential"), keep_states=True)
-    mid = [res.states[len(sizes) // 2][b] for b, sizes in enumerate(res.batch_sizes)]  # halfway through each decode
+    mid = mid_decode_states(model, a.puzzles, a.n_gt)  # (n_gt, 81)
     state = mid[0][None]
-    def head_cost(x, repeats, rounds=5):
-        """(plain pass, head) seconds, medians over `rounds` interleaved rounds (this machine's
-        speed drifts 20-40 % within minutes: timing the two far apart would measure the drift).
-        The head's cost is its read, given the log-marginals and entropies every sampler
-        computes anyway, plus whatever the pass does only for it: attention maps are recomputed
-        beside the fused kernel (a block's hidden states, by contrast, are a reference the
-        pass keeps anyway)."""
-        out = head.backbone_pass(model, x)
-        masked = x == MASK_TOKEN
-        logp, H = marginals(out.logits, masked)  # (B, L, V), (B, L) as the sampler has them
-        fwd, read, extra = [], [], []
-        for _ in range(rounds):
-            fwd.append(timeit(lambda: model.forward_tokens(x), repeats))
-            read.append(timeit(lambda: head.read(out, masked, logp, H), repeats))
-            if head.attn_layers:
-                extra.append(max(0.0, timeit(lambda: head.backbone_pass(model, x), repeats) - fwd[-1]))
-        t_extra = statistics.median(extra) if extra else 0.0
-        return statistics.median(fwd), statistics.median(read) + t_extra
-
     with torch.no_grad():
-        t_fwd, t_head = head_cost(state, a.repeats)
+        t_fwd, t_head = head_cost(model, head, state, a.repeats)
         # the same at a decoding batch (what `bench` / `sweep` pay per pass)
         big = torch.stack([m for m in mid for _ in range(a.batch // len(mid) + 1)])[: a.batch]  # (batch, 81)
-        t_fwd_b, t_head_b = head_cost(big, max(3, a.repeats // 4))
+        t_fwd_b, t_head_b = head_cost(model, head, big, max(3, a.repeats // 4))
     t_step = timeit(lambda: decode(model, state, SamplerConfig("mi"), head=head, max_steps=1), a.repeats)
     gts = []
     for s in mid:

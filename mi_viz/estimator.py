@@ -57,6 +57,11 @@ class HeadConfig:
         self.attn_layers = tuple(int(i) for i in self.attn_layers)
         if self.attn_layers and self.n_heads <= 0:
             raise ValueError("attn_layers needs n_heads (the backbone's attention heads per block)")
+        pair_options = [n for n, on in (("excess", self.excess), ("attn_layers", self.attn_layers),
+                                        ("pair_values", self.pair_values)) if on]
+        if self.mixture and pair_options:
+            raise ValueError(f"mixture replaces the pair MLP, so {', '.join(pair_options)} would be ignored: "
+                             f"use one or the other")
 
     def to_dict(self):
         d = asdict(self)

@@ -240,3 +240,5 @@ def test_mixture_mi_equals_the_mi_of_its_joint():
                 Hm = lambda m: -(m * m.log()).sum()  # noqa: E731
                 assert mi[b, i, j] <= min(Hm(pi), Hm(pj)) + 1e-5
     assert torch.equal(mi, mi.transpose(1, 2)) and (mi >= 0).all() and mi.max() > 0.05
+    with pytest.raises(ValueError, match="mixture replaces the pair MLP, so excess"):
+        HeadConfig(mixture=4, excess=True)

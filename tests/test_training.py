@@ -116,6 +116,18 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
     assert "== probe" not in _run(probe).stdout  # the row is kept, nothing retrained
 
 
+def test_probe_folders_are_one_level_and_distinct():
+    """A probe's name becomes its run folder: a '/' in it (as in '(H_i + H_j)/2') must not
+    nest folders, and older folder names stay what they were (the runs are reused)."""
+    sys.path.insert(0, str(ROOT / "training"))
+    from head_probes import PROBES, run_dir_name
+
+    names = [run_dir_name(n) for n, _ in PROBES]
+    assert len(set(names)) == len(names) and not any("/" in n for n in names)
+    assert run_dir_name("wider pair layer (rank 128, d_pair 64)") == "wider_pair_layer_rank_128_d_pair_64"
+    assert run_dir_name("+ 150 states masked 85-95 %") == "+_150_states_masked_85-95_%"
+
+
 def test_mi_dataset_mask_range(puzzles):
     """--mask-range sets the random maskings' ratio; a bad range is refused by name."""
     sys.path.insert(0, str(ROOT / "training"))

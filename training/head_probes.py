@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -56,6 +57,11 @@ PROBES = [  # (name, what differs from the shipped configuration)
     ("attention maps of all 6 blocks + bound (H_i + H_j)/2 + 2 mix blocks",
      ["--attn-layers", "0,1,2,3,4,5", "--excess", "--mix-layers", "2"]),
 ]
+
+
+def run_dir_name(probe: str) -> str:
+    """'wider pair layer (rank 128, d_pair 64)' -> 'wider_pair_layer_rank_128_d_pair_64': one folder, no '/'."""
+    return re.sub(r"[^\w%+.-]+", "_", probe).strip("_")
 
 
 def _hard(puzzles_path: str):
@@ -144,7 +150,7 @@ def main(argv=None):
     for name, extra in PROBES:
         args = " ".join(a.base_args.split() + extra)
         key = (name, args, str(a.steps))
-        run = Path(a.runs) / name.replace(" ", "_").replace(",", "").replace("(", "").replace(")", "")
+        run = Path(a.runs) / run_dir_name(name)
         ckpt = run / "sudoku_mi_head"
         if key in done:
             row = done[key]
