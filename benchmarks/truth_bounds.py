@@ -47,7 +47,7 @@ def main():
     if "hmin" in d.files and not np.allclose(np.minimum(H[s, i], H[s, j]), d["hmin"], atol=1e-5):
         raise SystemExit(f"{a.pairs} was not made with {a.checkpoint}: its entropies differ")
     res = {"pairs_file": str(Path(a.pairs).relative_to(ROOT) if Path(a.pairs).is_relative_to(ROOT) else a.pairs),
-           "n_states": int(len(tokens)), **entropy_bounds(d["gt"], d["est"], H[s, i], H[s, j])}
+           "n_states": int(len(tokens)), **entropy_bounds(d["gt"], d["est"], np.minimum(H[s, i], H[s, j]), (H[s, i] + H[s, j]) / 2)}
     for k, v in res.items():
         print(f"{k:<34} {v}")
     Path(a.out).write_text(json.dumps(res, indent=1) + "\n")

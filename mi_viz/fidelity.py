@@ -142,22 +142,25 @@ def pair_table(tokens, gt_mi, est_mi, asym, entropy=None) -> PairTable:
     return PairTable(**{k: np.concatenate(v) for k, v in rows.items()})
 
 
-def entropy_bounds(gt, est, h_i, h_j, tol=1e-6) -> dict:
-    """gt, est, h_i, h_j: (P,) over pairs -> shares of pairs above each bound, the head's
-    squared error on the pairs above the min, and Pearson with those pairs left out."""
-    lo, mean = np.minimum(h_i, h_j), (h_i + h_j) / 2
-    above_min, above_mean = gt > lo + tol, gt > mean + tol
+def entropy_bounds(gt, est, hmin, hmean=None, tol=1e-6) -> dict:
+    """Over pairs (P,): the truth gt, the head est, min(H_i, H_j) and, when given,
+    (H_i + H_j)/2 -> shares of pairs above each bound, the head's squared error on the
+    pairs above the min (a head capped there cannot reach them), and Pearson without them.
+    The symmetrised truth is bounded by the mean, by the min only for a consistent model."""
+    above_min = gt > hmin + tol
     err2 = (gt - est) ** 2
-    return {
+    res = {
         "n_pairs": int(len(gt)),
         "share_above_min_entropy": round(float(above_min.mean()), 4),
-        "share_above_mean_entropy": round(float(above_mean.mean()), 4),
-        "max_truth_over_mean_entropy": round(float((gt / np.maximum(mean, 1e-12)).max()), 4),
-        "head_sq_error_share_above_min": round(float(err2[above_min].sum() / err2.sum()), 4),
-        "head_above_min_entropy": int((est > lo + tol).sum()),
+        "head_sq_error_share_above_min": round(float(err2[above_min].sum() / max(err2.sum(), 1e-30)), 4),
+        "head_above_min_entropy": int((est > hmin + tol).sum()),
         "pearson_all_pairs": round(pearson(est, gt), 4),
         "pearson_pairs_within_min": round(pearson(est[~above_min], gt[~above_min]), 4),
     }
+    if hmean is not None:
+        res["share_above_mean_entropy"] = round(float((gt > hmean + tol).mean()), 4)
+        res["max_truth_over_mean_entropy"] = round(float((gt / np.maximum(hmean, 1e-12)).max()), 4)
+    return res
 
 
 def metrics(pt: PairTable, tokens) -> dict:

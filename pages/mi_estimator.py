@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from mi_viz import sudoku as S
-from mi_viz.fidelity import RELATION_NAMES, PairTable, directional_agreement, metrics, mi_report
+from mi_viz.fidelity import RELATION_NAMES, PairTable, directional_agreement, entropy_bounds, metrics, mi_report
 from pages._shared import PUZZLE_SETS, RESULTS, load_puzzle_set, models_or_error
 
 st.title("MI estimator")
@@ -100,3 +100,10 @@ if pt is not None:
     st.caption(f"The two directions agree at Pearson {r:.3f} over these pairs. Were their disagreement independent "
                f"noise, no estimator could correlate with the symmetrised map above "
                f"sqrt(2r / (1 + r)) = {np.sqrt(2 * r / (1 + r)):.3f}; the head reaches {m['pearson']:.3f}.")
+    if pt.hmin is not None:
+        b = entropy_bounds(pt.gt, pt.est, pt.hmin)
+        st.caption(f"The map is the mean of I(i->j) <= H_i and I(j->i) <= H_j, so it can exceed min(H_i, H_j) "
+                   f"where the model is not a consistent joint: {100 * b['share_above_min_entropy']:.1f}% of these "
+                   f"pairs do, and they hold {100 * b['head_sq_error_share_above_min']:.0f}% of the head's squared "
+                   f"error (this head is capped at the min; docs/mi.md, excess). Pearson without them: "
+                   f"{b['pearson_pairs_within_min']:.3f}.")

@@ -119,3 +119,5 @@ def test_mi_estimator_page():
     at.button(key="mie_run").click().run()
     assert not at.exception
     assert any(m.label == "Pearson" for m in at.metric)
+    # the truth's bound, computed from the pairs on the page (the compute-now report has hmin)
+    assert any("can exceed min(H_i, H_j)" in c.value for c in at.caption)

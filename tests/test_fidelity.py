@@ -29,8 +29,9 @@ def test_entropy_bounds_on_hand_made_pairs():
     from mi_viz.fidelity import entropy_bounds
     gt, est = np.array([0.1, 0.5, 0.0, 0.3]), np.array([0.1, 0.2, 0.0, 0.3])
     h_i, h_j = np.array([0.2, 0.1, 0.5, 0.3]), np.array([0.2, 1.0, 0.5, 0.4])
-    r = entropy_bounds(gt, est, h_i, h_j)
+    r = entropy_bounds(gt, est, np.minimum(h_i, h_j), (h_i + h_j) / 2)
     assert r["share_above_min_entropy"] == 0.25 and r["share_above_mean_entropy"] == 0.0
     assert r["head_sq_error_share_above_min"] == 1.0 and r["head_above_min_entropy"] == 1  # est 0.2 > 0.1
     assert r["max_truth_over_mean_entropy"] == round(0.5 / 0.55, 4)
     assert r["pearson_pairs_within_min"] == 1.0
+    assert "share_above_mean_entropy" not in entropy_bounds(gt, est, np.minimum(h_i, h_j))  # the page knows the min only
