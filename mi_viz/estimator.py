@@ -46,6 +46,7 @@ class HeadConfig:
     global_context: int = 0  # width of a masked-mean-pooled state summary fed to every position (0: off)
     hidden_layers: tuple[int, ...] = ()  # backbone blocks read besides the final hidden states
     attn_layers: tuple[int, ...] = ()  # backbone blocks whose attention maps feed the pair term
+    attn_two_hop: bool = False  # also feed (S S)_ij / m: paths i -> k -> j through the masked cells k
     n_heads: int = 0  # attention heads per block (needed when attn_layers is set)
     mix_layers: int = 0  # transformer blocks over the masked positions' embeddings z (0: off)
     mix_heads: int = 4  # attention heads of those blocks
@@ -57,6 +58,8 @@ class HeadConfig:
         self.attn_layers = tuple(int(i) for i in self.attn_layers)
         if self.attn_layers and self.n_heads <= 0:
             raise ValueError("attn_layers needs n_heads (the backbone's attention heads per block)")
+        if self.attn_two_hop and not self.attn_layers:
+            raise ValueError("attn_two_hop needs attn_layers (the maps it chains)")
         pair_options = [n for n, on in (("excess", self.excess), ("attn_layers", self.attn_layers),
                                         ("pair_values", self.pair_values)) if on]
         if self.mixture and pair_options:
@@ -124,7 +127,8 @@ class MIHead(nn.Module):
         self.pair_values = nn.Linear(c.n_values, c.d_pair, bias=False) if c.pair_values else None
         # Attention maps: how much i reads j (and j reads i) inside the backbone, per block and
         # head, is a pairwise signal the model computed anyway (ESM's contact head is built on it).
-        self.pair_attn = nn.Linear(len(c.attn_layers) * c.n_heads, c.d_pair, bias=False) if c.attn_layers else None
+        n_maps = len(c.attn_layers) * c.n_heads * (2 if c.attn_two_hop else 1)
+        self.pair_attn = nn.Linear(n_maps, c.d_pair, bias=False) if c.attn_layers else None
         self.mix = nn.ModuleList([MixBlock(c.rank, c.mix_heads) for _ in range(c.mix_layers)])
         self.out = nn.Linear(c.d_pair, 2 if c.excess else 1)
         # mixture mode: each position tilts its marginal once per component (K x V logits from z_i)
@@ -255,6 +259,15 @@ class MIHead(nn.Module):
                 S = S.gather(2, order[:, None, :, None].expand(B, K, M, L))  # (B, K, M, L)
                 S = S.gather(3, order[:, None, None, :].expand(B, K, M, M))  # (B, K, M, M)
                 S = (S + S.transpose(-1, -2)) * (L / 2)  # symmetric; uniform attention -> 1
+                if self.config.attn_two_hop:
+                    # Two cells in no common unit depend through a chain of uncertain cells
+                    # (i shares a row with k, k a column with j): 70 % of the head's squared error
+                    # sits on such pairs. Paths through filled cells carry no dependence, so the
+                    # intermediate k runs over the masked cells only (padding slots zeroed).
+                    S = S * (valid[:, None, :, None] & valid[:, None, None, :])  # (B, K, M, M)
+                    m = valid.sum(1).clamp_min(1)[:, None, None, None]  # (B, 1, 1, 1)
+                    S = torch.cat([S, S @ S / m], 1)  # (B, 2K, M, M); S symmetric -> S S symmetric
+                    K = 2 * K
                 pre = pre + (self.pair_attn.weight @ S.reshape(B, K, M * M)).view(B, -1, M, M)  # (B, P, M, M)
             act = F.gelu(pre)  # (B, P, M, M)
             g = torch.einsum("bpij,p->bij", act, self.out.weight[0]) + self.out.bias[0]  # (B, M, M)

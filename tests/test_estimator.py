@@ -57,18 +57,22 @@ def _pair_logit_term_by_term(head, hidden, logits, masked, attn=None):
         pair = pair + torch.einsum("biv,bjv,pv->bijp", p, p, head.pair_values.weight)
     if attn is not None:  # (B, K, L, L): i reads j plus j reads i, uniform attention -> 1
         S = (attn + attn.transpose(-1, -2)) * attn.shape[-1] / 2
+        if head.config.attn_two_hop:  # paths i -> k -> j through masked k, per masked cell
+            two = torch.einsum("bkil,bkl,bklj->bkij", S, masked[:, None].float().expand_as(S[..., 0]), S)
+            S = torch.cat([S, two / masked.sum(1).clamp_min(1)[:, None, None, None]], 1)
         pair = pair + torch.einsum("bkij,pk->bijp", S, head.pair_attn.weight)
     return head.out(F.gelu(pair))  # (B, L, L, 1), or (B, L, L, 2) with excess
 
 
 @pytest.mark.parametrize("pair_values,with_attn,mix_layers", [(False, False, 0), (True, False, 0), (False, True, 0),
-                                                              (False, False, 1)])
+                                                              (False, False, 1), (False, "two-hop", 0)])
 @pytest.mark.parametrize("all_masked", [True, False])
 def test_fused_pair_layer_equals_the_written_out_formula(pair_values, with_attn, mix_layers, all_masked):
     """The fused, masked-positions-only pair computation is the docs/mi.md formula."""
     torch.manual_seed(1)
     head = MIHead(HeadConfig(d_in=32, d_hidden=16, rank=8, d_pair=8, pair_values=pair_values,
                              attn_layers=[1, 3] if with_attn else [], n_heads=2 if with_attn else 0,
+                             attn_two_hop=with_attn == "two-hop",
                              mix_layers=mix_layers, mix_heads=2))
     for prm in (head.pair_overlap, head.pair_prod.bias):  # zeros at init: make every term count
         torch.nn.init.normal_(prm)

@@ -56,6 +56,8 @@ PROBES = [  # (name, what differs from the shipped configuration)
     ("attention maps of all 6 blocks + bound (H_i + H_j)/2", ["--attn-layers", "0,1,2,3,4,5", "--excess"]),
     ("attention maps of all 6 blocks + bound (H_i + H_j)/2 + 2 mix blocks",
      ["--attn-layers", "0,1,2,3,4,5", "--excess", "--mix-layers", "2"]),
+    ("attention maps of all 6 blocks + two-hop paths through masked cells",
+     ["--attn-layers", "0,1,2,3,4,5", "--attn-two-hop"]),
 ]
 
 
