@@ -10,13 +10,19 @@ zero on the diagonal and on unmasked positions. Design (docs/mi.md):
     g_ij = w2 . gelu(A (z_i * z_j) + c_i + c_j + u (p_i . p_j) [+ W (p_i * p_j)] + b)   c_i = C z_i
     MI_ij = sigmoid(g_ij) * min(H_i, H_j) * mask_ij
     [g_ij += sum_k W_k (L/2) (A^k_ij + A^k_ji)   over the attention maps A^k of attn_layers; off when shipped]
+    [  ... and the same maps chained once through the masked cells (attn_two_hop; off)]
+    [MI_ij += sigmoid(g'_ij) * (max(H_i, H_j) - min(H_i, H_j)) / 2   the truth's own bound (excess; off)]
+    [MI_ij = MI of a mixture of K products, instead of all of the above (mixture; off; the
+     pair MLP's weights then go unused)]
 
 p_i . p_j is the overlap of the two marginals (the chance that independent draws
 collide): in a constraint problem two positions can only be dependent where
 their candidate values overlap, so it is a cheap, symmetric hint. The product
 z_i * z_j, the sum c_i + c_j and the overlap make g symmetric by construction;
 the sigmoid times min(H_i, H_j) builds in that MI is non-negative and bounded
-by either marginal's entropy (so a confident position never looks dependent).
+by either marginal's entropy (so a confident position never looks dependent): the
+bound of a consistent joint; the ground truth of an inconsistent model can pass it
+(excess).
 Splitting the first pair layer into a product term and a per-position term
 keeps the L^2 work to one (r x d_pair) product per pair: a few percent of a
 backbone pass.
