@@ -60,6 +60,7 @@ head-probes: setup
 	$(BIN)/python training/head_probes.py --data runs/gpu_mi_data --out results/sudoku/head_probes.csv
 	$(BIN)/python benchmarks/attention_maps.py --out results/attention_maps.txt
 	$(BIN)/python benchmarks/head_cost.py --head checkpoints/sudoku_mi_head \
+	  --head runs/head_probes/attention_maps_of_the_last_block/sudoku_mi_head \
 	  --head runs/head_probes/attention_maps_of_all_6_blocks/sudoku_mi_head \
 	  --head "runs/head_probes/attention_maps_of_all_6_blocks_+_bound_H_i_+_H_j_2_+_2_mix_blocks/sudoku_mi_head" \
 	  --out results/sudoku/head_cost_probes.txt
