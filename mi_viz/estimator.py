@@ -12,8 +12,7 @@ zero on the diagonal and on unmasked positions. Design (docs/mi.md):
     [g_ij += sum_k W_k (L/2) (A^k_ij + A^k_ji)   over the attention maps A^k of attn_layers; off when shipped]
     [  ... and the same maps chained once through the masked cells (attn_two_hop; off)]
     [MI_ij += sigmoid(g'_ij) * (max(H_i, H_j) - min(H_i, H_j)) / 2   the truth's own bound (excess; off)]
-    [MI_ij = MI of a mixture of K products, instead of all of the above (mixture; off; the
-     pair MLP's weights then go unused)]
+    [MI_ij = MI of a mixture of K products, instead of the pair MLP (mixture; off)]
 
 p_i . p_j is the overlap of the two marginals (the chance that independent draws
 collide): in a constraint problem two positions can only be dependent where
@@ -126,9 +125,10 @@ class MIHead(nn.Module):
         self.glob = nn.Linear(d_x + 1, c.global_context) if c.global_context else None
         self.inp = nn.Linear(d_x + c.n_values + 1 + c.global_context, c.d_hidden)
         self.emb = nn.Linear(c.d_hidden, c.rank)
-        self.pair_prod = nn.Linear(c.rank, c.d_pair)
-        self.pair_single = nn.Linear(c.rank, c.d_pair, bias=False)
-        self.pair_overlap = nn.Parameter(torch.zeros(c.d_pair))
+        pair_mlp = not c.mixture  # a mixture head replaces the pair MLP: none of its weights
+        self.pair_prod = nn.Linear(c.rank, c.d_pair) if pair_mlp else None
+        self.pair_single = nn.Linear(c.rank, c.d_pair, bias=False) if pair_mlp else None
+        self.pair_overlap = nn.Parameter(torch.zeros(c.d_pair)) if pair_mlp else None
         # per-value overlap p_i(v) p_j(v): which shared candidates matter, not just how many
         self.pair_values = nn.Linear(c.n_values, c.d_pair, bias=False) if c.pair_values else None
         # Attention maps: how much i reads j (and j reads i) inside the backbone, per block and
@@ -136,7 +136,7 @@ class MIHead(nn.Module):
         n_maps = len(c.attn_layers) * c.n_heads * (2 if c.attn_two_hop else 1)
         self.pair_attn = nn.Linear(n_maps, c.d_pair, bias=False) if c.attn_layers else None
         self.mix = nn.ModuleList([MixBlock(c.rank, c.mix_heads) for _ in range(c.mix_layers)])
-        self.out = nn.Linear(c.d_pair, 2 if c.excess else 1)
+        self.out = nn.Linear(c.d_pair, 2 if c.excess else 1) if pair_mlp else None
         # mixture mode: each position tilts its marginal once per component (K x V logits from z_i)
         self.tilt = nn.Linear(c.rank, c.mixture * c.n_values) if c.mixture else None
 
