@@ -11,9 +11,9 @@
 # 2. Head probes on all of it (training/head_probes.py): the shipped configuration, all 6
 #    blocks' attention maps (the best probe on the small data: dev Pearson 0.824 vs 0.810,
 #    rules-regime AUROC 0.993 vs 0.908) and those maps with the (H_i + H_j)/2 bound and 2
-#    mix blocks (the best combination: dev 0.830, held-out 0.853; docs/mi.md), each scored on held-out states,
-#    on decode states of the hard validation puzzles (dev) and on 90 %-masked solutions of
-#    them (rules); never the test set.
+#    mix blocks (the best combination: dev 0.830, held-out 0.853; docs/mi.md), each scored
+#    on held-out states, on decode states of the hard validation puzzles (dev) and on
+#    90 %-masked solutions of them (rules); never the test set.
 # 3. mi-report on the hard test puzzles for every probe head (the head is chosen on the
 #    dev column by whoever ships it, not on these numbers).
 # What comes back ($OUT, at most 8 files): the probe heads (tar), head_probes.csv, the
