@@ -105,5 +105,6 @@ if pt is not None:
         st.caption(f"The map is the mean of I(i->j) <= H_i and I(j->i) <= H_j, so it can exceed min(H_i, H_j) "
                    f"where the model is not a consistent joint: {100 * b['share_above_min_entropy']:.1f}% of these "
                    f"pairs do, and they hold {100 * b['head_sq_error_share_above_min']:.0f}% of the head's squared "
-                   f"error (this head is capped at the min; docs/mi.md, excess). Pearson without them: "
+                   f"error ({'this head never passes the min' if b['head_above_min_entropy'] == 0 else 'this head can pass the min'}"
+                   f"; docs/mi.md, excess). Pearson without them: "
                    f"{b['pearson_pairs_within_min']:.3f}.")
