@@ -96,3 +96,37 @@ def test_puzzle_file_reports_bad_lines(tmp_path):
     assert len(r.puzzles) == 2 and r.line_numbers == [2, 7]
     assert len(r.errors) == 2
     assert r.errors[0].startswith("line 4:") and r.errors[1].startswith("line 5:")
+
+
+def test_tensor_symmetries_keep_rules_masks_and_pairs():
+    """The batched symmetries (training augmentation of the MDM and of the MI head): a solution
+    stays a solution, MASK stays MASK where the cell went, and a pair map moves with its cells:
+    'same row / column / box' is invariant, and a map built from the board is the map of the
+    transformed board."""
+    import torch
+
+    from mi_viz.fidelity import related_matrix
+    from mi_viz.models.sudoku_mdm import MASK_TOKEN, apply_symmetry, boards_to_tokens, permute_pairs, random_symmetries
+
+    B = 16
+    sol = boards_to_tokens([S.parse_board(SOL)] * B)  # (B, 81)
+    g = torch.Generator().manual_seed(0)
+    masked = torch.rand(B, 81, generator=g) < 0.5
+    x = torch.where(masked, torch.full_like(sol, MASK_TOKEN), sol)
+    cells, digits = random_symmetries(B, g)
+    assert sorted(set(cells[0].tolist())) == list(range(81)) and len({tuple(c) for c in cells.tolist()}) > 1
+    full = apply_symmetry(sol, cells, digits)
+    for b in range(B):
+        assert S.is_solution([v + 1 for v in full[b].tolist()], [0] * 81)
+    xt = apply_symmetry(x, cells, digits)
+    assert torch.equal(xt == MASK_TOKEN, masked.gather(1, cells))
+    assert torch.equal(torch.where(xt == MASK_TOKEN, full, xt), full)  # unmasked cells: the solution's digits
+    rel = (torch.as_tensor(related_matrix()) > 0).expand(B, 81, 81).float()  # the kind (row / column) may swap
+    assert torch.equal(permute_pairs(rel, cells), rel)
+    both = (x == MASK_TOKEN)[:, :, None] & (x == MASK_TOKEN)[:, None, :]  # (B, 81, 81)
+    both_t = (xt == MASK_TOKEN)[:, :, None] & (xt == MASK_TOKEN)[:, None, :]
+    assert torch.equal(permute_pairs(both.float(), cells), both_t.float())
+    # a map that tells pairs apart (not only invariant ones): index i*81 + j moves with both cells
+    idx = torch.arange(81 * 81, dtype=torch.float).view(1, 81, 81).expand(B, 81, 81)
+    moved = permute_pairs(idx, cells)
+    assert torch.equal(moved, (cells[:, :, None] * 81 + cells[:, None, :]).float())

@@ -103,6 +103,12 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
     _, meta2 = load_head(tmp_path / "head" / "h2")
     assert meta2["extra"]["n_val_states"] == meta["extra"]["n_val_states"]
     assert meta2["extra"]["n_train_states"] == meta["extra"]["n_train_states"] + n
+    # --augment: every training state under a fresh Sudoku symmetry (backbone re-run, target permuted)
+    _run([sys.executable, str(ROOT / "training" / "train_head.py"), "--mdm", str(mdm), "--data", str(tmp_path / "mi"),
+          "--augment", "--out", str(tmp_path / "head" / "h3"), "--steps", "2", "--batch-size", "4",
+          "--d-hidden", "16", "--rank", "8", "--d-pair", "8"])
+    _, meta3 = load_head(tmp_path / "head" / "h3")
+    assert meta3["extra"]["args"]["augment"] is True
     # head probes: one short run per probe, scored on held-out and on hard dev states; resumable
     probe = [sys.executable, str(ROOT / "training" / "head_probes.py"), "--mdm", str(mdm), "--data", str(tmp_path / "mi"),
              "--steps", "2", "--only", "base", "--dev-puzzles", str(tiny_data / "test_hard.txt"), "--dev-states", "2", "--rules-states", "2",

@@ -58,6 +58,8 @@ PROBES = [  # (name, what differs from the shipped configuration)
      ["--attn-layers", "0,1,2,3,4,5", "--excess", "--mix-layers", "2"]),
     ("attention maps of all 6 blocks + two-hop paths through masked cells",
      ["--attn-layers", "0,1,2,3,4,5", "--attn-two-hop"]),
+    # the truth is nearly equivariant under Sudoku's symmetries, the shipped head much less so
+    ("symmetry augmentation", ["--augment"]),
 ]
 
 

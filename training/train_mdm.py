@@ -36,7 +36,7 @@ from mi_viz import sudoku as S  # noqa: E402
 from mi_viz.checkpoints import (  # noqa: E402
     optimizer_from_tensors, optimizer_to_tensors, read_meta, read_tensors, save_checkpoint)
 from mi_viz.models import MDM_KIND, MDMConfig, SudokuMDM, save_mdm  # noqa: E402
-from mi_viz.models.sudoku_mdm import boards_to_tokens, mdm_loss  # noqa: E402
+from mi_viz.models.sudoku_mdm import apply_symmetry, boards_to_tokens, mdm_loss, random_symmetries  # noqa: E402
 from mi_viz.samplers import SamplerConfig, decode  # noqa: E402
 
 PRESETS = {
@@ -82,23 +82,8 @@ def lr_at(step: int, progress: float, tc: TrainConfig) -> float:
 
 
 def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
-    """Random Sudoku symmetries, vectorised. x (B, 81) tokens 0..8 -> (B, 81)."""
-    B = x.shape[0]
-    dev = x.device
-    digit = torch.rand(B, 9, generator=gen).argsort(1).to(dev)  # (B, 9)
-    x = digit.gather(1, x)
-
-    def line_perm():
-        band = torch.rand(B, 3, generator=gen).argsort(1)  # (B, 3)
-        inner = torch.rand(B, 3, 3, generator=gen).argsort(2)  # (B, 3, 3)
-        return (band[:, :, None] * 3 + inner).reshape(B, 9).to(dev)  # (B, 9)
-
-    g = x.view(B, 9, 9)
-    g = g.gather(1, line_perm()[:, :, None].expand(B, 9, 9))  # permute rows
-    g = g.gather(2, line_perm()[:, None, :].expand(B, 9, 9))  # permute columns
-    tr = (torch.rand(B, generator=gen) < 0.5).to(dev)
-    g = torch.where(tr[:, None, None], g.transpose(1, 2), g)
-    return g.reshape(B, 81)
+    """Random Sudoku symmetries, one per board. x (B, 81) tokens 0..8 -> (B, 81)."""
+    return apply_symmetry(x, *random_symmetries(x.shape[0], gen))
 
 
 def load_grids(path) -> torch.Tensor:

@@ -1,0 +1,99 @@
+"""How equivariant under Sudoku's symmetries are the ground-truth MI map and the heads?
+
+    python benchmarks/equivariance.py [--head PATH ...] [--states 30] \
+        [--out results/sudoku/equivariance.json]
+
+Relabelling digits, permuting rows inside bands, bands, the same for columns, and
+transposing map a board to an equally valid one; a rule-following model's MI map
+should move with its cells: MI(g x) = g MI(x). The MDM was trained on symmetric
+copies, so it is close to that but not exactly. For each of the first --states
+states of the head probes' dev set (decode states of the hard validation puzzles,
+training/head_probes.py truth_set, cached there) one seeded random symmetry g is
+drawn; the ground truth of g x is computed and compared, over the masked pairs, with
+the permuted truth of x: Pearson, which says how much of the truth is the model's
+orientation-dependent noise. Each head is compared the same way with itself, and
+with the truth on both boards. Last stdout line: one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "training"))
+
+from head_probes import truth_set  # noqa: E402
+
+from mi_viz.estimator import load_head  # noqa: E402
+from mi_viz.fidelity import pearson  # noqa: E402
+from mi_viz.mi import ground_truth_mi  # noqa: E402
+from mi_viz.models import load_mdm  # noqa: E402
+from mi_viz.models.sudoku_mdm import MASK_TOKEN, apply_symmetry, permute_pairs, random_symmetries  # noqa: E402
+
+
+def masked_pairs(tokens: torch.Tensor) -> torch.Tensor:
+    """(N, L) tokens -> (N, L, L) bool: both cells masked, i < j."""
+    m = tokens == MASK_TOKEN
+    L = tokens.shape[1]
+    return m[:, :, None] & m[:, None, :] & torch.ones(L, L, dtype=torch.bool).triu(1)
+
+
+@torch.no_grad()
+def head_maps(mdm, head, tokens: torch.Tensor) -> torch.Tensor:
+    """The head's MI maps (N, L, L), one state at a time (as decoding and the report run it)."""
+    return torch.cat([head.read(head.backbone_pass(mdm, x[None]), (x == MASK_TOKEN)[None]) for x in tokens])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "sudoku_mdm"))
+    ap.add_argument("--head", action="append", help="MI head checkpoint(s) (default: the shipped one)")
+    ap.add_argument("--states", type=int, default=30)
+    ap.add_argument("--dev-cache", default=str(ROOT / "runs" / "head_probes" / "dev_states.safetensors"))
+    ap.add_argument("--dev-puzzles", default=str(ROOT / "data" / "sudoku" / "generated" / "val_puzzles.txt"))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", default=str(ROOT / "results" / "sudoku" / "equivariance.json"))
+    a = ap.parse_args()
+    torch.set_num_threads(2)
+    heads = a.head or [str(ROOT / "checkpoints" / "sudoku_mi_head")]
+    mdm, _ = load_mdm(a.checkpoint)
+    tokens, truth = truth_set("dev", a.checkpoint, Path(a.dev_cache), a.dev_puzzles, 100)
+    tokens, truth = tokens[: a.states], truth[: a.states].float()  # (N, L), (N, L, L)
+    cells, digits = random_symmetries(len(tokens), torch.Generator().manual_seed(a.seed))
+    moved = apply_symmetry(tokens, cells, digits)  # (N, L): the transformed boards
+    pairs = masked_pairs(moved)  # (N, L, L)
+    t0 = time.perf_counter()
+    truth_moved = torch.cat([ground_truth_mi(mdm, x[None], eps=1e-3).mi for x in moved])  # (N, L, L)
+    seconds = time.perf_counter() - t0
+    truth_perm = permute_pairs(truth, cells)  # g truth(x)
+    res = {"n_states": len(tokens), "n_pairs": int(pairs.sum()), "seed": a.seed,
+           "truth_equivariance_pearson": round(pearson(truth_moved[pairs].numpy(), truth_perm[pairs].numpy()), 4),
+           "truth_seconds": round(seconds, 1), "heads": []}
+    for path in heads:
+        head, _ = load_head(path)
+        est = permute_pairs(head_maps(mdm, head, tokens), cells)  # g head(x)
+        est_moved = head_maps(mdm, head, moved)  # head(g x)
+        res["heads"].append({
+            "head": str(Path(path).resolve().relative_to(ROOT)) if Path(path).resolve().is_relative_to(ROOT) else path,
+            "head_equivariance_pearson": round(pearson(est_moved[pairs].numpy(), est[pairs].numpy()), 4),
+            "pearson_vs_truth": round(pearson(est[pairs].numpy(), truth_perm[pairs].numpy()), 4),
+            "pearson_vs_truth_moved": round(pearson(est_moved[pairs].numpy(), truth_moved[pairs].numpy()), 4),
+        })
+    print(f"truth(g x) against g truth(x): Pearson {res['truth_equivariance_pearson']} "
+          f"({res['n_states']} dev states, {res['n_pairs']} masked pairs)")
+    for h in res["heads"]:
+        print(f"{h['head']}: head(g x) against g head(x) {h['head_equivariance_pearson']}; against the truth "
+              f"{h['pearson_vs_truth']} (x), {h['pearson_vs_truth_moved']} (g x)")
+    Path(a.out).write_text(json.dumps(res, indent=1) + "\n")
+    print(json.dumps(res))
+
+
+if __name__ == "__main__":
+    main()
