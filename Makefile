@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: app test setup chromium data results val-sweep speed head-probes lint
+.PHONY: app test setup chromium data results val-sweep speed head-probes equivariance lint
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -64,6 +64,14 @@ head-probes: setup
 	  --head runs/head_probes/attention_maps_of_all_6_blocks/sudoku_mi_head \
 	  --head "runs/head_probes/attention_maps_of_all_6_blocks_+_bound_H_i_+_H_j_2_+_2_mix_blocks/sudoku_mi_head" \
 	  --out results/sudoku/head_cost_probes.txt
+
+# the shipped head (trained with --augment) against the same recipe without it (the previous release's head;
+# trained here first if absent, about 12 min on 2 cores): equivariance under Sudoku's symmetries and dev Pearson
+equivariance: setup
+	test -f runs/head_unaugmented/sudoku_mi_head.json || $(BIN)/python training/train_head.py --data runs/gpu_mi_data \
+	  --out runs/head_unaugmented/sudoku_mi_head --steps 3000 --hidden-layers 2 --batch-size 32
+	$(BIN)/python benchmarks/equivariance.py --head runs/head_unaugmented/sudoku_mi_head --head checkpoints/sudoku_mi_head \
+	  --out results/sudoku/equivariance.json
 
 results: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$(GRID)" --save-rows --out-dir results/sudoku/test_hard --resume --jobs $(JOBS)

@@ -12,7 +12,10 @@ training/head_probes.py truth_set, cached there) one seeded random symmetry g is
 drawn; the ground truth of g x is computed and compared, over the masked pairs, with
 the permuted truth of x: Pearson, which says how much of the truth is the model's
 orientation-dependent noise. Each head is compared the same way with itself, and
-with the truth on both boards. Last stdout line: one JSON object.
+with the truth on both boards. Then, over all dev states, each head's map averaged
+over K seeded orientations (mapped back) is compared with the truth: what a head of
+the same quality but exactly equivariant would gain (K passes, so not a way to run
+it). Last stdout line: one JSON object.
 """
 
 from __future__ import annotations
@@ -51,6 +54,24 @@ def head_maps(mdm, head, tokens: torch.Tensor) -> torch.Tensor:
     return torch.cat([head.read(head.backbone_pass(mdm, x[None]), (x == MASK_TOKEN)[None]) for x in tokens])
 
 
+@torch.no_grad()
+def orientation_mean_pearson(mdm, head, tokens, truth, ks=(1, 2, 4, 8), seed: int = 1) -> dict:
+    """{K: Pearson of the head's map averaged over K orientations against the truth}, over the
+    masked pairs; K = 1 is the head as it runs. The first orientation is the identity."""
+    pairs = masked_pairs(tokens)  # (N, L, L)
+    acc = head_maps(mdm, head, tokens)  # (N, L, L)
+    gen = torch.Generator().manual_seed(seed)
+    res = {}
+    for k in range(1, max(ks) + 1):
+        if k > 1:
+            cells, digits = random_symmetries(len(tokens), gen)
+            back = torch.argsort(cells, 1)  # the inverse permutation: g^-1
+            acc += permute_pairs(head_maps(mdm, head, apply_symmetry(tokens, cells, digits)), back)
+        if k in ks:
+            res[k] = round(pearson((acc / k)[pairs].numpy(), truth[pairs].numpy()), 4)
+    return res
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "sudoku_mdm"))
@@ -64,8 +85,9 @@ def main():
     torch.set_num_threads(2)
     heads = a.head or [str(ROOT / "checkpoints" / "sudoku_mi_head")]
     mdm, _ = load_mdm(a.checkpoint)
-    tokens, truth = truth_set("dev", a.checkpoint, Path(a.dev_cache), a.dev_puzzles, 100)
-    tokens, truth = tokens[: a.states], truth[: a.states].float()  # (N, L), (N, L, L)
+    all_tokens, all_truth = truth_set("dev", a.checkpoint, Path(a.dev_cache), a.dev_puzzles, 100)
+    all_truth = all_truth.float()
+    tokens, truth = all_tokens[: a.states], all_truth[: a.states]  # (N, L), (N, L, L)
     cells, digits = random_symmetries(len(tokens), torch.Generator().manual_seed(a.seed))
     moved = apply_symmetry(tokens, cells, digits)  # (N, L): the transformed boards
     pairs = masked_pairs(moved)  # (N, L, L)
@@ -73,7 +95,7 @@ def main():
     truth_moved = torch.cat([ground_truth_mi(mdm, x[None], eps=1e-3).mi for x in moved])  # (N, L, L)
     seconds = time.perf_counter() - t0
     truth_perm = permute_pairs(truth, cells)  # g truth(x)
-    res = {"n_states": len(tokens), "n_pairs": int(pairs.sum()), "seed": a.seed,
+    res = {"n_states": len(tokens), "n_pairs": int(pairs.sum()), "seed": a.seed, "n_dev_states": len(all_tokens),
            "truth_equivariance_pearson": round(pearson(truth_moved[pairs].numpy(), truth_perm[pairs].numpy()), 4),
            "truth_seconds": round(seconds, 1), "heads": []}
     for path in heads:
@@ -85,12 +107,14 @@ def main():
             "head_equivariance_pearson": round(pearson(est_moved[pairs].numpy(), est[pairs].numpy()), 4),
             "pearson_vs_truth": round(pearson(est[pairs].numpy(), truth_perm[pairs].numpy()), 4),
             "pearson_vs_truth_moved": round(pearson(est_moved[pairs].numpy(), truth_moved[pairs].numpy()), 4),
+            "orientation_mean_pearson": orientation_mean_pearson(mdm, head, all_tokens, all_truth),
         })
     print(f"truth(g x) against g truth(x): Pearson {res['truth_equivariance_pearson']} "
           f"({res['n_states']} dev states, {res['n_pairs']} masked pairs)")
     for h in res["heads"]:
         print(f"{h['head']}: head(g x) against g head(x) {h['head_equivariance_pearson']}; against the truth "
-              f"{h['pearson_vs_truth']} (x), {h['pearson_vs_truth_moved']} (g x)")
+              f"{h['pearson_vs_truth']} (x), {h['pearson_vs_truth_moved']} (g x); averaged over K orientations, "
+              f"against the truth on {res['n_dev_states']} dev states: {h['orientation_mean_pearson']}")
     Path(a.out).write_text(json.dumps(res, indent=1) + "\n")
     print(json.dumps(res))
 

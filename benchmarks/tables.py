@@ -101,7 +101,7 @@ def structure_table(path):
 def probes_table(path):
     """The MI head probes (head_probes.csv): one change each, equal budget."""
     rows = list(csv.DictReader(open(path)))
-    print("| probe (change from the shipped configuration) | parameters | train states | held-out Pearson | "
+    print("| probe (change from the base: the shipped configuration without augmentation) | parameters | train states | held-out Pearson | "
           "dev Pearson (hard validation decode states) | structure AUROC, 90 %-masked boards (truth) |")
     print("|---|---|---|---|---|---|")
     for r in rows:

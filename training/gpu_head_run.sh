@@ -8,10 +8,11 @@
 # 1. MI data: decode states of the training puzzles and random maskings of their
 #    solutions up to 95 % masked (the CPU data set stopped at 80 %; the rules regime of
 #    the structure AUROC is 90 %): all of it stays on the machine (too big to return).
-# 2. Head probes on all of it (training/head_probes.py): the shipped configuration, all 6
-#    blocks' attention maps (the best probe on the small data: dev Pearson 0.824 vs 0.810,
-#    rules-regime AUROC 0.993 vs 0.908) and those maps with the (H_i + H_j)/2 bound and 2
-#    mix blocks (the best combination: dev 0.830, held-out 0.853; docs/mi.md), each scored
+# 2. Head probes on all of it (training/head_probes.py): the shipped configuration, the
+#    same with symmetry augmentation (no cost at inference; at the shipped budget on the
+#    small data: dev Pearson 0.843 vs 0.821, results/sudoku/equivariance.json) and all 6
+#    blocks' attention maps with the (H_i + H_j)/2 bound and 2 mix blocks (the best
+#    combination at 1,000 steps: dev 0.830, held-out 0.853; docs/mi.md), each scored
 #    on held-out states, on decode states of the hard validation puzzles (dev) and on
 #    90 %-masked solutions of them (rules); never the test set.
 # 3. mi-report on the hard test puzzles for every probe head (the head is chosen on the
@@ -27,7 +28,7 @@ LOG=runs/logs_head
 mkdir -p "$LOG"
 pack() { tar -czf "$OUT/logs.tar.gz" -C runs logs_head 2>/dev/null; }
 trap pack EXIT
-PROBES="base,attention maps of all 6 blocks,attention maps of all 6 blocks + bound (H_i + H_j)/2 + 2 mix blocks"
+PROBES="base,symmetry augmentation,attention maps of all 6 blocks + bound (H_i + H_j)/2 + 2 mix blocks"
 
 if [ "${TINY:-0}" = 1 ]; then
   MDM=${TINY_MDM:-/tmp/tiny_mdm}

@@ -3,11 +3,12 @@
     python training/head_probes.py --data runs/gpu_mi_data --out results/sudoku/head_probes.csv
 
 Each probe is one short train_head.py run (same data, same held-out 5 %, same seed,
-same step budget unless it says otherwise) that differs from the shipped head's
-configuration in one thing. The CSV gets one row per probe: its arguments, the
-parameter count, the held-out loss and Pearson of its best checkpoint, the Pearson on
-a dev set (decode states of the hard validation puzzles), the structure AUROC on
-90 %-masked solutions of those puzzles (see truth_set), and the wall time. Rows
+same step budget unless it says otherwise) that differs from the probes' base (the
+shipped head's configuration without symmetry augmentation) in one thing. The CSV gets
+one row per probe: its arguments, the parameter count, the held-out loss and Pearson of
+its best checkpoint, the Pearson on a dev set (decode states of the hard validation
+puzzles), the structure AUROC on 90 %-masked solutions of those puzzles (see
+truth_set), and the wall time. Rows
 already in the CSV (same name and arguments) are kept, so an interrupted run resumes
 where it stopped. Equal budgets make the probes comparable with each
 other, not with the shipped head (trained longer); `base` with two seeds says how
@@ -38,8 +39,11 @@ from mi_viz.mi import ground_truth_mi  # noqa: E402
 from mi_viz.models import load_mdm  # noqa: E402
 from mi_viz.models.sudoku_mdm import MASK_TOKEN, boards_to_tokens  # noqa: E402
 
-SHIPPED = "--hidden-layers 2 --batch-size 32"  # the shipped head's configuration (train_head.py arguments)
-PROBES = [  # (name, what differs from the shipped configuration)
+# The probes' base: the shipped head's configuration before symmetry augmentation (train_head.py
+# arguments). It stays the base so that the committed rows keep their keys; the shipped
+# recipe is the probe "symmetry augmentation" (at the probes' budget).
+SHIPPED = "--hidden-layers 2 --batch-size 32"
+PROBES = [  # (name, what differs from the base, SHIPPED)
     ("base", []),
     ("base seed 1", ["--seed", "1"]),
     ("half the training states", ["--train-states", "2000"]),
