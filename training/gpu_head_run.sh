@@ -8,9 +8,10 @@
 # 1. MI data: decode states of the training puzzles and random maskings of their
 #    solutions up to 95 % masked (the CPU data set stopped at 80 %; the rules regime of
 #    the structure AUROC is 90 %): all of it stays on the machine (too big to return).
-# 2. Head probes on all of it (training/head_probes.py): the shipped configuration, the
-#    same with symmetry augmentation (no cost at inference; at the shipped budget on the
-#    small data: dev Pearson 0.843 vs 0.821, results/sudoku/equivariance.json) and all 6
+# 2. Head probes on all of it (training/head_probes.py): the probes' base (the shipped
+#    configuration without augmentation), the shipped recipe with symmetry augmentation
+#    (no cost at inference; at the shipped budget on the small data: dev Pearson 0.843
+#    vs 0.821, results/sudoku/equivariance.json) and all 6
 #    blocks' attention maps with the (H_i + H_j)/2 bound and 2 mix blocks (the best
 #    combination at 1,000 steps: dev 0.830, held-out 0.853; docs/mi.md), each scored
 #    on held-out states, on decode states of the hard validation puzzles (dev) and on
