@@ -35,17 +35,17 @@ sys.path.insert(0, str(ROOT / "training"))
 from head_probes import truth_set  # noqa: E402
 
 from mi_viz.estimator import load_head  # noqa: E402
-from mi_viz.fidelity import pearson  # noqa: E402
+from mi_viz.fidelity import pair_table, pearson  # noqa: E402
 from mi_viz.mi import ground_truth_mi  # noqa: E402
 from mi_viz.models import load_mdm  # noqa: E402
 from mi_viz.models.sudoku_mdm import MASK_TOKEN, apply_symmetry, permute_pairs, random_symmetries  # noqa: E402
 
 
-def masked_pairs(tokens: torch.Tensor) -> torch.Tensor:
-    """(N, L) tokens -> (N, L, L) bool: both cells masked, i < j."""
-    m = tokens == MASK_TOKEN
-    L = tokens.shape[1]
-    return m[:, :, None] & m[:, None, :] & torch.ones(L, L, dtype=torch.bool).triu(1)
+def pearson_over_pairs(tokens, a, b) -> float:
+    """Pearson of two maps (N, L, L) over the masked pairs i < j of tokens (N, L), taken by
+    the fidelity report's own pair extraction."""
+    pt = pair_table(tokens, a, b, torch.zeros_like(a))
+    return round(pearson(pt.gt, pt.est), 4)
 
 
 @torch.no_grad()
@@ -58,7 +58,6 @@ def head_maps(mdm, head, tokens: torch.Tensor) -> torch.Tensor:
 def orientation_mean_pearson(mdm, head, tokens, truth, ks=(1, 2, 4, 8), seed: int = 1) -> dict:
     """{K: Pearson of the head's map averaged over K orientations against the truth}, over the
     masked pairs; K = 1 is the head as it runs. The first orientation is the identity."""
-    pairs = masked_pairs(tokens)  # (N, L, L)
     acc = head_maps(mdm, head, tokens)  # (N, L, L)
     gen = torch.Generator().manual_seed(seed)
     res = {}
@@ -68,7 +67,7 @@ def orientation_mean_pearson(mdm, head, tokens, truth, ks=(1, 2, 4, 8), seed: in
             back = torch.argsort(cells, 1)  # the inverse permutation: g^-1
             acc += permute_pairs(head_maps(mdm, head, apply_symmetry(tokens, cells, digits)), back)
         if k in ks:
-            res[k] = round(pearson((acc / k)[pairs].numpy(), truth[pairs].numpy()), 4)
+            res[k] = pearson_over_pairs(tokens, acc / k, truth)
     return res
 
 
@@ -90,13 +89,13 @@ def main():
     tokens, truth = all_tokens[: a.states], all_truth[: a.states]  # (N, L), (N, L, L)
     cells, digits = random_symmetries(len(tokens), torch.Generator().manual_seed(a.seed))
     moved = apply_symmetry(tokens, cells, digits)  # (N, L): the transformed boards
-    pairs = masked_pairs(moved)  # (N, L, L)
     t0 = time.perf_counter()
     truth_moved = torch.cat([ground_truth_mi(mdm, x[None], eps=1e-3).mi for x in moved])  # (N, L, L)
     seconds = time.perf_counter() - t0
     truth_perm = permute_pairs(truth, cells)  # g truth(x)
-    res = {"n_states": len(tokens), "n_pairs": int(pairs.sum()), "seed": a.seed, "n_dev_states": len(all_tokens),
-           "truth_equivariance_pearson": round(pearson(truth_moved[pairs].numpy(), truth_perm[pairs].numpy()), 4),
+    n_pairs = int(sum(m * (m - 1) // 2 for m in (moved == MASK_TOKEN).sum(1).tolist()))
+    res = {"n_states": len(tokens), "n_pairs": n_pairs, "seed": a.seed, "n_dev_states": len(all_tokens),
+           "truth_equivariance_pearson": pearson_over_pairs(moved, truth_moved, truth_perm),
            "truth_seconds": round(seconds, 1), "heads": []}
     for path in heads:
         head, _ = load_head(path)
@@ -104,9 +103,9 @@ def main():
         est_moved = head_maps(mdm, head, moved)  # head(g x)
         res["heads"].append({
             "head": str(Path(path).resolve().relative_to(ROOT)) if Path(path).resolve().is_relative_to(ROOT) else path,
-            "head_equivariance_pearson": round(pearson(est_moved[pairs].numpy(), est[pairs].numpy()), 4),
-            "pearson_vs_truth": round(pearson(est[pairs].numpy(), truth_perm[pairs].numpy()), 4),
-            "pearson_vs_truth_moved": round(pearson(est_moved[pairs].numpy(), truth_moved[pairs].numpy()), 4),
+            "head_equivariance_pearson": pearson_over_pairs(moved, est_moved, est),
+            "pearson_vs_truth": pearson_over_pairs(moved, truth_perm, est),
+            "pearson_vs_truth_moved": pearson_over_pairs(moved, truth_moved, est_moved),
             "orientation_mean_pearson": orientation_mean_pearson(mdm, head, all_tokens, all_truth),
         })
     print(f"truth(g x) against g truth(x): Pearson {res['truth_equivariance_pearson']} "

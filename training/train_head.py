@@ -168,8 +168,11 @@ def main(argv=None):
         opt, lambda s: min(1.0, (s + 1) / warm) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(1.0, s / a.steps)))))
     print(f"MI head {head.n_params():,} parameters; {len(tr_idx)} train / {n_val} held-out states", flush=True)
     t_feat = time.time()
-    feats = backbone_features(mdm, head, tokens, a.device)
-    print(f"backbone features for {len(tokens)} states in {time.time() - t_feat:.0f}s", flush=True)
+    # with --augment every training batch runs the backbone on its own transformed boards, so
+    # only the held-out states' features are ever read: cache those alone
+    ev_tokens, ev_mi, ev_idx = (tokens[val_idx], mi[val_idx], torch.arange(n_val)) if a.augment else (tokens, mi, val_idx)
+    feats = backbone_features(mdm, head, ev_tokens, a.device)
+    print(f"backbone features for {len(ev_tokens)} states in {time.time() - t_feat:.0f}s", flush=True)
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     log_path = out.with_name(out.name + "_log.csv")
@@ -183,9 +186,10 @@ def main(argv=None):
         idx = tr_idx[torch.randint(0, len(tr_idx), (a.batch_size,), generator=g)]
         if a.augment:
             x, y = symmetric_batch(tokens[idx], mi[idx], g_aug, a.device)
+            masked = x == MASK_TOKEN
             with torch.no_grad():
                 out_b = head.backbone_pass(mdm, x)
-            pred, masked = head.read(out_b, x == MASK_TOKEN), x == MASK_TOKEN
+            pred = head.read(out_b, masked)
         else:
             pred, y = predict(head, feats, tokens, idx, a.device), mi[idx].to(a.device).float()
             masked = tokens[idx].to(a.device) == MASK_TOKEN
@@ -198,7 +202,7 @@ def main(argv=None):
         out_of_time = a.max_minutes and time.time() - t0 > a.max_minutes * 60
         if step % a.eval_every == 0 or step == a.steps or out_of_time:
             head.eval()
-            vl, vp = evaluate(head, feats, tokens, mi, val_idx, a.device)
+            vl, vp = evaluate(head, feats, ev_tokens, ev_mi, ev_idx, a.device)
             head.train()
             logw.writerow([step, f"{loss.item():.5f}", f"{vl:.5f}", f"{vp:.4f}", f"{time.time() - t0:.1f}"])
             print(f"step {step} train {loss.item():.4f} val {vl:.4f} pearson {vp:.4f}", flush=True)
