@@ -10,8 +10,8 @@
 #    the structure AUROC is 90 %): all of it stays on the machine (too big to return).
 # 2. Head probes on all of it (training/head_probes.py): the probes' base (the shipped
 #    configuration without augmentation), the shipped recipe with symmetry augmentation
-#    (no cost at inference; at the shipped budget on the small data: dev Pearson 0.843
-#    vs 0.821, results/sudoku/equivariance.json) and all 6
+#    (no cost at inference; at 3,000 steps on the small data: dev Pearson 0.843 vs
+#    0.821; the shipped head, 6,000 steps: 0.853, results/sudoku/equivariance.json) and all 6
 #    blocks' attention maps with the (H_i + H_j)/2 bound and 2 mix blocks (the best
 #    combination at 1,000 steps: dev 0.830, held-out 0.853; docs/mi.md), each scored
 #    on held-out states, on decode states of the hard validation puzzles (dev) and on
