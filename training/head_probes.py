@@ -64,6 +64,8 @@ PROBES = [  # (name, what differs from the base, SHIPPED)
      ["--attn-layers", "0,1,2,3,4,5", "--attn-two-hop"]),
     # the truth is nearly equivariant under Sudoku's symmetries, the shipped head much less so
     ("symmetry augmentation", ["--augment"]),
+    # the last block's maps cost little since the channels-last pair layer: do they add to augmentation?
+    ("symmetry augmentation + attention maps of the last block", ["--augment", "--attn-layers", "5"]),
 ]
 
 
