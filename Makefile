@@ -65,8 +65,8 @@ head-probes: setup
 	  --head "runs/head_probes/attention_maps_of_all_6_blocks_+_bound_H_i_+_H_j_2_+_2_mix_blocks/sudoku_mi_head" \
 	  --out results/sudoku/head_cost_probes.txt
 
-# the shipped head (trained with --augment) against the same recipe without it (the previous release's head;
-# trained here first if absent, about 12 min on 2 cores): equivariance under Sudoku's symmetries and dev Pearson
+# the shipped head (trained with --augment, 6,000 steps) against the recipe without it (3,000 steps, the head of
+# two releases ago; trained here first if absent, about 12 min on 2 cores): equivariance under Sudoku's symmetries and dev Pearson
 equivariance: setup
 	test -f runs/head_unaugmented/sudoku_mi_head.json || $(BIN)/python training/train_head.py --data runs/gpu_mi_data \
 	  --out runs/head_unaugmented/sudoku_mi_head --steps 3000 --hidden-layers 2 --batch-size 32

@@ -1,7 +1,7 @@
 """Train the MI head on the MI dataset, reading the frozen MDM's hidden states.
 
     python training/train_head.py --mdm checkpoints/sudoku_mdm --data runs/mi_data \
-        --out checkpoints/sudoku_mi_head --steps 3000 --batch-size 32 --hidden-layers 2 --augment
+        --out checkpoints/sudoku_mi_head --steps 6000 --batch-size 32 --hidden-layers 2 --augment
 
 Loss: squared Frobenius distance to the ground-truth map over masked pairs
 (estimator.frobenius_loss). With --augment (the shipped head) every training state is
