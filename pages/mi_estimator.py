@@ -65,7 +65,9 @@ if pt is not None:
     if "gt_seconds_per_state" in summary:
         st.caption(f"Ground truth: {summary['gt_passes_per_state']} passes and {summary['gt_seconds_per_state']:.2f}s "
                    f"per state; head: {summary['head_seconds_per_state'] * 1000:.1f} ms "
-                   f"({100 * summary['head_over_forward']:.1f}% of one backbone pass).")
+                   f"({100 * summary['head_over_forward']:.1f}% of one backbone pass). Both timed cold, "
+                   f"one state at a time right after its ground truth, as this page runs them; "
+                   f"`benchmarks/latency.py` times them warm and interleaved, the figure the 10% target reads.")
     rel = np.array(RELATION_NAMES)[pt.relation]
     g = np.random.default_rng(0)
     idx = g.choice(len(pt.gt), size=min(6000, len(pt.gt)), replace=False)
