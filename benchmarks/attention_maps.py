@@ -5,15 +5,14 @@
 The MI heads that read attention maps (HeadConfig.attn_layers) need the weights the fused
 attention kernel keeps to itself. Two ways to get them, timed side by side with the plain
 (fused) pass in interleaved rounds, at batch 1 and at the decoding batch:
-- "recomputed" (what sudoku_mdm.Block does when asked for maps): the fused kernel runs as
-  usual and the maps are computed once more beside it, so the logits stay bit-identical;
-- "written out" (the alternative, kept here only to be timed): the block computes
-  softmax(q k^T / sqrt(d)) itself, multiplies it with v, and returns the pass's own maps.
+- "written out" (what sudoku_mdm.Block does when asked for maps, since the shipped head
+  reads block 5's): the block computes softmax(q k^T / sqrt(d)) itself, multiplies it with
+  v, and returns the pass's own maps; its logits differ from the plain pass by rounding;
+- "recomputed" (the alternative, kept here only to be timed; the block's way until a head
+  that reads maps shipped): the fused kernel runs as usual and the maps are computed once
+  more beside it, so the logits stay bit-identical.
 Each round times the plain pass, then both variants, which goes first alternating from
 round to round (with a fixed order, the order decided the batch-64 comparison).
-The shipped head reads no maps, so the block keeps the bit-identical way; a head that
-reads them should switch to the written-out one when it ships (every MI row is re-run
-then anyway).
 Last stdout line: JSON.
 """
 
@@ -38,20 +37,21 @@ from mi_viz.bench import DECODE_BATCH, load_models  # noqa: E402
 from mi_viz.models import sudoku_mdm  # noqa: E402
 
 
-def written_out_forward(self, x, return_attn: bool = False):
-    """The alternative Block.forward: asked for maps, run the attention written out and use them."""
+def recomputed_forward(self, x, return_attn: bool = False):
+    """The alternative Block.forward: the fused kernel as in the plain pass, the maps computed again beside it."""
     if not return_attn:
-        return recomputed(self, x)
+        return written_out(self, x)
     B, L, D = x.shape
     q, k, v = self.qkv(self.ln1(x)).split(D, dim=2)
     q, k, v = (t.view(B, L, self.n_head, D // self.n_head).transpose(1, 2) for t in (q, k, v))  # (B, H, L, Dh)
-    att = torch.softmax((q @ k.transpose(-1, -2)) * (D // self.n_head) ** -0.5, -1)  # (B, H, L, L)
-    x = x + self.proj((att @ v).transpose(1, 2).reshape(B, L, D))
+    a = F.scaled_dot_product_attention(q, k, v)  # (B, H, L, Dh)
+    x = x + self.proj(a.transpose(1, 2).reshape(B, L, D))
     x = x + self.fc_out(F.gelu(self.fc(self.ln2(x))))
+    att = torch.softmax((q @ k.transpose(-1, -2)) * (D // self.n_head) ** -0.5, -1)  # (B, H, L, L)
     return x, att
 
 
-recomputed = sudoku_mdm.Block.forward
+written_out = sudoku_mdm.Block.forward
 
 
 def main():
@@ -68,14 +68,14 @@ def main():
     try:
         for x, n in ((mid[:1], 30), (mid.repeat(DECODE_BATCH // 10 + 1, 1)[:DECODE_BATCH], 4)):
             t = {"plain": [], "recomputed": [], "written_out": []}
-            with torch.no_grad():
+            with torch.inference_mode():  # as decode runs the pass
                 for r in range(a.rounds):
                     t["plain"].append(timeit(lambda: model.forward_tokens(x), n))
                     # alternate which variant goes first: the order alone moved the batch-64 result
                     for variant in (("recomputed", "written_out") if r % 2 == 0 else ("written_out", "recomputed")):
-                        sudoku_mdm.Block.forward = written_out_forward if variant == "written_out" else recomputed
+                        sudoku_mdm.Block.forward = written_out if variant == "written_out" else recomputed_forward
                         t[variant].append(timeit(lambda: model.forward_tokens(x, (), blocks), n))
-                    sudoku_mdm.Block.forward = recomputed
+                    sudoku_mdm.Block.forward = written_out
             med = {k: statistics.median(v) for k, v in t.items()}
             b = len(x)
             wins = sum(w < r for w, r in zip(t["written_out"], t["recomputed"]))  # paired: adjacent timings
@@ -88,7 +88,7 @@ def main():
                          f"recomputed beside the kernel {100 * res[f'batch_{b}']['recomputed_over_plain']:+.1f} % "
                          f"(written out faster in {wins} of {a.rounds} rounds)")
     finally:
-        sudoku_mdm.Block.forward = recomputed
+        sudoku_mdm.Block.forward = written_out
     text = "\n".join(lines + [json.dumps(res)])
     if a.out:
         Path(a.out).write_text(text + "\n")

@@ -84,7 +84,7 @@ def main():
     model, head, _ = load_models(need_head=True)
     mid = mid_decode_states(model, a.puzzles, a.n_gt)  # (n_gt, 81)
     state = mid[0][None]
-    with torch.no_grad():
+    with torch.inference_mode():  # as decode runs the pass and the head
         t_fwd, t_head = head_cost(model, head, state, a.repeats)
         # the same at a decoding batch (what `bench` / `sweep` pay per pass)
         big = torch.stack([m for m in mid for _ in range(a.batch // len(mid) + 1)])[: a.batch]  # (batch, 81)

@@ -227,6 +227,7 @@ class MIHead(nn.Module):
         B, L = masked.shape
         M = max(int(masked.sum(1).max()), 1)
         order = torch.argsort((~masked).to(torch.int8), dim=1, stable=True)[:, :M]  # (B, M): masked first
+        flat = (order[:, :, None] * L + order[:, None, :]).reshape(B, M * M)  # (B, M*M): pair (i, j) at i*L + j
         valid = torch.gather(masked, 1, order)  # (B, M); False on padding slots
 
         def pick(t):  # (B, L, C) -> (B, M, C)
@@ -255,20 +256,22 @@ class MIHead(nn.Module):
         else:
             pre = self.pair_preactivation(z, p)  # (B, M, M, P)
             if self.pair_attn is not None:
-                S = torch.cat([attn[i].float() for i in self.config.attn_layers], 1)  # (B, K, L, L), K = blocks x heads
+                maps = [attn[i].float() for i in self.config.attn_layers]
+                S = maps[0] if len(maps) == 1 else torch.cat(maps, 1)  # (B, K, L, L), K = blocks x heads
                 K = S.shape[1]
-                S = S.gather(2, order[:, None, :, None].expand(B, K, M, L))  # (B, K, M, L)
-                S = S.gather(3, order[:, None, None, :].expand(B, K, M, M))  # (B, K, M, M)
-                S = (S + S.transpose(-1, -2)) * (L / 2)  # symmetric; uniform attention -> 1
+                # the masked pairs' entries in one gather, channels last (what pair_attn reads)
+                S = S.flatten(2).transpose(1, 2).gather(1, flat[..., None].expand(B, M * M, K))  # (B, M*M, K)
+                S = S.view(B, M, M, K)
+                S = (S + S.transpose(1, 2)) * (L / 2)  # (B, M, M, K) symmetric; uniform attention -> 1
                 if self.config.attn_two_hop:
                     # Two cells in no common unit depend through a chain of uncertain cells
                     # (i shares a row with k, k a column with j): 70 % of the head's squared error
                     # sits on such pairs. Paths through filled cells carry no dependence, so the
                     # intermediate k runs over the masked cells only (padding slots zeroed).
-                    S = S * (valid[:, None, :, None] & valid[:, None, None, :])  # (B, K, M, M)
+                    S = S.permute(0, 3, 1, 2) * (valid[:, None, :, None] & valid[:, None, None, :])  # (B, K, M, M)
                     m = valid.sum(1).clamp_min(1)[:, None, None, None]  # (B, 1, 1, 1)
-                    S = torch.cat([S, S @ S / m], 1)  # (B, 2K, M, M); S symmetric -> S S symmetric
-                pre = pre + self.pair_attn(S.permute(0, 2, 3, 1))  # (B, M, M, P)
+                    S = torch.cat([S, S @ S / m], 1).permute(0, 2, 3, 1)  # (B, M, M, 2K); S S symmetric too
+                pre = pre + self.pair_attn(S)  # (B, M, M, P)
             g = self.out(F.gelu(pre))  # (B, M, M, n_out): 1 unit, or 2 with excess
             lo = torch.minimum(H[:, :, None], H[:, None, :])  # (B, M, M)
             mi = torch.sigmoid(g[..., 0]) * lo  # (B, M, M)
@@ -283,7 +286,6 @@ class MIHead(nn.Module):
         mi.diagonal(dim1=1, dim2=2).zero_()
         mi = 0.5 * (mi + mi.transpose(1, 2))  # exact symmetry despite float rounding
         # scatter back to (B, L, L); padding slots point at unmasked cells and carry zeros
-        flat = (order[:, :, None] * L + order[:, None, :]).reshape(B, M * M)  # (B, M*M)
         out = mi.new_zeros(B, L * L).scatter_(1, flat, mi.reshape(B, M * M))
         return out.view(B, L, L)
 

@@ -251,7 +251,7 @@ def structure_by_mask_ratio(model, head, solutions, ratios=(0.9, 0.75, 0.6), n_s
     return out
 
 
-@torch.no_grad()
+@torch.inference_mode()  # as decode: the head timed as the sampler runs it
 def mi_report(model, head, puzzles, n_states: int = 100, eps: float = 1e-3, seed: int = 0, device="cpu"):
     """Ground truth vs head on states drawn from decodes of `puzzles`.
 

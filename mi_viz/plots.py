@@ -98,7 +98,7 @@ def figure1(model, head, puzzle, step: int, out_png, eps: float = 1e-3) -> dict:
     step = max(0, min(step, len(res.states) - 1))
     state = res.states[step]  # (1, 81)
     masked = (state == MASK_TOKEN)[0]
-    with torch.no_grad():
+    with torch.inference_mode():
         out = head.backbone_pass(model, state)
         est = head.read(out, state == MASK_TOKEN)[0].numpy()
     gt = ground_truth_mi(model, state, eps=eps)

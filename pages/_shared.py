@@ -199,7 +199,7 @@ def _estimated_mi(tokens: tuple, mdm: str, head_ckpt: str) -> np.ndarray:
     model, _ = get_mdm(mdm)
     head, _ = get_head(head_ckpt)
     x = torch.tensor([tokens])
-    with torch.no_grad():
+    with torch.inference_mode():
         out = head.backbone_pass(model, x)
         return head.read(out, x == MASK_TOKEN)[0].numpy()
 

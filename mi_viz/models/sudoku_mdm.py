@@ -61,18 +61,19 @@ class Block(nn.Module):
         B, L, D = x.shape
         q, k, v = self.qkv(self.ln1(x)).split(D, dim=2)
         q, k, v = (t.view(B, L, self.n_head, D // self.n_head).transpose(1, 2) for t in (q, k, v))  # (B, H, L, Dh)
-        a = F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0)
+        if return_attn:
+            # The fused kernel keeps its weights to itself. Asked for them, the block runs its
+            # attention written out and returns the weights it used: at these shapes that costs
+            # about what the fused kernel does (recomputing the maps beside the kernel cost 2-2.5 %
+            # of a pass per block; benchmarks/attention_maps.py), at the price of logits that
+            # differ from the plain pass by float rounding (~1e-6).
+            att = torch.softmax((q @ k.transpose(-1, -2)) * (D // self.n_head) ** -0.5, -1)  # (B, H, L, L)
+            a = att @ v  # (B, H, L, Dh)
+        else:
+            a = F.scaled_dot_product_attention(q, k, v, dropout_p=self.dropout if self.training else 0.0)
         x = x + self.proj(a.transpose(1, 2).reshape(B, L, D))
         x = x + self.fc_out(F.gelu(self.fc(self.ln2(x))))
-        if not return_attn:
-            return x
-        # The fused kernel keeps its weights to itself; recomputing them beside it costs one
-        # (L x L) product per head and leaves the logits bit-identical. For all 6 blocks that is
-        # 11-15 % of a pass; running the attention written out and returning its own weights
-        # costs about half of that (benchmarks/attention_maps.py): the way to go once a head
-        # that reads maps ships, at the price of logits that differ by float rounding.
-        att = torch.softmax((q @ k.transpose(-1, -2)) * (D // self.n_head) ** -0.5, -1)  # (B, H, L, L)
-        return x, att
+        return (x, att) if return_attn else x
 
 
 class SudokuMDM(nn.Module):
