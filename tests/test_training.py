@@ -120,6 +120,16 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
     assert [row["probe"] for row in rows] == ["base"] and -1 <= float(rows[0]["dev_pearson"]) <= 1
     assert 0 <= float(rows[0]["rules_auroc"]) <= 1 and 0 <= float(rows[0]["rules_auroc_truth"]) <= 1
     assert "== probe" not in _run(probe).stdout  # the row is kept, nothing retrained
+    # --score: heads trained elsewhere (the candidates) scored on the same cached sets, one row each
+    base_ckpt = tmp_path / "probes" / "base" / "sudoku_mi_head"
+    score = probe[: probe.index("--steps")] + ["--dev-puzzles", str(tiny_data / "test_hard.txt"), "--runs", str(tmp_path / "probes"),
+                                               "--score", str(base_ckpt), "--score", str(tmp_path / "head" / "h3"),
+                                               "--out", str(tmp_path / "cand.csv")]
+    assert "== probe" not in _run(score).stdout
+    cand = list(csv.DictReader(open(tmp_path / "cand.csv")))
+    assert [c["head"] for c in cand] == [str(base_ckpt), str(tmp_path / "head" / "h3")]
+    assert cand[0]["dev_pearson"] == rows[0]["dev_pearson"] and cand[0]["rules_auroc"] == rows[0]["rules_auroc"]
+    assert cand[1]["augment"] == "True" and cand[1]["steps"] == "2"
 
 
 def test_probe_folders_are_one_level_and_distinct():

@@ -1,6 +1,7 @@
 """Head probes: which change to the MI head, or to its data, moves held-out Pearson?
 
     python training/head_probes.py --data runs/gpu_mi_data --out results/sudoku/head_probes.csv
+    python training/head_probes.py --score HEAD [--score HEAD ...] --out results/sudoku/head_candidates.csv
 
 Each probe is one short train_head.py run (same data, same held-out 5 %, same seed,
 same step budget unless it says otherwise) that differs from the probes' base (the
@@ -134,6 +135,9 @@ def main(argv=None):
     ap.add_argument("--dev-states", type=int, default=100)
     ap.add_argument("--rules-states", type=int, default=30)
     ap.add_argument("--base-args", default=SHIPPED, help="train_head.py arguments every probe starts from")
+    ap.add_argument("--score", action="append", default=[], metavar="HEAD",
+                    help="instead of training probes, score these head checkpoints (repeat) on the same "
+                         "held-out / dev / rules sets; one CSV row each (candidates trained at other budgets)")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu",
                     help="for the scoring sets' ground truth and the scoring (training: train_head's own default)")
     a = ap.parse_args(argv)
@@ -141,7 +145,7 @@ def main(argv=None):
     fields = ["probe", "args", "steps", "n_params", "n_train_states", "best_step", "val_loss", "val_pearson",
               "dev_pearson", "rules_auroc", "rules_auroc_truth", "seconds"]
     done = {}
-    if out.exists():
+    if out.exists() and not a.score:
         with open(out, newline="") as f:
             done = {(r["probe"], r["args"], r["steps"]): r for r in csv.DictReader(f)}
     only = {s.strip() for s in a.only.split(",") if s.strip()}
@@ -156,6 +160,19 @@ def main(argv=None):
         return {"n_params": head.n_params(), "dev_pearson": round(dev_r, 4), "rules_auroc": round(rules_est, 4),
                 "rules_auroc_truth": round(rules_gt, 4)}
 
+    if a.score:
+        rows = []
+        for ckpt in a.score:
+            meta = json.loads(Path(ckpt).with_suffix(".json").read_text())
+            targs = meta["extra"].get("args", {})
+            rows.append({"head": ckpt, "steps": targs.get("steps"), "augment": targs.get("augment"),
+                         "attn_layers": targs.get("attn_layers"), "best_step": meta["step"],
+                         "val_loss": round(meta["metrics"]["val_loss"], 4),
+                         "val_pearson": round(meta["metrics"]["val_pearson"], 4), **scores(ckpt)})
+            print(rows[-1], flush=True)
+        write(out, ["head", "n_params", "steps", "augment", "attn_layers", "best_step", "val_loss", "val_pearson", "dev_pearson", "rules_auroc",
+                    "rules_auroc_truth"], rows)
+        return
     rows = []
     for name, extra in PROBES:
         args = " ".join(a.base_args.split() + extra)
