@@ -5,12 +5,12 @@
 The MI heads that read attention maps (HeadConfig.attn_layers) need the weights the fused
 attention kernel keeps to itself. Two ways to get them, timed side by side with the plain
 (fused) pass in interleaved rounds, at batch 1 and at the decoding batch:
-- "written out" (what sudoku_mdm.Block does when asked for maps, since the shipped head
-  reads block 5's): the block computes softmax(q k^T / sqrt(d)) itself, multiplies it with
-  v, and returns the pass's own maps; its logits differ from the plain pass by rounding;
-- "recomputed" (the alternative, kept here only to be timed; the block's way until a head
-  that reads maps shipped): the fused kernel runs as usual and the maps are computed once
-  more beside it, so the logits stay bit-identical.
+- "written out" (what sudoku_mdm.Block does when asked for maps): the block computes
+  softmax(q k^T / sqrt(d)) itself, multiplies it with v, and returns the pass's own maps;
+  its logits differ from the plain pass by rounding;
+- "recomputed" (the alternative, kept here only to be timed; the block's way until this
+  benchmark showed it slower): the fused kernel runs as usual and the maps are computed
+  once more beside it, so the logits stay bit-identical.
 Each round times the plain pass, then both variants, which goes first alternating from
 round to round (with a fixed order, the order decided the batch-64 comparison).
 Last stdout line: JSON.

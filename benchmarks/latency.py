@@ -48,9 +48,9 @@ def head_cost(model, head, x, repeats, rounds=5):
     """(plain pass, head) seconds, medians over `rounds` interleaved rounds (this machine's
     speed drifts 20-40 % within minutes: timing the two far apart would measure the drift).
     The head's cost is its read, given the log-marginals and entropies every sampler
-    computes anyway, plus whatever the pass does only for it: attention maps are recomputed
-    beside the fused kernel (a block's hidden states, by contrast, are a reference the
-    pass keeps anyway)."""
+    computes anyway, plus whatever the pass does only for it: the blocks whose attention
+    maps it reads run their attention written out (a block's hidden states, by contrast,
+    are a reference the pass keeps anyway)."""
     out = head.backbone_pass(model, x)
     masked = x == MASK_TOKEN
     logp, H = marginals(out.logits, masked)  # (B, L, V), (B, L) as the sampler has them

@@ -64,9 +64,9 @@ class Block(nn.Module):
         if return_attn:
             # The fused kernel keeps its weights to itself. Asked for them, the block runs its
             # attention written out and returns the weights it used: at these shapes that costs
-            # about what the fused kernel does (recomputing the maps beside the kernel cost 2-2.5 %
-            # of a pass per block; benchmarks/attention_maps.py), at the price of logits that
-            # differ from the plain pass by float rounding (~1e-6).
+            # about what the fused kernel does, less than recomputing the maps beside it
+            # (benchmarks/attention_maps.py), at the price of logits that differ from the
+            # plain pass by float rounding (~1e-6).
             att = torch.softmax((q @ k.transpose(-1, -2)) * (D // self.n_head) ** -0.5, -1)  # (B, H, L, L)
             a = att @ v  # (B, H, L, Dh)
         else:
