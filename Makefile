@@ -55,19 +55,20 @@ speed: setup
 
 # one-change-at-a-time probes of the MI head at an equal 1,000-step budget (about 1.2 h on 2 cores;
 # needs the ground-truth MI data set in runs/gpu_mi_data, see README Models); both steps resume. Then the
-# cost of the shipped head, the candidate in checkpoints/candidates/ (shipped budget, not shipped) and two
-# probes against a pass, and the scores of the shipped head and the candidate on the probes' sets
+# cost of the shipped head, the candidates in checkpoints/candidates/ (shipped budget, not shipped) and two
+# probes against a pass, and the scores of the shipped head and the candidates on the probes' sets
 head-probes: setup
 	$(BIN)/python training/make_mi_dataset.py --n-puzzles 0 --n-random 150 --mask-range 0.85,0.95 --seed 1 --shard-size 50 --out runs/mi_data_high
 	$(BIN)/python training/head_probes.py --data runs/gpu_mi_data --out results/sudoku/head_probes.csv
 	$(BIN)/python benchmarks/attention_maps.py --out results/attention_maps.txt
 	$(BIN)/python benchmarks/head_cost.py --head checkpoints/sudoku_mi_head \
 	  --head checkpoints/candidates/sudoku_mi_head_attn5 \
+	  --head checkpoints/candidates/sudoku_mi_head_excess \
 	  --head runs/head_probes/attention_maps_of_all_6_blocks/sudoku_mi_head \
 	  --head "runs/head_probes/attention_maps_of_all_6_blocks_+_bound_H_i_+_H_j_2_+_2_mix_blocks/sudoku_mi_head" \
 	  --out results/sudoku/head_cost_probes.txt
 	$(BIN)/python training/head_probes.py --score checkpoints/sudoku_mi_head --score checkpoints/candidates/sudoku_mi_head_attn5 \
-	  --out results/sudoku/head_candidates.csv
+	  --score checkpoints/candidates/sudoku_mi_head_excess --out results/sudoku/head_candidates.csv
 
 # the shipped head (trained with --augment, 6,000 steps) against the recipe without it (3,000 steps, the head of
 # two releases ago; trained here first if absent, about 12 min on 2 cores): equivariance under Sudoku's symmetries and dev Pearson

@@ -166,11 +166,12 @@ def main(argv=None):
             meta = json.loads(Path(ckpt).with_suffix(".json").read_text())
             targs = meta["extra"].get("args", {})
             rows.append({"head": ckpt, "steps": targs.get("steps"), "augment": targs.get("augment"),
-                         "attn_layers": targs.get("attn_layers"), "best_step": meta["step"],
+                         "attn_layers": targs.get("attn_layers"), "excess": targs.get("excess"),
+                         "best_step": meta["step"],
                          "val_loss": round(meta["metrics"]["val_loss"], 4),
                          "val_pearson": round(meta["metrics"]["val_pearson"], 4), **scores(ckpt)})
             print(rows[-1], flush=True)
-        write(out, ["head", "n_params", "steps", "augment", "attn_layers", "best_step", "val_loss", "val_pearson", "dev_pearson", "rules_auroc",
+        write(out, ["head", "n_params", "steps", "augment", "attn_layers", "excess", "best_step", "val_loss", "val_pearson", "dev_pearson", "rules_auroc",
                     "rules_auroc_truth"], rows)
         return
     rows = []
