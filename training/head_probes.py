@@ -160,6 +160,11 @@ def main(argv=None):
         return {"n_params": head.n_params(), "dev_pearson": round(dev_r, 4), "rules_auroc": round(rules_est, 4),
                 "rules_auroc_truth": round(rules_gt, 4)}
 
+    def checkpoint_row(ckpt, meta) -> dict:
+        """What a trained head's checkpoint says of itself (its best held-out step) plus its scores."""
+        return {"best_step": meta["step"], "val_loss": round(meta["metrics"]["val_loss"], 4),
+                "val_pearson": round(meta["metrics"]["val_pearson"], 4), **scores(ckpt)}
+
     if a.score:
         rows = []
         for ckpt in a.score:
@@ -167,12 +172,10 @@ def main(argv=None):
             targs = meta["extra"].get("args", {})
             rows.append({"head": ckpt, "steps": targs.get("steps"), "augment": targs.get("augment"),
                          "attn_layers": targs.get("attn_layers"), "excess": targs.get("excess"),
-                         "best_step": meta["step"],
-                         "val_loss": round(meta["metrics"]["val_loss"], 4),
-                         "val_pearson": round(meta["metrics"]["val_pearson"], 4), **scores(ckpt)})
+                         **checkpoint_row(ckpt, meta)})
             print(rows[-1], flush=True)
-        write(out, ["head", "n_params", "steps", "augment", "attn_layers", "excess", "best_step", "val_loss", "val_pearson", "dev_pearson", "rules_auroc",
-                    "rules_auroc_truth"], rows)
+        write(out, ["head", "n_params", "steps", "augment", "attn_layers", "excess", "best_step", "val_loss",
+                    "val_pearson", "dev_pearson", "rules_auroc", "rules_auroc_truth"], rows)
         return
     rows = []
     for name, extra in PROBES:
@@ -194,9 +197,7 @@ def main(argv=None):
                          "--eval-every", str(max(1, a.steps // 4))] + args.split())
         meta = json.loads(ckpt.with_suffix(".json").read_text())
         rows.append({"probe": name, "args": args, "steps": a.steps,
-                     "n_train_states": meta["extra"]["n_train_states"], "best_step": meta["step"],
-                     "val_loss": round(meta["metrics"]["val_loss"], 4),
-                     "val_pearson": round(meta["metrics"]["val_pearson"], 4), **scores(ckpt),
+                     "n_train_states": meta["extra"]["n_train_states"], **checkpoint_row(ckpt, meta),
                      "seconds": round(time.time() - t0)})
         write(out, fields, rows)  # after every probe: an interruption loses one probe
     write(out, fields, rows)
