@@ -45,9 +45,8 @@ def main():
     rows = []
     for path in a.head:
         _, head, _ = load_models(head=path, need_head=True)
-        with torch.inference_mode():  # as decode runs the pass and the head
-            f1, h1 = head_cost(model, head, mid[:1], a.repeats)
-            fb, hb = head_cost(model, head, big, max(3, a.repeats // 4))
+        f1, h1 = head_cost(model, head, mid[:1], a.repeats)
+        fb, hb = head_cost(model, head, big, max(3, a.repeats // 4))
         rows.append({"head": path, "params": head.n_params(), "attn_blocks": len(head.attn_layers),
                      "mix_layers": head.config.mix_layers, "excess": head.config.excess,
                      "forward_ms": round(1000 * f1, 2), "head_ms": round(1000 * h1, 2),

@@ -44,6 +44,7 @@ def timeit(fn, repeats):
     return statistics.median(ts)
 
 
+@torch.inference_mode()  # as decode runs the pass and the head
 def head_cost(model, head, x, repeats, rounds=5):
     """(plain pass, head) seconds, medians over `rounds` interleaved rounds (this machine's
     speed drifts 20-40 % within minutes: timing the two far apart would measure the drift).
@@ -92,11 +93,10 @@ def main():
     model, head, _ = load_models(need_head=True)
     mid = mid_decode_states(model, a.puzzles, a.n_gt)  # (n_gt, 81)
     state = mid[0][None]
-    with torch.inference_mode():  # as decode runs the pass and the head
-        t_fwd, t_head = head_cost(model, head, state, a.repeats)
-        # the same at a decoding batch (what `bench` / `sweep` pay per pass)
-        big = torch.stack([m for m in mid for _ in range(a.batch // len(mid) + 1)])[: a.batch]  # (batch, 81)
-        t_fwd_b, t_head_b = head_cost(model, head, big, max(3, a.repeats // 4))
+    t_fwd, t_head = head_cost(model, head, state, a.repeats)
+    # the same at a decoding batch (what `bench` / `sweep` pay per pass)
+    big = torch.stack([m for m in mid for _ in range(a.batch // len(mid) + 1)])[: a.batch]  # (batch, 81)
+    t_fwd_b, t_head_b = head_cost(model, head, big, max(3, a.repeats // 4))
     t_step = timeit(lambda: decode(model, state, SamplerConfig("mi"), head=head, max_steps=1), a.repeats)
     gts = []
     for s in mid:
