@@ -55,7 +55,7 @@ speed: setup
 
 # one-change-at-a-time probes of the MI head at an equal 1,000-step budget (about 1.2 h on 2 cores;
 # needs the ground-truth MI data set in runs/gpu_mi_data, see README Models); both steps resume. Then the
-# cost of the shipped head, the candidates in checkpoints/candidates/ (shipped budget, not shipped) and two
+# cost of the shipped head, the heads in checkpoints/candidates/ (shipped budget, not shipped; _aug shipped before) and three
 # probes against a pass, and the scores of the shipped head and the candidates on the probes' sets
 head-probes: setup
 	$(BIN)/python training/make_mi_dataset.py --n-puzzles 0 --n-random 150 --mask-range 0.85,0.95 --seed 1 --shard-size 50 --out runs/mi_data_high
@@ -63,20 +63,22 @@ head-probes: setup
 	$(BIN)/python benchmarks/attention_maps.py --out results/attention_maps.txt
 	$(BIN)/python benchmarks/head_cost.py --head checkpoints/sudoku_mi_head \
 	  --head checkpoints/candidates/sudoku_mi_head_attn5 \
-	  --head checkpoints/candidates/sudoku_mi_head_excess \
+	  --head checkpoints/candidates/sudoku_mi_head_aug \
 	  --head runs/head_probes/attention_maps_of_all_6_blocks/sudoku_mi_head \
 	  --head "runs/head_probes/attention_maps_of_all_6_blocks_+_bound_H_i_+_H_j_2_+_2_mix_blocks/sudoku_mi_head" \
+	  --head "runs/head_probes/symmetry_augmentation_+_bound_H_i_+_H_j_2_+_direct-link_MI/sudoku_mi_head" \
 	  --out results/sudoku/head_cost_probes.txt
 	$(BIN)/python training/head_probes.py --score checkpoints/sudoku_mi_head --score checkpoints/candidates/sudoku_mi_head_attn5 \
-	  --score checkpoints/candidates/sudoku_mi_head_excess --out results/sudoku/head_candidates.csv
+	  --score checkpoints/candidates/sudoku_mi_head_aug --out results/sudoku/head_candidates.csv
 
-# the shipped head (trained with --augment, 6,000 steps) against the recipe without it (3,000 steps, the head of
-# two releases ago; trained here first if absent, about 12 min on 2 cores): equivariance under Sudoku's symmetries and dev Pearson
+# the shipped head (trained with --augment --excess, 6,000 steps) and the previous one (--augment) against the recipe
+# without augmentation (3,000 steps, an earlier release's head; trained here first if absent, about 12 min on 2 cores):
+# equivariance under Sudoku's symmetries and dev Pearson
 equivariance: setup
 	test -f runs/head_unaugmented/sudoku_mi_head.json || $(BIN)/python training/train_head.py --data runs/gpu_mi_data \
 	  --out runs/head_unaugmented/sudoku_mi_head --steps 3000 --hidden-layers 2 --batch-size 32
-	$(BIN)/python benchmarks/equivariance.py --head runs/head_unaugmented/sudoku_mi_head --head checkpoints/sudoku_mi_head \
-	  --out results/sudoku/equivariance.json
+	$(BIN)/python benchmarks/equivariance.py --head runs/head_unaugmented/sudoku_mi_head \
+	  --head checkpoints/candidates/sudoku_mi_head_aug --head checkpoints/sudoku_mi_head --out results/sudoku/equivariance.json
 
 results: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$(GRID)" --save-rows --out-dir results/sudoku/test_hard --resume --jobs $(JOBS)

@@ -13,6 +13,7 @@ zero on the diagonal and on unmasked positions. Design (docs/mi.md):
     [  ... and the same maps chained once through the masked cells (attn_two_hop; off)]
     [MI_ij += sigmoid(g'_ij) * (max(H_i, H_j) - min(H_i, H_j)) / 2   the truth's own bound (excess; off)]
     [MI_ij = MI of a mixture of K products, instead of the pair MLP (mixture; off)]
+    [g_ij += W [I_excl(i, j), I_agree(i, j)]   the MI a direct link between i and j would give (link; off)]
 
 p_i . p_j is the overlap of the two marginals (the chance that independent draws
 collide): in a constraint problem two positions can only be dependent where
@@ -38,6 +39,31 @@ import torch.nn.functional as F
 from .checkpoints import CheckpointError, load_module, save_module
 
 HEAD_KIND = "mi-head"
+LINK_TILTS = (-8.0, 4.0)  # link_mi's tilts s: exclusion (x_i = v forbids x_j = v) and agreement
+
+
+def link_mi(p: torch.Tensor, tilts) -> torch.Tensor:
+    """I(x_i; x_j) under the joint p_i(v) q_s(w | v) for every ordered pair (i, j) and tilt s.
+
+    q_s(w | v) = p_j(w) e^{s [w = v]} / Z_v,   Z_v = 1 + p_j(v) (e^s - 1):
+    fixing x_i = v multiplies the odds of x_j = v by e^s (s << 0: j can (almost) no longer take
+    i's value, a Sudoku unit; s > 0: it takes it more often, an even chain). Closed form,
+    O(V) per pair (tested against the joint written out):
+        I = sum_v p_i(v) [s q_s(v | v) - log Z_v] - sum_w m(w) log c_w,
+        c_w = sum_v p_i(v) / Z_v + p_i(w) (e^s - 1) / Z_w,   m(w) = p_j(w) c_w,
+    m being x_j's marginal under the joint. p (B, M, V), tilts (S,) -> (B, M, M, S), row i
+    conditioning on column j's partner: I[b, i, j, k] = I_{s_k}(i -> j).
+    """
+    s = torch.as_tensor(tilts, dtype=p.dtype, device=p.device)[:, None]  # (S, 1)
+    es1 = s.exp() - 1  # (S, 1)
+    pi = p[:, :, None, None, :]  # (B, M, 1, 1, V)
+    pj = p[:, None, :, None, :]  # (B, 1, M, 1, V)
+    Z = 1 + pj * es1  # (B, 1, M, S, V)
+    ratio = pi / Z  # (B, M, M, S, V)
+    c = ratio.sum(-1, keepdim=True) + ratio * es1  # (B, M, M, S, V)
+    first = (pi * s * pj * (es1 + 1) / Z - pi * Z.log()).sum(-1)  # (B, M, M, S)
+    second = (pj * c * c.clamp_min(1e-30).log()).sum(-1)  # (B, M, M, S)
+    return (first - second).clamp_min(0)
 
 
 @dataclass
@@ -57,6 +83,7 @@ class HeadConfig:
     mix_heads: int = 4  # attention heads of those blocks
     excess: bool = False  # add a second term up to (H_i + H_j)/2: the bound of the symmetrised truth (see forward)
     mixture: int = 0  # K > 0: MI of a mixture of K product distributions instead of the pair MLP (see mixture_mi)
+    link: bool = False  # feed the pair MLP the MI a direct exclusion / agreement link would give (see link_mi)
 
     def __post_init__(self):
         self.hidden_layers = tuple(int(i) for i in self.hidden_layers)  # JSON gives a list
@@ -66,7 +93,7 @@ class HeadConfig:
         if self.attn_two_hop and not self.attn_layers:
             raise ValueError("attn_two_hop needs attn_layers (the maps it chains)")
         pair_options = [n for n, on in (("excess", self.excess), ("attn_layers", self.attn_layers),
-                                        ("pair_values", self.pair_values)) if on]
+                                        ("pair_values", self.pair_values), ("link", self.link)) if on]
         if self.mixture and pair_options:
             raise ValueError(f"mixture replaces the pair MLP, so {', '.join(pair_options)} would be ignored: "
                              f"use one or the other")
@@ -135,6 +162,10 @@ class MIHead(nn.Module):
         # head, is a pairwise signal the model computed anyway (ESM's contact head is built on it).
         n_maps = len(c.attn_layers) * c.n_heads * (2 if c.attn_two_hop else 1)
         self.pair_attn = nn.Linear(n_maps, c.d_pair, bias=False) if c.attn_layers else None
+        # The MI of a direct link is a fixed, very non-linear function of the two marginals
+        # (two 50/50 cells over the same pair of values: ln 2; over values sharing one: 0.22;
+        # disjoint: 0). Computed exactly, the pair MLP only has to say whether i and j are linked.
+        self.pair_link = nn.Linear(len(LINK_TILTS), c.d_pair, bias=False) if c.link else None
         self.mix = nn.ModuleList([MixBlock(c.rank, c.mix_heads) for _ in range(c.mix_layers)])
         self.out = nn.Linear(c.d_pair, 2 if c.excess else 1) if pair_mlp else None
         # mixture mode: each position tilts its marginal once per component (K x V logits from z_i)
@@ -255,6 +286,9 @@ class MIHead(nn.Module):
             mi = self.mixture_mi(z, logp) * (valid[:, :, None] & valid[:, None, :])  # (B, M, M)
         else:
             pre = self.pair_preactivation(z, p)  # (B, M, M, P)
+            if self.pair_link is not None:
+                I = link_mi(p, LINK_TILTS)  # (B, M, M, S): conditioning on row i
+                pre = pre + self.pair_link(I + I.transpose(1, 2))  # (B, M, M, P), symmetric like the truth
             if self.pair_attn is not None:
                 maps = [attn[i].float() for i in self.config.attn_layers]
                 S = maps[0] if len(maps) == 1 else torch.cat(maps, 1)  # (B, K, L, L), K = blocks x heads

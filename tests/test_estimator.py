@@ -1,3 +1,5 @@
+import math
+
 import pytest
 import torch
 
@@ -255,3 +257,46 @@ def test_mixture_mi_equals_the_mi_of_its_joint():
     assert torch.equal(mi, mi.transpose(1, 2)) and (mi >= 0).all() and mi.max() > 0.05
     with pytest.raises(ValueError, match="mixture replaces the pair MLP, so excess"):
         HeadConfig(mixture=4, excess=True)
+
+
+def test_link_mi_equals_the_mi_of_its_joint():
+    """link_mi's closed form is the MI of the joint p_i(v) q_s(w | v), q_s ∝ p_j(w) e^{s [w = v]},
+    written out pair by pair; and the values its comment quotes (two 50/50 cells over the
+    same values under exclusion: ln 2; sharing one value: 0.22; disjoint: 0)."""
+    from mi_viz.estimator import link_mi
+    g = torch.Generator().manual_seed(4)
+    p = torch.softmax(torch.randn(2, 5, 9, generator=g, dtype=torch.float64) * 3, -1)  # (B, M, V)
+    tilts = (-8.0, -1.0, 4.0)
+    got = link_mi(p, tilts)  # (B, M, M, S)
+    assert got.shape == (2, 5, 5, 3)
+    for b in range(2):
+        for i in range(5):
+            for j in range(5):
+                for k, s in enumerate(tilts):
+                    q = p[b, j][None, :] * torch.exp(s * torch.eye(9, dtype=torch.float64))  # (V, V) rows v
+                    J = p[b, i][:, None] * q / q.sum(1, keepdim=True)  # (V, V) joint
+                    want = (J * torch.log(J / (J.sum(1, keepdim=True) * J.sum(0, keepdim=True)))).sum()
+                    assert abs(got[b, i, j, k].item() - want.item()) < 1e-9
+    half = lambda *vals: torch.zeros(9, dtype=torch.float64).index_fill_(0, torch.tensor(vals), 0.5)  # noqa: E731
+    cells = torch.stack([half(0, 1), half(0, 1), half(0, 2), half(5, 6)])[None]  # (1, 4, V)
+    I = link_mi(cells, (-40.0,))[0, :, :, 0]  # (4, 4)
+    assert abs(I[0, 1].item() - math.log(2)) < 1e-9
+    assert abs(I[0, 2].item() - 0.2158) < 1e-3 and I[0, 3].item() < 1e-12
+
+
+def test_link_head_invariants():
+    """link: the pair MLP also reads W [I_excl + I_excl^T, I_agree + I_agree^T]; the map keeps
+    every invariant, and the feature term is what changes it."""
+    torch.manual_seed(5)
+    head = MIHead(HeadConfig(d_in=32, d_hidden=16, rank=8, d_pair=8, link=True))
+    hidden, logits, masked = _inputs(B=2, L=30)
+    masked[1] = False
+    with torch.no_grad():
+        mi = head(hidden, logits, masked)
+        head.pair_link.weight.zero_()
+        mi0 = head(hidden, logits, masked)
+    assert torch.equal(mi, mi.transpose(1, 2)) and (mi >= 0).all() and (mi[1] == 0).all()
+    assert (mi.diagonal(dim1=1, dim2=2) == 0).all()
+    assert not torch.allclose(mi, mi0)
+    with pytest.raises(ValueError, match="so link would be ignored"):
+        HeadConfig(mixture=4, link=True)

@@ -120,6 +120,9 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
     assert [row["probe"] for row in rows] == ["base"] and -1 <= float(rows[0]["dev_pearson"]) <= 1
     assert 0 <= float(rows[0]["rules_auroc"]) <= 1 and 0 <= float(rows[0]["rules_auroc_truth"]) <= 1
     assert "== probe" not in _run(probe).stdout  # the row is kept, nothing retrained
+    typo = subprocess.run(probe[:probe.index("--only") + 1] + ["bse"] + probe[probe.index("--only") + 2:],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert typo.returncode == 2 and "unknown probe(s) ['bse']" in typo.stderr  # a misspelt name is refused, not silently skipped
     # --score: heads trained elsewhere (the candidates) scored on the same cached sets, one row each
     base_ckpt = tmp_path / "probes" / "base" / "sudoku_mi_head"
     score = probe[: probe.index("--steps")] + ["--dev-puzzles", str(tiny_data / "test_hard.txt"), "--runs", str(tmp_path / "probes"),

@@ -9,9 +9,9 @@
 #    solutions up to 95 % masked (the CPU data set stopped at 80 %; the rules regime of
 #    the structure AUROC is 90 %): all of it stays on the machine (too big to return).
 # 2. Head probes on all of it (training/head_probes.py): the probes' base (the shipped
-#    configuration without augmentation), the shipped recipe with symmetry augmentation
-#    (no cost at inference; at 3,000 steps on the small data: dev Pearson 0.843 vs
-#    0.821; the shipped head, 6,000 steps: 0.853, results/sudoku/equivariance.json) and all 6
+#    configuration without augmentation), the shipped recipe: symmetry augmentation and
+#    the (H_i + H_j)/2 bound (no cost at inference; the shipped head, 6,000 steps on the
+#    small data: dev Pearson 0.859, results/sudoku/head_candidates.csv) and all 6
 #    blocks' attention maps with the (H_i + H_j)/2 bound and 2 mix blocks (the best
 #    combination at 1,000 steps: dev 0.830, held-out 0.853; docs/mi.md), each scored
 #    on held-out states, on decode states of the hard validation puzzles (dev) and on
@@ -29,7 +29,7 @@ LOG=runs/logs_head
 mkdir -p "$LOG"
 pack() { tar -czf "$OUT/logs.tar.gz" -C runs logs_head 2>/dev/null; }
 trap pack EXIT
-PROBES="base,symmetry augmentation,attention maps of all 6 blocks + bound (H_i + H_j)/2 + 2 mix blocks"
+PROBES="base,symmetry augmentation + bound (H_i + H_j)/2,attention maps of all 6 blocks + bound (H_i + H_j)/2 + 2 mix blocks"
 
 if [ "${TINY:-0}" = 1 ]; then
   MDM=${TINY_MDM:-/tmp/tiny_mdm}

@@ -67,6 +67,11 @@ PROBES = [  # (name, what differs from the base, SHIPPED)
     ("symmetry augmentation", ["--augment"]),
     # the last block's maps cost little since the channels-last pair layer: do they add to augmentation?
     ("symmetry augmentation + attention maps of the last block", ["--augment", "--attn-layers", "5"]),
+    # the shipped recipe since the bound held up at 6,000 steps
+    ("symmetry augmentation + bound (H_i + H_j)/2", ["--augment", "--excess"]),
+    # the MI a direct link would carry is a fixed non-linear function of the two marginals: give it exactly
+    ("MI of a direct exclusion / agreement link as pair features", ["--link"]),
+    ("symmetry augmentation + bound (H_i + H_j)/2 + direct-link MI", ["--augment", "--excess", "--link"]),
 ]
 
 
@@ -149,6 +154,9 @@ def main(argv=None):
         with open(out, newline="") as f:
             done = {(r["probe"], r["args"], r["steps"]): r for r in csv.DictReader(f)}
     only = {s.strip() for s in a.only.split(",") if s.strip()}
+    unknown = only - {name for name, _ in PROBES}
+    if unknown:  # a misspelt name would otherwise run nothing, silently (gpu_head_run.sh passes names)
+        ap.error(f"unknown probe(s) {sorted(unknown)}; the probes are: {[name for name, _ in PROBES]}")
     sets = {kind: truth_set(kind, a.mdm, Path(a.runs) / f"{kind}_states.safetensors", a.dev_puzzles, n, a.device)
             for kind, n in (("dev", a.dev_states), ("rules", a.rules_states))}
     mdm, _ = load_mdm(a.mdm, device=a.device)

@@ -127,6 +127,7 @@ def main(argv=None):
     ap.add_argument("--mix-layers", type=int, default=0, help="transformer blocks over the masked cells' embeddings")
     ap.add_argument("--attn-two-hop", action="store_true", help="also paths i->k->j of the maps (HeadConfig.attn_two_hop)")
     ap.add_argument("--excess", action="store_true", help="second term up to (H_i+H_j)/2 (HeadConfig.excess)")
+    ap.add_argument("--link", action="store_true", help="feed the pair MLP the MI of a direct link (HeadConfig.link)")
     ap.add_argument("--mixture", type=int, default=0, help="K > 0: MI of a mixture of K products (HeadConfig.mixture)")
     ap.add_argument("--init", default=None, help="start from this head checkpoint (same config)")
     ap.add_argument("--train-states", type=int, default=0, help="use only this many training states (data-scaling probes; 0: all)")
@@ -158,7 +159,8 @@ def main(argv=None):
                              global_context=a.global_context,
                              hidden_layers=blocks(a.hidden_layers), attn_layers=blocks(a.attn_layers),
                              n_heads=mdm.config.n_head if blocks(a.attn_layers) else 0,
-                             mix_layers=a.mix_layers, attn_two_hop=a.attn_two_hop, excess=a.excess, mixture=a.mixture)).to(a.device)
+                             mix_layers=a.mix_layers, attn_two_hop=a.attn_two_hop, excess=a.excess, mixture=a.mixture,
+                             link=a.link)).to(a.device)
     if a.init:
         init, _ = load_head(a.init)
         head.load_state_dict(init.state_dict())
