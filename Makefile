@@ -53,7 +53,7 @@ speed: setup
 	$(BIN)/python benchmarks/throughput.py | tee results/throughput.txt
 	$(BIN)/python benchmarks/table1_time.py --jobs $(JOBS) --out results/sudoku/table1_time.json
 
-# one-change-at-a-time probes of the MI head at an equal 1,000-step budget (about 1.2 h on 2 cores;
+# one-change-at-a-time probes of the MI head at an equal 1,000-step budget (19 probes, about 2 h on 2 cores;
 # needs the ground-truth MI data set in runs/gpu_mi_data, see README Models); both steps resume. Then the
 # cost of the shipped head, the heads in checkpoints/candidates/ (shipped budget, not shipped; _aug shipped before) and three
 # probes against a pass, and the scores of the shipped head and the candidates on the probes' sets
