@@ -55,13 +55,14 @@ def link_mi(p: torch.Tensor, tilts) -> torch.Tensor:
     conditioning on column j's partner: I[b, i, j, k] = I_{s_k}(i -> j).
     """
     s = torch.as_tensor(tilts, dtype=p.dtype, device=p.device)[:, None]  # (S, 1)
-    es1 = s.exp() - 1  # (S, 1)
+    es = s.exp()  # (S, 1)
+    es1 = es - 1
     pi = p[:, :, None, None, :]  # (B, M, 1, 1, V)
     pj = p[:, None, :, None, :]  # (B, 1, M, 1, V)
     Z = 1 + pj * es1  # (B, 1, M, S, V)
     ratio = pi / Z  # (B, M, M, S, V)
     c = ratio.sum(-1, keepdim=True) + ratio * es1  # (B, M, M, S, V)
-    first = (pi * s * pj * (es1 + 1) / Z - pi * Z.log()).sum(-1)  # (B, M, M, S)
+    first = (pi * s * pj * es / Z - pi * Z.log()).sum(-1)  # (B, M, M, S)
     second = (pj * c * c.clamp_min(1e-30).log()).sum(-1)  # (B, M, M, S)
     return (first - second).clamp_min(0)
 

@@ -174,17 +174,7 @@ def main(argv=None):
                 "val_pearson": round(meta["metrics"]["val_pearson"], 4), **scores(ckpt)}
 
     if a.score:
-        rows = []
-        for ckpt in a.score:
-            meta = json.loads(Path(ckpt).with_suffix(".json").read_text())
-            targs = meta["extra"].get("args", {})
-            rows.append({"head": ckpt, "steps": targs.get("steps"), "augment": targs.get("augment"),
-                         "attn_layers": targs.get("attn_layers"), "excess": targs.get("excess"),
-                         **checkpoint_row(ckpt, meta)})
-            print(rows[-1], flush=True)
-        write(out, ["head", "n_params", "steps", "augment", "attn_layers", "excess", "best_step", "val_loss",
-                    "val_pearson", "dev_pearson", "rules_auroc", "rules_auroc_truth"], rows)
-        return
+        return score_heads(a.score, checkpoint_row, out)
     rows = []
     for name, extra in PROBES:
         args = " ".join(a.base_args.split() + extra)
@@ -212,6 +202,21 @@ def main(argv=None):
     for r in rows:
         print(f"{r['probe']:<42} held-out {r['val_pearson']:>7}  dev {r['dev_pearson']:>7}  "
               f"rules AUROC {r.get('rules_auroc', ''):>7}  {r['n_params']:>9} params")
+
+
+def score_heads(paths, checkpoint_row, out: Path):
+    """--score: one row per head checkpoint trained elsewhere (the candidates, at their own budget),
+    with the recipe its checkpoint records and its scores on the probes' sets."""
+    rows = []
+    for ckpt in paths:
+        meta = json.loads(Path(ckpt).with_suffix(".json").read_text())
+        targs = meta["extra"].get("args", {})
+        rows.append({"head": ckpt, "steps": targs.get("steps"), "augment": targs.get("augment"),
+                     "attn_layers": targs.get("attn_layers"), "excess": targs.get("excess"),
+                     **checkpoint_row(ckpt, meta)})
+        print(rows[-1], flush=True)
+    write(out, ["head", "n_params", "steps", "augment", "attn_layers", "excess", "best_step", "val_loss",
+                "val_pearson", "dev_pearson", "rules_auroc", "rules_auroc_truth"], rows)
 
 
 def write(out: Path, fields, rows):
