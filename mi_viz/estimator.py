@@ -60,9 +60,10 @@ def link_mi(p: torch.Tensor, tilts) -> torch.Tensor:
     pi = p[:, :, None, None, :]  # (B, M, 1, 1, V)
     pj = p[:, None, :, None, :]  # (B, 1, M, 1, V)
     Z = 1 + pj * es1  # (B, 1, M, S, V)
+    per_j = s * pj * es / Z - Z.log()  # (B, 1, M, S, V): s q_s(v | v) - log Z_v, built once per j
     ratio = pi / Z  # (B, M, M, S, V)
     c = ratio.sum(-1, keepdim=True) + ratio * es1  # (B, M, M, S, V)
-    first = (pi * s * pj * es / Z - pi * Z.log()).sum(-1)  # (B, M, M, S)
+    first = (pi * per_j).sum(-1)  # (B, M, M, S)
     second = (pj * c * c.clamp_min(1e-30).log()).sum(-1)  # (B, M, M, S)
     return (first - second).clamp_min(0)
 
