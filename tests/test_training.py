@@ -109,6 +109,25 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
           "--d-hidden", "16", "--rank", "8", "--d-pair", "8"])
     _, meta3 = load_head(tmp_path / "head" / "h3")
     assert meta3["extra"]["args"]["augment"] is True
+    # resume: paused at step 3 and continued, the run ends where an uninterrupted one does
+    head_cmd = [sys.executable, str(ROOT / "training" / "train_head.py"), "--mdm", str(mdm), "--data", str(tmp_path / "mi"),
+                "--augment", "--steps", "6", "--eval-every", "2", "--batch-size", "4", "--d-hidden", "16", "--rank", "8",
+                "--d-pair", "8"]
+    _run(head_cmd + ["--out", str(tmp_path / "head" / "whole")])
+    assert "paused at step 3" in _run(head_cmd + ["--out", str(tmp_path / "head" / "paused"), "--stop-at", "3"]).stdout
+    refused = subprocess.run(head_cmd + ["--out", str(tmp_path / "head" / "paused"), "--lr", "0.01"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert refused.returncode != 0 and "'lr': (0.002, 0.01)" in refused.stderr  # another setting: named, not mixed in
+    assert "resumed from" in _run(head_cmd + ["--out", str(tmp_path / "head" / "paused")]).stdout
+    from mi_viz.checkpoints import read_meta, read_tensors
+
+    assert read_meta(tmp_path / "head" / "whole_last")["step"] == read_meta(tmp_path / "head" / "paused_last")["step"] == 6
+    whole, resumed = read_tensors(tmp_path / "head" / "whole_last"), read_tensors(tmp_path / "head" / "paused_last")
+    assert set(whole) == set(resumed) and any(k.startswith("opt.") for k in whole)
+    for k, v in whole.items():  # head weights, AdamW moments and both random streams
+        assert torch.allclose(v.float(), resumed[k].float(), atol=1e-6), k
+    steps_logged = [int(r["step"]) for r in csv.DictReader(open(tmp_path / "head" / "paused_log.csv"))]
+    assert steps_logged == [2, 3, 4, 6]  # one curve across the pause
     # head probes: one short run per probe, scored on held-out and on hard dev states; resumable
     probe = [sys.executable, str(ROOT / "training" / "head_probes.py"), "--mdm", str(mdm), "--data", str(tmp_path / "mi"),
              "--steps", "2", "--only", "base", "--dev-puzzles", str(tiny_data / "test_hard.txt"), "--dev-states", "2", "--rules-states", "2",

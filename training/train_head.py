@@ -7,8 +7,14 @@ Loss: squared Frobenius distance to the ground-truth map over masked pairs
 (estimator.frobenius_loss). With --augment (the shipped head) every training state is
 seen under a fresh random Sudoku symmetry at every step (symmetric_batch). 5 % of the
 states (by a fixed permutation) are held out; the checkpoint keeps the weights with the
-lowest held-out loss and records held-out Pearson correlation. log.csv beside the
+lowest held-out loss and records held-out Pearson correlation. OUT_log.csv beside the
 checkpoint has the curve.
+
+Resumable: at every evaluation OUT_last.safetensors / OUT_last.json get the head, the
+AdamW state, the best held-out loss so far and the two random streams (as plain tensors,
+written atomically); the same command run again continues from there, and the finished
+run is the one an uninterrupted run would have made (tested). --stop-at N pauses a run
+after step N (the schedule still spans --steps).
 """
 
 from __future__ import annotations
@@ -27,8 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from make_mi_dataset import load_mi_dataset  # noqa: E402
 
+from mi_viz.checkpoints import (  # noqa: E402
+    CheckpointError, load_state_strict, optimizer_from_tensors, optimizer_to_tensors, read_meta, read_tensors, save_checkpoint)
+from mi_viz.estimator import HEAD_KIND, HeadConfig, MIHead, frobenius_loss, load_head, save_head  # noqa: E402
 from mi_viz.fidelity import pearson  # noqa: E402
-from mi_viz.estimator import HeadConfig, MIHead, frobenius_loss, load_head, save_head  # noqa: E402
 from mi_viz.models import load_mdm  # noqa: E402
 from mi_viz.models.sudoku_mdm import MASK_TOKEN, apply_symmetry, permute_pairs, random_symmetries  # noqa: E402
 
@@ -116,7 +124,8 @@ def main(argv=None):
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--eval-every", type=int, default=250)
-    ap.add_argument("--max-minutes", type=float, default=0.0)
+    ap.add_argument("--max-minutes", type=float, default=0.0, help="wall-time limit of this run (resumable)")
+    ap.add_argument("--stop-at", type=int, default=0, help="pause after this step (resumable; 0: run to --steps)")
     ap.add_argument("--d-hidden", type=int, default=256)
     ap.add_argument("--rank", type=int, default=64)
     ap.add_argument("--d-pair", type=int, default=32)
@@ -166,8 +175,10 @@ def main(argv=None):
         head.load_state_dict(init.state_dict())
     opt = torch.optim.AdamW(head.parameters(), lr=a.lr, weight_decay=0.01)
     warm = max(1, min(100, a.steps // 10))
-    sched = torch.optim.lr_scheduler.LambdaLR(  # linear warm-up, cosine decay to 5 %
-        opt, lambda s: min(1.0, (s + 1) / warm) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(1.0, s / a.steps)))))
+
+    def lr_at(s):  # linear warm-up, cosine decay to 5 %; s = optimizer steps taken before this one
+        return a.lr * min(1.0, (s + 1) / warm) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(1.0, s / a.steps))))
+
     print(f"MI head {head.n_params():,} parameters; {len(tr_idx)} train / {n_val} held-out states", flush=True)
     t_feat = time.time()
     # with --augment every training batch runs the backbone on its own transformed boards, so
@@ -178,13 +189,24 @@ def main(argv=None):
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     log_path = out.with_name(out.name + "_log.csv")
-    logw = csv.writer(open(log_path, "w", newline=""))
-    logw.writerow(["step", "train_loss", "val_loss", "val_pearson", "seconds"])
-    best = float("inf")
-    t0 = time.time()
+    last = out.with_name(out.name + "_last")
+    best, done, wall0 = float("inf"), 0, 0.0
     g = torch.Generator().manual_seed(a.seed)
     g_aug = torch.Generator().manual_seed(a.seed + 1)  # its own stream: --augment leaves the batches' draws alone
-    for step in range(1, a.steps + 1):
+    if last.with_name(last.name + ".json").exists():  # a paused run: continue it (a corrupt one is named, not overwritten)
+        done, best, wall0 = resume(last, head, opt, g, g_aug, a)
+        print(f"resumed from {last} at step {done} (best held-out loss {best:.4f})", flush=True)
+    new_log = done == 0 or not log_path.exists()
+    logf = open(log_path, "w" if new_log else "a", newline="")
+    logw = csv.writer(logf)
+    if new_log:
+        logw.writerow(["step", "train_loss", "val_loss", "val_pearson", "seconds"])
+    t0 = time.time() - wall0
+    end = min(a.steps, a.stop_at) if a.stop_at else a.steps
+    out_of_time = False
+    for step in range(done + 1, end + 1):
+        for group in opt.param_groups:
+            group["lr"] = lr_at(step - 1)
         idx = tr_idx[torch.randint(0, len(tr_idx), (a.batch_size,), generator=g)]
         if a.augment:
             x, y = symmetric_batch(tokens[idx], mi[idx], g_aug, a.device)
@@ -200,13 +222,13 @@ def main(argv=None):
         loss.backward()
         torch.nn.utils.clip_grad_norm_(head.parameters(), 1.0)
         opt.step()
-        sched.step()
-        out_of_time = a.max_minutes and time.time() - t0 > a.max_minutes * 60
-        if step % a.eval_every == 0 or step == a.steps or out_of_time:
+        out_of_time = a.max_minutes and time.time() - t0 - wall0 > a.max_minutes * 60
+        if step % a.eval_every == 0 or step == end or out_of_time:
             head.eval()
             vl, vp = evaluate(head, feats, ev_tokens, ev_mi, ev_idx, a.device)
             head.train()
             logw.writerow([step, f"{loss.item():.5f}", f"{vl:.5f}", f"{vp:.4f}", f"{time.time() - t0:.1f}"])
+            logf.flush()
             print(f"step {step} train {loss.item():.4f} val {vl:.4f} pearson {vp:.4f}", flush=True)
             if vl < best:
                 best = vl
@@ -214,9 +236,54 @@ def main(argv=None):
                           {"mdm": str(a.mdm), "mdm_step": mdm_meta.get("step"), "n_train_states": len(tr_idx),
                            "n_val_states": n_val, "seconds": time.time() - t0, "device": a.device,
                            "args": vars(a)})
+            save_last(last, head, opt, g, g_aug, step, best, time.time() - t0, a)
         if out_of_time:
+            print("time budget reached; run the same command again to continue", flush=True)
             break
+    logf.close()
+    if end < a.steps and not out_of_time:
+        print(f"paused at step {end} (--stop-at); run the same command without it to continue", flush=True)
     print(f"done: best held-out loss {best:.4f} -> {out}", flush=True)
+
+
+# what must match between a paused run and its continuation (everything else may change)
+RESUME_KEYS = ("data", "steps", "batch_size", "lr", "augment", "seed", "train_states", "extra_data", "mdm")
+
+
+def save_last(last, head, opt, g, g_aug, step, best, wall, a):
+    """The resumable state after `step`: head, AdamW, both random streams, as plain tensors."""
+    ot, ometa = optimizer_to_tensors(opt)
+    rng = {"rng.batches": g.get_state(), "rng.augment": g_aug.get_state()}
+    extra = {"optimizer": ometa, "best": best, "wall_seconds": wall,
+             "resume_args": {k: getattr(a, k) for k in RESUME_KEYS}}
+    save_checkpoint(last, {**head.state_dict(), **ot, **rng}, HEAD_KIND, head.config.to_dict(), step, {}, extra)
+
+
+def resume(last, head, opt, g, g_aug, a):
+    """Load save_last's state into head / opt / generators -> (step, best, wall seconds).
+    Refuses a paused run of another configuration by name: continuing it would mix two runs."""
+    try:
+        meta = read_meta(last, HEAD_KIND)
+    except CheckpointError as e:
+        raise SystemExit(f"cannot continue the paused run: {e}; delete {last}.* to start afresh") from None
+    if meta["config"] != head.config.to_dict():
+        raise SystemExit(f"{last}.json is a run of another head configuration ({meta['config']}); "
+                         f"delete it or use another --out")
+    was = meta["extra"].get("resume_args", {})
+    changed = {k: (was.get(k), getattr(a, k)) for k in RESUME_KEYS if was.get(k) != getattr(a, k)}
+    if changed:
+        raise SystemExit(f"{last}.json was paused with other settings (was, now): {changed}; "
+                         f"run with the same ones, or delete it / use another --out to start afresh")
+    try:
+        tensors = read_tensors(last)
+    except CheckpointError as e:
+        raise SystemExit(f"cannot continue the paused run: {e}; delete {last}.* to start afresh") from None
+    load_state_strict(head, {k: v for k, v in tensors.items() if not k.startswith(("opt.", "rng."))},
+                      where=f"paused run {last}")
+    optimizer_from_tensors(opt, tensors, meta["extra"]["optimizer"])
+    g.set_state(tensors["rng.batches"])
+    g_aug.set_state(tensors["rng.augment"])
+    return meta["step"], meta["extra"]["best"], meta["extra"].get("wall_seconds", 0.0)
 
 
 if __name__ == "__main__":
