@@ -89,6 +89,17 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
     n = d["tokens"].shape[0]
     assert n >= 8 and d["mi"].shape == (n, 81, 81) and (d["mi"].float() >= 0).all()
     assert torch.equal(d["mi"], d["mi"].transpose(1, 2))
+    # --pack: the compact file reads back bit for bit; a file of another kind is refused by name
+    packed = tmp_path / "packed.safetensors"
+    _run([sys.executable, str(ROOT / "training" / "make_mi_dataset.py"), "--pack", str(tmp_path / "mi"), str(packed)])
+    sys.path.insert(0, str(ROOT / "training"))
+    from make_mi_dataset import load_mi_dataset
+
+    back = load_mi_dataset(packed)
+    assert torch.equal(back["tokens"], d["tokens"]) and torch.equal(back["mi"], d["mi"])
+    assert packed.stat().st_size < (tmp_path / "mi" / "merged.safetensors").stat().st_size / 4
+    with pytest.raises(SystemExit, match="not a packed MI data set"):
+        load_mi_dataset(tmp_path / "mi" / "merged.safetensors")
     _run([sys.executable, str(ROOT / "training" / "train_head.py"), "--mdm", str(mdm), "--data", str(tmp_path / "mi"),
           "--out", str(tmp_path / "head" / "h"), "--steps", "6", "--eval-every", "3", "--batch-size", "4",
           "--d-hidden", "16", "--rank", "8", "--d-pair", "8"])
@@ -96,9 +107,9 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
 
     head, meta = load_head(tmp_path / "head" / "h")
     assert meta["kind"] == "mi-head" and "val_pearson" in meta["metrics"]
-    # --extra-data adds training states only: the held-out split stays the one of --data
+    # --extra-data (here a packed file) adds training states only: the held-out split stays the one of --data
     _run([sys.executable, str(ROOT / "training" / "train_head.py"), "--mdm", str(mdm), "--data", str(tmp_path / "mi"),
-          "--extra-data", str(tmp_path / "mi"), "--out", str(tmp_path / "head" / "h2"), "--steps", "2",
+          "--extra-data", str(packed), "--out", str(tmp_path / "head" / "h2"), "--steps", "2",
           "--batch-size", "4", "--d-hidden", "16", "--rank", "8", "--d-pair", "8"])
     _, meta2 = load_head(tmp_path / "head" / "h2")
     assert meta2["extra"]["n_val_states"] == meta["extra"]["n_val_states"]
