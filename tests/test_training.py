@@ -98,6 +98,11 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
     back = load_mi_dataset(packed)
     assert torch.equal(back["tokens"], d["tokens"]) and torch.equal(back["mi"], d["mi"])
     assert packed.stat().st_size < (tmp_path / "mi" / "merged.safetensors").stat().st_size / 4
+    small = tmp_path / "small.safetensors"  # --max-mb: the first states that fit
+    _run([sys.executable, str(ROOT / "training" / "make_mi_dataset.py"), "--pack", str(tmp_path / "mi"), str(small),
+          "--max-mb", str((packed.stat().st_size / 2 + 4096) / 2**20)])
+    part = load_mi_dataset(small)
+    assert 0 < len(part["tokens"]) < n and torch.equal(part["mi"], d["mi"][: len(part["tokens"])])
     with pytest.raises(SystemExit, match="not a packed MI data set"):
         load_mi_dataset(tmp_path / "mi" / "merged.safetensors")
     _run([sys.executable, str(ROOT / "training" / "train_head.py"), "--mdm", str(mdm), "--data", str(tmp_path / "mi"),

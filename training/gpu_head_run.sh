@@ -7,7 +7,7 @@
 #
 # 1. MI data: decode states of the training puzzles and random maskings of their
 #    solutions up to 95 % masked (the CPU data set stopped at 80 %; the rules regime of
-#    the structure AUROC is 90 %): all of it stays on the machine (too big to return).
+#    the structure AUROC is 90 %); the first 15.5 MiB of it come back packed (--pack).
 # 2. Head probes on all of it (training/head_probes.py): the probes' base (the shipped
 #    configuration without augmentation), the shipped recipe: symmetry augmentation and
 #    the (H_i + H_j)/2 bound (no cost at inference; the shipped head, 6,000 steps on the
@@ -18,8 +18,8 @@
 #    90 %-masked solutions of them (rules); never the test set.
 # 3. mi-report on the hard test puzzles for every probe head (the head is chosen on the
 #    dev column by whoever ships it, not on these numbers).
-# What comes back ($OUT, at most 8 files): the probe heads (tar), head_probes.csv, the
-# mi-reports (tar), logs. Shipping a head means re-running every MI row (README, Results).
+# What comes back ($OUT, at most 8 files): the packed MI states, the probe heads (tar),
+# head_probes.csv, the mi-reports (tar), logs. Shipping a head means re-running every MI row (README, Results).
 set -u -o pipefail
 OUT=${OUT:-out}
 PY=${PY:-python3}
@@ -56,12 +56,14 @@ $PY -c "import torch, sys; print(sys.version, torch.__version__, torch.cuda.is_a
 echo "== 1. MI data (shipped MDM, maskings up to 95 %)"
 $PY training/make_mi_dataset.py --mdm "$MDM" $MIDATA $PUZ --mask-range 0.2,0.95 --max-minutes "$MI_MIN" \
   --out runs/mi_data_head 2>&1 | tr '\r' '\n' | grep -v 'it/s\]$' | tee "$LOG/mi_data.log"
+# as many states as one returned file holds (16 MiB; packed, about 13k states), for CPU training later
+$PY training/make_mi_dataset.py --pack runs/mi_data_head "$OUT/mi_states.safetensors" --max-mb 15.5 | tee -a "$LOG/mi_data.log"
 pack
 
 echo "== 2. head probes on all of it"
 $PY training/head_probes.py --mdm "$MDM" --data runs/mi_data_head --steps "$STEPS" --only "$PROBES" $DEV \
   "--base-args=$BASE" --runs runs/head_probes_gpu --out "$OUT/head_probes.csv" 2>&1 | tee "$LOG/head_probes.log"
-tar -czf "$OUT/probe_heads.tar.gz" -C runs/head_probes_gpu --exclude '*_states.safetensors' .
+tar -czf "$OUT/probe_heads.tar.gz" -C runs/head_probes_gpu --exclude '*_states.safetensors' --exclude '*_last.*' .
 pack
 
 echo "== 3. mi-report on the hard test puzzles, every probe head"

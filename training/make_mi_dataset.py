@@ -98,12 +98,19 @@ def masked_upper_pairs(tokens: torch.Tensor) -> torch.Tensor:
     return m[:, :, None] & m[:, None, :] & torch.ones(L, L, dtype=torch.bool).triu(1)
 
 
-def pack(folder: Path, out: Path):
+def pack(folder: Path, out: Path, max_mb: float = 0.0):
     """A folder's states -> one compact file: tokens (N, L) uint8 and the maps' masked upper
-    triangles (P,) fp16, state by state, row-major (boolean indexing order)."""
+    triangles (P,) fp16, state by state, row-major (boolean indexing order). max_mb > 0 keeps
+    the first states that fit in that many MiB (a GPU lease returns files of 16 MiB at most)."""
     d = load_mi_dataset(folder)
-    tokens = d["tokens"].to(torch.uint8)
-    values = d["mi"].half()[masked_upper_pairs(tokens.long())]  # (P,)
+    tokens, mi = d["tokens"].to(torch.uint8), d["mi"]
+    if max_mb > 0:
+        per_state = 2 * masked_upper_pairs(tokens.long()).sum((1, 2)) + tokens.shape[1]  # (N,) bytes
+        n = int((per_state.cumsum(0) <= max_mb * 2**20 - 4096).sum())  # 4 kB for the header
+        if n < len(tokens):
+            print(f"--max-mb {max_mb}: keeping the first {n} of {len(tokens)} states")
+        tokens, mi = tokens[:n], mi[:n]
+    values = mi.half()[masked_upper_pairs(tokens.long())]  # (P,)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     save_file({"tokens": tokens.contiguous(), "mi_pairs": values.contiguous()}, str(tmp),
@@ -161,6 +168,7 @@ def main(argv=None):
                     help="random maskings: ratio ~ U(LO, HI); 0.95 reaches the rules regime (docs/mi.md)")
     ap.add_argument("--merge", metavar="FOLDER", help="merge the shards in FOLDER and exit")
     ap.add_argument("--pack", nargs=2, metavar=("FOLDER", "FILE"), help="write FOLDER's states compactly to FILE and exit")
+    ap.add_argument("--max-mb", type=float, default=0.0, help="with --pack: the first states that fit in this many MiB")
     a = ap.parse_args(argv)
     mask_range = tuple(float(v) for v in a.mask_range.split(","))
     if len(mask_range) != 2 or not 0 <= mask_range[0] <= mask_range[1] <= 1:
@@ -169,7 +177,7 @@ def main(argv=None):
         merge(Path(a.merge))
         return
     if a.pack:
-        pack(Path(a.pack[0]), Path(a.pack[1]))
+        pack(Path(a.pack[0]), Path(a.pack[1]), a.max_mb)
         return
     try:
         from tqdm import tqdm
