@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: app test setup chromium data results val-sweep speed head-probes equivariance lint
+.PHONY: app test setup chromium data mi-data results val-sweep speed head-probes equivariance lint
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -44,6 +44,12 @@ GRID := sequential; topk:k=4,7; eb:gamma=1e-5,3e-5,1e-4,0.001,0.01,0.03,0.2,0.5;
 GRID_EXT := sequential; topk:k=4,7; eb:gamma=1e-4,0.01,0.2,0.5; mi:gamma=0.3,0.6:lam=0; mi:gamma=0.01,0.1:lam=0.25; mi-zero:gamma=0.01,0.1; mi-gt:gamma=0.01:lam=0.25
 # settings decoded side by side (sweep --jobs): about 1.3x the throughput of one 2-thread decode on 2 cores
 JOBS ?= 2
+# the committed ground-truth MI states (data/README.md; about an hour on 2 cores, resumable)
+mi-data: setup
+	$(BIN)/python training/make_mi_dataset.py --mdm checkpoints/sudoku_mdm --n-puzzles 2800 --n-random 4000 \
+	  --states-per-puzzle 6 --shard-size 256 --max-shards 10 --out runs/mi_data
+	$(BIN)/python training/make_mi_dataset.py --pack runs/mi_data data/sudoku/mi_states.safetensors
+
 # choosing the MI defaults on validation puzzles (never the test sets)
 val-sweep: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(VAL) --grid "$(GRID_VAL)" --out-dir results/sudoku/val_sweep --resume --jobs $(JOBS)

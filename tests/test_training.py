@@ -82,6 +82,8 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
     assert len(shards) == 2
     r = _run(cmd + ["--out", str(tmp_path / "mi"), "--rank", "0", "--world", "2"])  # resumable: nothing to redo
     assert "0 new states" in r.stdout
+    _run(cmd + ["--out", str(tmp_path / "mi_one"), "--max-shards", "1"])  # 4 shards of jobs, the first one made
+    assert [s.name for s in (tmp_path / "mi_one").glob("shard_*")] == ["shard_000_00000.safetensors"]
     _run([sys.executable, str(ROOT / "training" / "make_mi_dataset.py"), "--merge", str(tmp_path / "mi")])
     from safetensors.torch import load_file
 

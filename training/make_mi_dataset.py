@@ -164,6 +164,8 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--max-minutes", type=float, default=0.0)
+    ap.add_argument("--max-shards", type=int, default=0, help="only this rank's first N shards (0: all): a set size "
+                    "that does not depend on the machine's speed, unlike --max-minutes")
     ap.add_argument("--mask-range", default="0.2,0.8",
                     help="random maskings: ratio ~ U(LO, HI); 0.95 reaches the rules regime (docs/mi.md)")
     ap.add_argument("--merge", metavar="FOLDER", help="merge the shards in FOLDER and exit")
@@ -197,6 +199,8 @@ def main(argv=None):
     jobs = sorted(pj + rj, key=lambda j: (j[1] / max(1, len(pj)) if j[0] == "p" else j[1] / max(1, len(rj))))
     mine = [j for n, j in enumerate(jobs) if n % a.world == a.rank]
     shards = [mine[s : s + a.shard_size] for s in range(0, len(mine), a.shard_size)]
+    if a.max_shards:
+        shards = shards[: a.max_shards]
     t0 = time.time()
     total = 0
     for k, shard_jobs in enumerate(tqdm(shards, desc=f"rank {a.rank} shards")):
