@@ -107,6 +107,9 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
     assert 0 < len(part["tokens"]) < n and torch.equal(part["mi"], d["mi"][: len(part["tokens"])])
     with pytest.raises(SystemExit, match="not a packed MI data set"):
         load_mi_dataset(tmp_path / "mi" / "merged.safetensors")
+    (tmp_path / "junk.safetensors").write_bytes(b"not a safetensors file")
+    with pytest.raises(SystemExit, match="not a readable packed MI data set"):
+        load_mi_dataset(tmp_path / "junk.safetensors")
     _run([sys.executable, str(ROOT / "training" / "train_head.py"), "--mdm", str(mdm), "--data", str(tmp_path / "mi"),
           "--out", str(tmp_path / "head" / "h"), "--steps", "6", "--eval-every", "3", "--batch-size", "4",
           "--d-hidden", "16", "--rank", "8", "--d-pair", "8"])

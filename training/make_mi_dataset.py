@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 import torch
-from safetensors import safe_open
+from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -121,11 +121,14 @@ def pack(folder: Path, out: Path, max_mb: float = 0.0):
 
 def unpack(path: Path) -> dict[str, torch.Tensor]:
     """A --pack file -> {tokens (N, L) uint8, mi (N, L, L) fp16}: symmetric, zero off the masked pairs."""
-    with safe_open(str(path), "pt") as f:
-        fmt = (f.metadata() or {}).get("format")
-        if fmt != PACKED_FORMAT:
-            raise SystemExit(f"{path} is not a packed MI data set (format {fmt!r}, expected {PACKED_FORMAT!r})")
-        tokens, values = f.get_tensor("tokens"), f.get_tensor("mi_pairs")
+    try:
+        with safe_open(str(path), "pt") as f:
+            fmt = (f.metadata() or {}).get("format")
+            if fmt != PACKED_FORMAT:
+                raise SystemExit(f"{path} is not a packed MI data set (format {fmt!r}, expected {PACKED_FORMAT!r})")
+            tokens, values = f.get_tensor("tokens"), f.get_tensor("mi_pairs")
+    except (SafetensorError, OSError) as e:
+        raise SystemExit(f"{path} is not a readable packed MI data set ({e})") from None
     upper = masked_upper_pairs(tokens.long())  # (N, L, L)
     if int(upper.sum()) != len(values):
         raise SystemExit(f"{path} is corrupt: {len(values)} values for {int(upper.sum())} masked pairs")
