@@ -85,26 +85,22 @@ CAND7K := checkpoints/candidates/sudoku_mi_head_7k
 CAND7K_MAPS := checkpoints/candidates/sudoku_mi_head_7k_maps_mix
 CAND7K_MIX := checkpoints/candidates/sudoku_mi_head_7k_mix
 CAND7K_MIX1 := checkpoints/candidates/sudoku_mi_head_7k_mix1
+MAPS_MIX := --attn-layers 0,1,2,3,4,5 --mix-layers 2
+# $(call candidate_7k,NAME,ARGS): the shipped recipe + ARGS on the 7,317 states, trained into runs/head_NAME only if
+# checkpoints/candidates/sudoku_mi_head_NAME is absent; checkpoint and log copied where the scoring reads them
+define candidate_7k
+test -f checkpoints/candidates/sudoku_mi_head_$(1).json || { $(BIN)/python training/train_head.py \
+  --data data/sudoku/mi_states.safetensors --out runs/head_$(1)/sudoku_mi_head --steps 6000 --batch-size 32 \
+  --hidden-layers 2 --augment --excess $(2) && \
+  cp runs/head_$(1)/sudoku_mi_head.json checkpoints/candidates/sudoku_mi_head_$(1).json && \
+  cp runs/head_$(1)/sudoku_mi_head.safetensors checkpoints/candidates/sudoku_mi_head_$(1).safetensors && \
+  cp runs/head_$(1)/sudoku_mi_head_log.csv results/sudoku/candidate_mi_head_$(1)_log.csv; }
+endef
 head-7k: setup
-	test -f $(CAND7K).json || { $(BIN)/python training/train_head.py --data data/sudoku/mi_states.safetensors \
-	  --out runs/head_7k/sudoku_mi_head --steps 6000 --batch-size 32 --hidden-layers 2 --augment --excess && \
-	  cp runs/head_7k/sudoku_mi_head.json $(CAND7K).json && cp runs/head_7k/sudoku_mi_head.safetensors $(CAND7K).safetensors && \
-	  cp runs/head_7k/sudoku_mi_head_log.csv results/sudoku/candidate_mi_head_7k_log.csv; }
-	test -f $(CAND7K_MAPS).json || { $(BIN)/python training/train_head.py --data data/sudoku/mi_states.safetensors \
-	  --out runs/head_7k_maps_mix/sudoku_mi_head --steps 6000 --batch-size 32 --hidden-layers 2 --augment --excess \
-	  --attn-layers 0,1,2,3,4,5 --mix-layers 2 && cp runs/head_7k_maps_mix/sudoku_mi_head.json $(CAND7K_MAPS).json && \
-	  cp runs/head_7k_maps_mix/sudoku_mi_head.safetensors $(CAND7K_MAPS).safetensors && \
-	  cp runs/head_7k_maps_mix/sudoku_mi_head_log.csv results/sudoku/candidate_mi_head_7k_maps_mix_log.csv; }
-	test -f $(CAND7K_MIX).json || { $(BIN)/python training/train_head.py --data data/sudoku/mi_states.safetensors \
-	  --out runs/head_7k_mix/sudoku_mi_head --steps 6000 --batch-size 32 --hidden-layers 2 --augment --excess \
-	  --mix-layers 2 && cp runs/head_7k_mix/sudoku_mi_head.json $(CAND7K_MIX).json && \
-	  cp runs/head_7k_mix/sudoku_mi_head.safetensors $(CAND7K_MIX).safetensors && \
-	  cp runs/head_7k_mix/sudoku_mi_head_log.csv results/sudoku/candidate_mi_head_7k_mix_log.csv; }
-	test -f $(CAND7K_MIX1).json || { $(BIN)/python training/train_head.py --data data/sudoku/mi_states.safetensors \
-	  --out runs/head_7k_mix1/sudoku_mi_head --steps 6000 --batch-size 32 --hidden-layers 2 --augment --excess \
-	  --mix-layers 1 && cp runs/head_7k_mix1/sudoku_mi_head.json $(CAND7K_MIX1).json && \
-	  cp runs/head_7k_mix1/sudoku_mi_head.safetensors $(CAND7K_MIX1).safetensors && \
-	  cp runs/head_7k_mix1/sudoku_mi_head_log.csv results/sudoku/candidate_mi_head_7k_mix1_log.csv; }
+	$(call candidate_7k,7k,)
+	$(call candidate_7k,7k_maps_mix,$(MAPS_MIX))
+	$(call candidate_7k,7k_mix,--mix-layers 2)
+	$(call candidate_7k,7k_mix1,--mix-layers 1)
 	$(BIN)/python training/head_probes.py --score checkpoints/sudoku_mi_head --score checkpoints/candidates/sudoku_mi_head_aug \
 	  --score checkpoints/candidates/sudoku_mi_head_attn5 --score $(CAND7K) --score $(CAND7K_MIX1) --score $(CAND7K_MIX) \
 	  --score $(CAND7K_MAPS) --out results/sudoku/head_candidates_7k.csv
