@@ -128,13 +128,15 @@ class MixBlock(nn.Module):
         self.ln2 = nn.LayerNorm(d)
         self.ff = nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, d))
 
-    def forward(self, z, valid):
-        """z (B, M, d), valid (B, M) bool -> (B, M, d)."""
+    def forward(self, z, valid=None):
+        """z (B, M, d), valid (B, M) bool, or None when every slot is a masked cell -> (B, M, d)."""
         B, M, d = z.shape
         h = self.n_heads
         q, k, v = self.qkv(self.ln1(z)).view(B, M, 3, h, d // h).permute(2, 0, 3, 1, 4)  # 3 x (B, h, M, d/h)
-        keys = valid | ~valid.any(1, keepdim=True)  # a state with nothing masked: any keys, never a NaN row
-        y = F.scaled_dot_product_attention(q, k, v, attn_mask=keys[:, None, None, :])  # (B, h, M, d/h)
+        keys = None
+        if valid is not None:
+            keys = (valid | ~valid.any(1, keepdim=True))[:, None, None, :]  # nothing masked: any keys, no NaN row
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=keys)  # (B, h, M, d/h)
         z = z + self.proj(y.transpose(1, 2).reshape(B, M, d))
         return z + self.ff(self.ln2(z))
 
@@ -262,17 +264,24 @@ class MIHead(nn.Module):
         order = torch.argsort((~masked).to(torch.int8), dim=1, stable=True)[:, :M]  # (B, M): masked first
         flat = (order[:, :, None] * L + order[:, None, :]).reshape(B, M * M)  # (B, M*M): pair (i, j) at i*L + j
         valid = torch.gather(masked, 1, order)  # (B, M); False on padding slots
+        # Every slot a masked cell (always at batch 1 unless nothing is masked): the padding
+        # masks below are identities, and skipping them is a visible share of a batch-1 read.
+        full = bool(valid.all())
 
-        def pick(t):  # (B, L, C) -> (B, M, C)
+        def pick(t):  # (B, L, C) -> (B, M, C); at batch 1 index_select: the same rows, a quarter of gather's time
+            if B == 1:
+                return t.index_select(1, order[0])
             return torch.gather(t, 1, order[..., None].expand(-1, -1, t.shape[-1]))
 
         # row by row computations: picking rows of the caller's logp / entropy is bit-identical (tested)
         logp = pick(logp.float()) if logp is not None else torch.log_softmax(pick(logits.float()), -1)  # (B, M, V)
         p = logp.exp()
         if entropy is not None:
-            H = torch.gather(entropy.float(), 1, order) * valid  # (B, M)
+            H = torch.gather(entropy.float(), 1, order)  # (B, M)
         else:
-            H = (-(p * logp).sum(-1)).clamp_min(0) * valid  # (B, M)
+            H = (-(p * logp).sum(-1)).clamp_min(0)  # (B, M)
+        if not full:
+            H = H * valid  # (B, M)
         parts = [self.ln(pick(hidden.float()))]
         parts += [ln(pick(layers[i].float())) for ln, i in zip(self.ln_layers, self.config.hidden_layers)]
         hn = torch.cat(parts, -1)  # (B, M, D_x)
@@ -283,7 +292,7 @@ class MIHead(nn.Module):
             x = torch.cat([x, F.gelu(s)[:, None].expand(-1, M, -1)], -1)  # (B, M, D_x+V+1+G)
         z = self.emb(F.gelu(self.inp(x)))  # (B, M, r)
         for blk in self.mix:
-            z = blk(z, valid)  # (B, M, r)
+            z = blk(z, None if full else valid)  # (B, M, r)
         if self.tilt is not None:
             mi = self.mixture_mi(z, logp) * (valid[:, :, None] & valid[:, None, :])  # (B, M, M)
         else:
@@ -318,7 +327,8 @@ class MIHead(nn.Module):
                 # the min and carry 24 % of the squared error of a head capped there.
                 hi = torch.maximum(H[:, :, None], H[:, None, :])  # (B, M, M)
                 mi = mi + torch.sigmoid(g[..., 1]) * (hi - lo) / 2
-            mi = mi * (valid[:, :, None] & valid[:, None, :])  # (B, M, M)
+            if not full:
+                mi = mi * (valid[:, :, None] & valid[:, None, :])  # (B, M, M)
         mi.diagonal(dim1=1, dim2=2).zero_()
         mi = 0.5 * (mi + mi.transpose(1, 2))  # exact symmetry despite float rounding
         # scatter back to (B, L, L); padding slots point at unmasked cells and carry zeros

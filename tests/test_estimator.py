@@ -43,6 +43,34 @@ def test_head_invariants(pair_values, global_context, mix_layers):
     assert (mi <= torch.minimum(H[:, :, None], H[:, None, :]) + 1e-6).all()
 
 
+@pytest.mark.parametrize("mix_layers,excess", [(0, False), (0, True), (2, True)])
+def test_a_state_alone_equals_its_row_of_a_padded_batch(mix_layers, excess):
+    """A batch pads every state to the most masked one and masks the padding out; a state
+    read alone (batch 1) or in a batch of equal masked counts has no padding, and the head
+    skips those masks and gathers by index_select. Both paths give the same map."""
+    torch.manual_seed(3)
+    head = MIHead(HeadConfig(d_in=32, d_hidden=16, rank=8, d_pair=8, hidden_layers=[0], excess=excess,
+                             mix_layers=mix_layers, mix_heads=2)).eval()
+    for prm in (head.pair_overlap, head.pair_prod.bias, head.out.bias):
+        torch.nn.init.normal_(prm)
+    hidden, logits, masked = _inputs(B=3, L=30)
+    masked[0, :] = True  # 30 masked cells, and the others fewer: both of them padded
+    masked[2, :] = False
+    masked[2, 4:9] = True
+    layers = {0: torch.randn(3, 30, 32, generator=torch.Generator().manual_seed(4))}
+    logp, H = marginals(logits, masked)
+    with torch.no_grad():
+        batch = head(hidden, logits, masked, layers, logp=logp, entropy=H)  # (3, L, L), padded path
+        for b in range(3):
+            alone = head(hidden[b:b + 1], logits[b:b + 1], masked[b:b + 1], {0: layers[0][b:b + 1]},
+                         logp=logp[b:b + 1], entropy=H[b:b + 1])  # (1, L, L), unpadded path
+            assert torch.allclose(alone[0], batch[b], atol=1e-6), b
+            assert (alone[0] > 0).sum() == masked[b].sum() * (masked[b].sum() - 1)  # every masked pair, only those
+        twice = head(hidden[:1].expand(2, -1, -1), logits[:1].expand(2, -1, -1), masked[:1].expand(2, -1),
+                     {0: layers[0][:1].expand(2, -1, -1)})  # equal masked counts: unpadded, gathered
+        assert torch.allclose(twice[1], batch[0], atol=1e-6)
+
+
 def _pair_logit_term_by_term(head, hidden, logits, masked, attn=None):
     """The head's pair logit g_ij written out as in docs/mi.md, one term at a time: the
     oracle for the fused single-matmul implementation."""
