@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -33,27 +34,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from mi_viz.bench import DEFAULT_HEAD, load_models  # noqa: E402
-from mi_viz.fidelity import UNCERTAIN_NATS, PairTable, metrics, pearson  # noqa: E402
-from mi_viz.models.sudoku_mdm import MASK_TOKEN  # noqa: E402
-from mi_viz.samplers import marginals  # noqa: E402
+from mi_viz.fidelity import UNCERTAIN_NATS, PairTable, head_at_pairs, metrics, pearson  # noqa: E402
 
 COLUMNS = ("head", "n_params", "mix_layers", "attn_blocks", "n_pairs", "pearson", "spearman", "mae",
            "top_pair_recall", "auroc_structure_est", "pearson_uncertain", "auroc_structure_est_uncertain")
-
-
-@torch.inference_mode()  # as the report runs the head
-def estimates(model, head, tokens, state, i, j) -> np.ndarray:
-    """The head's MI at the file's pairs (P,), each state read alone as mi_report reads it."""
-    est = np.empty(len(state), dtype=np.float32)
-    for s in range(len(tokens)):
-        x = tokens[s : s + 1]  # (1, 81)
-        masked = x == MASK_TOKEN
-        out = head.backbone_pass(model, x)
-        logp, H = marginals(out.logits, masked)
-        mi = head.read(out, masked, logp, H)[0].numpy()  # (81, 81)
-        sel = state == s
-        est[sel] = mi[i[sel], j[sel]]
-    return est
 
 
 def main():
@@ -66,19 +50,19 @@ def main():
     torch.set_num_threads(a.threads)
     f = np.load(a.pairs)
     tokens = torch.from_numpy(f["tokens"].astype(np.int64))  # (N, 81)
-    state, i, j, gt = f["state"], f["i"], f["j"], f["gt"]
+    pt = PairTable(**{k: f[k] for k in ("state", "i", "j", "gt", "est", "asym", "relation", "hmin")})
+    gt = pt.gt
     model, _, _ = load_models()
     rows = []
     for path in [str(DEFAULT_HEAD)] + a.head:
         _, head, _ = load_models(head=path, need_head=True)
-        est = estimates(model, head, tokens, state, i, j)
+        est = head_at_pairs(model, head, tokens, pt)
         if path == str(DEFAULT_HEAD):
             gap = float(np.abs(est - f["est"]).max())
             if gap > 1e-5:
                 raise SystemExit(f"{a.pairs} is not the shipped head's report (estimates differ by up to {gap:.3g} "
                                  f"nats): run the mi-report of `make results` first")
-        pt = PairTable(state=state, i=i, j=j, gt=gt, est=est, asym=f["asym"], relation=f["relation"], hmin=f["hmin"])
-        m = metrics(pt, tokens)
+        m = metrics(dataclasses.replace(pt, est=est), tokens)
         unc = pt.hmin > UNCERTAIN_NATS
         name = str(Path(path).resolve().relative_to(ROOT)) if Path(path).resolve().is_relative_to(ROOT) else path
         rows.append({"head": name, "n_params": head.n_params(), "mix_layers": head.config.mix_layers,

@@ -142,6 +142,24 @@ def pair_table(tokens, gt_mi, est_mi, asym, entropy=None) -> PairTable:
     return PairTable(**{k: np.concatenate(v) for k, v in rows.items()})
 
 
+@torch.inference_mode()  # as mi_report runs the head
+def head_at_pairs(model, head, tokens, pt: PairTable) -> np.ndarray:
+    """Another head's estimates (P,) at a pair table's pairs, each state read alone as
+    mi_report reads it: scores any head on a report's states without recomputing the truth.
+    tokens (N, L) are the table's states."""
+    tokens = torch.as_tensor(np.asarray(tokens), dtype=torch.long)
+    est = np.empty(len(pt.state), dtype=np.float32)
+    for s in range(len(tokens)):
+        x = tokens[s : s + 1]  # (1, L)
+        masked = x == MASK_TOKEN
+        out = head.backbone_pass(model, x)
+        logp, H = marginals(out.logits, masked)
+        mi = head.read(out, masked, logp, H)[0].numpy()  # (L, L)
+        sel = pt.state == s
+        est[sel] = mi[pt.i[sel], pt.j[sel]]
+    return est
+
+
 def entropy_bounds(gt, est, hmin, hmean=None, tol=1e-6) -> dict:
     """Over pairs (P,): the truth gt, the head est, min(H_i, H_j) and, when given,
     (H_i + H_j)/2 -> shares of pairs above each bound, the head's squared error on the

@@ -35,3 +35,25 @@ def test_entropy_bounds_on_hand_made_pairs():
     assert r["max_truth_over_mean_entropy"] == round(0.5 / 0.55, 4)
     assert r["pearson_pairs_within_min"] == 1.0
     assert "share_above_mean_entropy" not in entropy_bounds(gt, est, np.minimum(h_i, h_j))  # the page knows the min only
+
+
+def test_head_at_pairs_rescores_a_report_exactly(tiny_mdm, puzzles):
+    """head_at_pairs re-reads a report's states: for the report's own head it returns the
+    report's estimates bit for bit; for another head, that head's map at the same pairs."""
+    import torch
+
+    from mi_viz.estimator import HeadConfig, MIHead
+    from mi_viz.fidelity import head_at_pairs, mi_report
+
+    torch.manual_seed(0)
+    head = MIHead(HeadConfig(d_in=tiny_mdm.config.d_model, d_hidden=16, rank=8, d_pair=8)).eval()
+    _, pt, tokens, _ = mi_report(tiny_mdm, head, [p for p, _ in puzzles[:2]], n_states=3)
+    assert np.array_equal(head_at_pairs(tiny_mdm, head, tokens.numpy(), pt), pt.est)
+    other = MIHead(HeadConfig(d_in=tiny_mdm.config.d_model, d_hidden=16, rank=8, d_pair=8, mix_layers=1,
+                              mix_heads=2)).eval()
+    est = head_at_pairs(tiny_mdm, other, tokens, pt)
+    with torch.inference_mode():
+        s = int(pt.state[-1])
+        x = tokens[s : s + 1]
+        want = other.read(other.backbone_pass(tiny_mdm, x), x == 9)[0, pt.i[-1], pt.j[-1]]
+    assert not np.array_equal(est, pt.est) and abs(est[-1] - float(want)) < 1e-6
