@@ -5,6 +5,8 @@
 
 import streamlit as st
 
+from pages._shared import head_picker
+
 st.set_page_config(page_title="mi-viz", page_icon="🧩", layout="wide")
 
 pages = {
@@ -16,4 +18,5 @@ pages = {
     ],
     # "Proteins": [st.Page("pages/protein_decode.py", ...)]  -- arrives with the protein issue (ESM-C)
 }
+head_picker()  # in the sidebar of every page: which MI head they read
 st.navigation(pages).run()

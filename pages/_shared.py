@@ -35,8 +35,47 @@ def mdm_path() -> str:
     return os.environ.get("MI_VIZ_MDM", str(ROOT / "checkpoints" / "sudoku_mdm"))
 
 
+SHIPPED_HEAD = ROOT / "checkpoints" / "sudoku_mi_head"
+CANDIDATE_HEADS = ROOT / "checkpoints" / "candidates"
+
+
+def head_options() -> dict[str, str]:
+    """The MI heads a user can pick, by name: the shipped one (MI_VIZ_HEAD if set) first,
+    then every committed candidate (trained at the shipped budget, scored, not shipped:
+    more faithful ones cost more per pass, README "What moves the head")."""
+    opts = {"shipped": os.environ.get("MI_VIZ_HEAD", str(SHIPPED_HEAD))}
+    for cfg in sorted(CANDIDATE_HEADS.glob("sudoku_mi_head_*.json")):
+        opts[cfg.stem.removeprefix("sudoku_mi_head_")] = str(cfg.with_suffix(""))
+    return opts
+
+
 def head_path() -> str:
-    return os.environ.get("MI_VIZ_HEAD", str(ROOT / "checkpoints" / "sudoku_mi_head"))
+    """The head every page reads: the sidebar's choice (app.py, head_picker), else the shipped one."""
+    opts = head_options()
+    return opts.get(st.session_state.get("mi_head", "shipped"), opts["shipped"])
+
+
+def head_is_reported() -> bool:
+    """Whether the committed MI report (results/sudoku/mi_report*) is this head's own."""
+    return Path(head_path()).resolve() == SHIPPED_HEAD.resolve()
+
+
+def head_picker() -> None:
+    """Sidebar choice of the MI head, with what it scored on the report's test states."""
+    opts = head_options()
+    if len(opts) < 2:
+        return
+    name = st.sidebar.selectbox("MI head", list(opts), key="mi_head",
+                                help="Every page's estimated MI and 'mi' sampler read this head. Candidates are "
+                                     "committed heads not shipped for their cost (checkpoints/candidates/).")
+    scores = RESULTS / "sudoku" / "head_candidates_test.csv"
+    rel = Path(opts[name]).resolve()
+    rows = list(csv.DictReader(open(scores))) if scores.exists() else []
+    row = next((r for r in rows if (ROOT / r["head"]).resolve() == rel), None)
+    if row:
+        st.sidebar.caption(f"{int(row['n_params']):,} parameters, {row['mix_layers']} mix blocks, "
+                           f"{row['attn_blocks']} blocks' attention maps; Pearson {float(row['pearson']):.3f} "
+                           f"with the truth on the report's test states ({scores.relative_to(ROOT)}).")
 
 
 RESULTS = ROOT / "results"
@@ -202,6 +241,21 @@ def _estimated_mi(tokens: tuple, mdm: str, head_ckpt: str) -> np.ndarray:
     with torch.inference_mode():
         out = head.backbone_pass(model, x)
         return head.read(out, x == MASK_TOKEN)[0].numpy()
+
+
+def report_estimates(tokens) -> np.ndarray:
+    """The chosen head's estimates at the committed report's pairs (fidelity.head_at_pairs)."""
+    return _report_estimates(mdm_path(), head_path())
+
+
+@st.cache_data(show_spinner="Reading the report's states with this head ...", max_entries=16)
+def _report_estimates(mdm: str, head_ckpt: str) -> np.ndarray:
+    from mi_viz.fidelity import PairTable, head_at_pairs
+
+    z = np.load(RESULTS / "sudoku" / "mi_report_pairs.npz")
+    pt = PairTable(**{k: z[k] for k in ("state", "i", "j", "gt", "est", "asym", "relation")})
+    model, _ = get_mdm(mdm)
+    return head_at_pairs(model, get_head(head_ckpt)[0], z["tokens"], pt)
 
 
 @st.cache_resource

@@ -1,5 +1,6 @@
 """MI estimator: head vs ground truth on held-out states, and what MI says about the rules."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -9,7 +10,8 @@ import streamlit as st
 
 from mi_viz import sudoku as S
 from mi_viz.fidelity import RELATION_NAMES, PairTable, directional_agreement, entropy_bounds, metrics, mi_report
-from pages._shared import PUZZLE_SETS, RESULTS, load_puzzle_set, models_or_error
+from pages._shared import (PUZZLE_SETS, RESULTS, head_is_reported, load_puzzle_set, models_or_error,
+                           report_estimates)
 
 st.title("MI estimator")
 loaded = models_or_error()
@@ -31,6 +33,11 @@ if src.startswith("Committed"):
                        hmin=z["hmin"] if "hmin" in z.files else None)
         tokens = z["tokens"]
         summary = json.loads(REPORT.read_text())
+        if not head_is_reported():  # the report is the shipped head's: the same states and truth, this head's map
+            pt = dataclasses.replace(pt, est=report_estimates(tokens))
+            summary = {"n_states": summary["n_states"], "uncertain_nats": summary.get("uncertain_nats", 0.1)}
+            st.caption("The committed report's states and ground truth, read by the head chosen in the sidebar "
+                       "(the report's own rows, masked solutions and timings are the shipped head's).")
     else:
         st.info("No committed report yet: run `python -m mi_viz mi-report sudoku ...` (see README) or compute now.")
 else:
@@ -46,7 +53,7 @@ else:
         summary, pt, tokens = st.session_state.mie
 
 if pt is not None:
-    m = metrics(pt, tokens) if summary is None else summary
+    m = metrics(pt, tokens) if summary is None or "pearson" not in summary else summary
     c = st.columns(6)
     c[0].metric("states", summary.get("n_states", len(tokens)))
     c[1].metric("Pearson", f"{m['pearson']:.3f}")

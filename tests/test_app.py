@@ -121,3 +121,30 @@ def test_mi_estimator_page():
     assert any(m.label == "Pearson" for m in at.metric)
     # the truth's bound, computed from the pairs on the page (the compute-now report has hmin)
     assert any("can exceed min(H_i, H_j)" in c.value for c in at.caption)
+
+
+def test_head_picker_reads_a_candidate_everywhere():
+    """The sidebar's MI head (app.py) is the one the pages read: on the estimator page the
+    committed report's states are re-read by it, and its Pearson is the one
+    benchmarks/heads_on_test_states.py wrote; the decode page runs it."""
+    import csv
+
+    rows = {r["head"]: r for r in csv.DictReader(open(ROOT / "results" / "sudoku" / "head_candidates_test.csv"))}
+    at = _run()  # the entry point draws the picker in the sidebar of every page
+    pick = at.sidebar.selectbox(key="mi_head")
+    assert pick.value == "shipped" and {"7k_mix", "7k_maps_mix"} <= set(pick.options)
+    assert any("0 mix blocks" in c.value for c in at.sidebar.caption)
+    # AppTest reruns page files without the entry point's sidebar (a browser keeps it: test_browser.py),
+    # so the choice is handed over as the widget's state
+    at = _run(setup=lambda t: t.session_state.__setitem__("mi_head", "7k_mix"))
+    want = f"Pearson {float(rows['checkpoints/candidates/sudoku_mi_head_7k_mix']['pearson']):.3f}"
+    assert at.sidebar.selectbox(key="mi_head").value == "7k_mix"
+    assert any("2 mix blocks" in c.value and want in c.value for c in at.sidebar.caption)
+    at = _run("pages/mi_estimator.py", setup=lambda t: t.session_state.__setitem__("mi_head", "7k_mix"))
+    assert not at.error
+    assert _metric(at, "Pearson") == f"{float(rows['checkpoints/candidates/sudoku_mi_head_7k_mix']['pearson']):.3f}"
+    assert any("read by the head chosen in the sidebar" in c.value for c in at.caption)
+    shipped = _run("pages/mi_estimator.py")
+    assert _metric(shipped, "Pearson") == f"{float(rows['checkpoints/sudoku_mi_head']['pearson']):.3f}"
+    at = _run("pages/sudoku_decode.py", setup=lambda t: t.session_state.__setitem__("mi_head", "7k_mix"))
+    assert not at.exception and not at.error

@@ -179,3 +179,24 @@ def test_two_sessions_do_not_share_state(server, browser):
     assert "MDM x1" in cap and "MI head x1" in cap, cap
     ctx_a.close()
     ctx_b.close()
+
+
+def test_sidebar_head_choice_follows_to_the_estimator(server, browser):
+    """The MI head picked in the sidebar is the one the MI estimator page reads: the committed
+    report's states re-read by that head, its Pearson the one in head_candidates_test.csv."""
+    import csv
+
+    rows = {r["head"]: r for r in csv.DictReader(open(ROOT / "results" / "sudoku" / "head_candidates_test.csv"))}
+    want = f"{float(rows['checkpoints/candidates/sudoku_mi_head_7k_mix']['pearson']):.3f}"
+    ctx, page = _open(browser, server + "/")
+    page.locator('[data-testid="stSelectbox"]', has_text="MI head").click()
+    page.get_by_role("option", name="7k_mix", exact=True).click()
+    _wait_idle(page)
+    page.get_by_text("2 mix blocks").wait_for(timeout=60_000)
+    page.get_by_role("link", name="MI estimator").click()
+    _wait_idle(page)
+    page.get_by_text("read by the head chosen in the sidebar").wait_for(timeout=120_000)
+    pearson = page.locator('[data-testid="stMetric"]', has_text="Pearson").first
+    assert pearson.locator('[data-testid="stMetricValue"]').inner_text().strip() == want
+    _no_exception(page)
+    ctx.close()
