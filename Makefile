@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PORT ?= 8501
 
-.PHONY: app test setup chromium data mi-data results val-sweep speed head-probes head-7k equivariance lint
+.PHONY: app test setup chromium data mi-data results reship val-sweep speed head-probes head-7k equivariance lint
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -116,11 +116,18 @@ head-7k: setup
 # the shipped head (trained with --augment --excess, 6,000 steps) and the previous one (--augment) against the recipe
 # without augmentation (3,000 steps, an earlier release's head; trained here first if absent, about 12 min on 2 cores):
 # equivariance under Sudoku's symmetries and dev Pearson
+# (the committed row's head was trained on the GPU lease's 4,200 states, runs/gpu_mi_data; where they are absent, on
+# the committed 7,317 states: the same recipe, other data, so that row's numbers move)
+UNAUG_DATA := $(if $(wildcard runs/gpu_mi_data),runs/gpu_mi_data,data/sudoku/mi_states.safetensors)
 equivariance: setup
-	test -f runs/head_unaugmented/sudoku_mi_head.json || $(BIN)/python training/train_head.py --data runs/gpu_mi_data \
+	test -f runs/head_unaugmented/sudoku_mi_head.json || $(BIN)/python training/train_head.py --data $(UNAUG_DATA) \
 	  --out runs/head_unaugmented/sudoku_mi_head --steps 3000 --hidden-layers 2 --batch-size 32
 	$(BIN)/python benchmarks/equivariance.py --head runs/head_unaugmented/sudoku_mi_head \
 	  --head checkpoints/candidates/sudoku_mi_head_aug --head checkpoints/sudoku_mi_head --out results/sudoku/equivariance.json
+
+# every result that reads the shipped MI head, after a new one replaced checkpoints/sudoku_mi_head (README, "Shipping a
+# head"): the sweeps re-decode only their mi rows (--resume keys rows by the head's sha256); about 1.5 h on 2 cores
+reship: results val-sweep equivariance head-7k speed
 
 results: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$(GRID)" --save-rows --out-dir results/sudoku/test_hard --resume --jobs $(JOBS)
