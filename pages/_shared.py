@@ -70,7 +70,7 @@ def head_picker() -> None:
                                      "committed heads not shipped for their cost (checkpoints/candidates/).")
     scores = RESULTS / "sudoku" / "head_candidates_test.csv"
     rel = Path(opts[name]).resolve()
-    rows = list(csv.DictReader(open(scores))) if scores.exists() else []
+    rows = list(csv.DictReader(scores.read_text().splitlines())) if scores.exists() else []
     row = next((r for r in rows if (ROOT / r["head"]).resolve() == rel), None)
     if row:
         st.sidebar.caption(f"{int(row['n_params']):,} parameters, {row['mix_layers']} mix blocks, "
@@ -243,7 +243,7 @@ def _estimated_mi(tokens: tuple, mdm: str, head_ckpt: str) -> np.ndarray:
         return head.read(out, x == MASK_TOKEN)[0].numpy()
 
 
-def report_estimates(tokens) -> np.ndarray:
+def report_estimates() -> np.ndarray:
     """The chosen head's estimates at the committed report's pairs (fidelity.head_at_pairs)."""
     return _report_estimates(mdm_path(), head_path())
 

@@ -34,7 +34,7 @@ if src.startswith("Committed"):
         tokens = z["tokens"]
         summary = json.loads(REPORT.read_text())
         if not head_is_reported():  # the report is the shipped head's: the same states and truth, this head's map
-            pt = dataclasses.replace(pt, est=report_estimates(tokens))
+            pt = dataclasses.replace(pt, est=report_estimates())
             summary = {"n_states": summary["n_states"], "uncertain_nats": summary.get("uncertain_nats", 0.1)}
             st.caption("The committed report's states and ground truth, read by the head chosen in the sidebar "
                        "(the report's own rows, masked solutions and timings are the shipped head's).")
