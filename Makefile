@@ -87,6 +87,7 @@ CAND7K_MIX := checkpoints/candidates/sudoku_mi_head_7k_mix
 CAND7K_MIX1 := checkpoints/candidates/sudoku_mi_head_7k_mix1
 CAND7K_MIX_MORE := checkpoints/candidates/sudoku_mi_head_7k_mix_more
 CAND7K_MIX_MORE2 := checkpoints/candidates/sudoku_mi_head_7k_mix_more2
+CAND7K_MIX_MORE3 := checkpoints/candidates/sudoku_mi_head_7k_mix_more3
 MAPS_MIX := --attn-layers 0,1,2,3,4,5 --mix-layers 2
 # $(call candidate_7k,NAME,ARGS): the shipped recipe + ARGS on the 7,317 states, trained into runs/head_NAME only if
 # checkpoints/candidates/sudoku_mi_head_NAME is absent; checkpoint and log copied where the scoring reads them
@@ -106,13 +107,14 @@ head-7k: setup
 	# 6,000 more steps of the 2-mix-block head (a warm restart from it: its held-out loss was still falling at 6,000)
 	$(call candidate_7k,7k_mix_more,--mix-layers 2 --init $(CAND7K_MIX) --lr 1e-3 --seed 1)
 	$(call candidate_7k,7k_mix_more2,--mix-layers 2 --init $(CAND7K_MIX_MORE) --lr 1e-3 --seed 2)  # and 6,000 more
+	$(call candidate_7k,7k_mix_more3,--mix-layers 2 --init $(CAND7K_MIX_MORE2) --lr 1e-3 --seed 3 --steps 3000)  # and 3,000 more
 	$(BIN)/python training/head_probes.py --score checkpoints/sudoku_mi_head --score checkpoints/candidates/sudoku_mi_head_aug \
 	  --score checkpoints/candidates/sudoku_mi_head_attn5 --score $(CAND7K) --score $(CAND7K_MIX1) --score $(CAND7K_MIX) \
-	  --score $(CAND7K_MAPS) --score $(CAND7K_MIX_MORE) --score $(CAND7K_MIX_MORE2) --out results/sudoku/head_candidates_7k.csv
+	  --score $(CAND7K_MAPS) --score $(CAND7K_MIX_MORE) --score $(CAND7K_MIX_MORE2) --score $(CAND7K_MIX_MORE3) --out results/sudoku/head_candidates_7k.csv
 	$(BIN)/python benchmarks/heads_on_test_states.py --head checkpoints/candidates/sudoku_mi_head_aug \
 	  --head checkpoints/candidates/sudoku_mi_head_attn5 --head $(CAND7K) --head $(CAND7K_MIX1) --head $(CAND7K_MIX) \
-	  --head $(CAND7K_MAPS) --head $(CAND7K_MIX_MORE) --head $(CAND7K_MIX_MORE2) --out results/sudoku/head_candidates_test.csv
-	# (7k_mix_more2 is 7k_mix_more's architecture: the same operations, not timed again)
+	  --head $(CAND7K_MAPS) --head $(CAND7K_MIX_MORE) --head $(CAND7K_MIX_MORE2) --head $(CAND7K_MIX_MORE3) --out results/sudoku/head_candidates_test.csv
+	# (7k_mix_more2 and 3 are 7k_mix_more's architecture: the same operations, not timed again)
 	$(BIN)/python benchmarks/head_cost.py --head checkpoints/sudoku_mi_head --head $(CAND7K_MIX1) --head $(CAND7K_MIX) \
 	  --head $(CAND7K_MAPS) --head $(CAND7K_MIX_MORE) --out results/sudoku/head_cost_7k.txt
 
