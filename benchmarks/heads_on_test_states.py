@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from mi_viz.bench import DEFAULT_HEAD, load_models  # noqa: E402
-from mi_viz.fidelity import UNCERTAIN_NATS, PairTable, head_at_pairs, metrics, pearson  # noqa: E402
+from mi_viz.fidelity import UNCERTAIN_NATS, head_at_pairs, metrics, pearson, read_pairs  # noqa: E402
 
 COLUMNS = ("head", "n_params", "mix_layers", "attn_blocks", "n_pairs", "pearson", "spearman", "mae",
            "top_pair_recall", "auroc_structure_est", "pearson_uncertain", "auroc_structure_est_uncertain")
@@ -48,9 +48,8 @@ def main():
     ap.add_argument("--out", default=None, help="also write the rows here (CSV)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
-    f = np.load(a.pairs)
-    tokens = torch.from_numpy(f["tokens"].astype(np.int64))  # (N, 81)
-    pt = PairTable(**{k: f[k] for k in ("state", "i", "j", "gt", "est", "asym", "relation", "hmin")})
+    pt, tokens = read_pairs(a.pairs)  # the report's pairs and its states (N, 81)
+    tokens = torch.from_numpy(tokens.astype(np.int64))
     gt = pt.gt
     model, _, _ = load_models()
     rows = []
@@ -58,7 +57,7 @@ def main():
         _, head, _ = load_models(head=path, need_head=True)
         est = head_at_pairs(model, head, tokens, pt)
         if path == str(DEFAULT_HEAD):
-            gap = float(np.abs(est - f["est"]).max())
+            gap = float(np.abs(est - pt.est).max())
             if gap > 1e-5:
                 raise SystemExit(f"{a.pairs} is not the shipped head's report (estimates differ by up to {gap:.3g} "
                                  f"nats): run the mi-report of `make results` first")

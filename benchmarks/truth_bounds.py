@@ -25,7 +25,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from mi_viz.fidelity import entropy_bounds  # noqa: E402
+from mi_viz.fidelity import entropy_bounds, read_pairs  # noqa: E402
 from mi_viz.models import load_mdm  # noqa: E402
 from mi_viz.models.sudoku_mdm import MASK_TOKEN  # noqa: E402
 from mi_viz.samplers import marginals  # noqa: E402
@@ -37,17 +37,17 @@ def main():
     ap.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "sudoku_mdm"))
     ap.add_argument("--out", default=str(ROOT / "results" / "sudoku" / "truth_bounds.json"))
     a = ap.parse_args()
-    d = np.load(a.pairs)
+    pt, tok = read_pairs(a.pairs)
     model, _ = load_mdm(a.checkpoint)
-    tokens = torch.as_tensor(d["tokens"]).long()  # (N, 81)
+    tokens = torch.as_tensor(tok).long()  # (N, 81)
     with torch.no_grad():
         _, H = marginals(model.forward_tokens(tokens).logits, tokens == MASK_TOKEN)  # (N, 81)
     H = H.numpy()
-    s, i, j = d["state"], d["i"], d["j"]
-    if "hmin" in d.files and not np.allclose(np.minimum(H[s, i], H[s, j]), d["hmin"], atol=1e-5):
+    s, i, j = pt.state, pt.i, pt.j
+    if pt.hmin is not None and not np.allclose(np.minimum(H[s, i], H[s, j]), pt.hmin, atol=1e-5):
         raise SystemExit(f"{a.pairs} was not made with {a.checkpoint}: its entropies differ")
     res = {"pairs_file": str(Path(a.pairs).relative_to(ROOT) if Path(a.pairs).is_relative_to(ROOT) else a.pairs),
-           "n_states": int(len(tokens)), **entropy_bounds(d["gt"], d["est"], np.minimum(H[s, i], H[s, j]), (H[s, i] + H[s, j]) / 2)}
+           "n_states": int(len(tokens)), **entropy_bounds(pt.gt, pt.est, np.minimum(H[s, i], H[s, j]), (H[s, i] + H[s, j]) / 2)}
     for k, v in res.items():
         print(f"{k:<34} {v}")
     Path(a.out).write_text(json.dumps(res, indent=1) + "\n")

@@ -142,6 +142,16 @@ def pair_table(tokens, gt_mi, est_mi, asym, entropy=None) -> PairTable:
     return PairTable(**{k: np.concatenate(v) for k, v in rows.items()})
 
 
+PAIR_FIELDS = ("state", "i", "j", "gt", "est", "asym", "relation")
+
+
+def read_pairs(path) -> tuple[PairTable, np.ndarray]:
+    """A report's pairs file (mi-report --pairs) -> (PairTable, tokens (N, L) uint8).
+    Files written before hmin existed load with hmin None."""
+    z = np.load(path)
+    return PairTable(**{k: z[k] for k in PAIR_FIELDS}, hmin=z["hmin"] if "hmin" in z.files else None), z["tokens"]
+
+
 @torch.inference_mode()  # as mi_report runs the head
 def head_at_pairs(model, head, tokens, pt: PairTable) -> np.ndarray:
     """Another head's estimates (P,) at a pair table's pairs, each state read alone as

@@ -250,12 +250,11 @@ def report_estimates() -> np.ndarray:
 
 @st.cache_data(show_spinner="Reading the report's states with this head ...", max_entries=16)
 def _report_estimates(mdm: str, head_ckpt: str) -> np.ndarray:
-    from mi_viz.fidelity import PairTable, head_at_pairs
+    from mi_viz.fidelity import head_at_pairs, read_pairs
 
-    z = np.load(RESULTS / "sudoku" / "mi_report_pairs.npz")
-    pt = PairTable(**{k: z[k] for k in ("state", "i", "j", "gt", "est", "asym", "relation")})
+    pt, tokens = read_pairs(RESULTS / "sudoku" / "mi_report_pairs.npz")
     model, _ = get_mdm(mdm)
-    return head_at_pairs(model, get_head(head_ckpt)[0], z["tokens"], pt)
+    return head_at_pairs(model, get_head(head_ckpt)[0], tokens, pt)
 
 
 @st.cache_resource

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from mi_viz import sudoku as S
-from mi_viz.fidelity import RELATION_NAMES, PairTable, directional_agreement, entropy_bounds, metrics, mi_report
+from mi_viz.fidelity import RELATION_NAMES, directional_agreement, entropy_bounds, metrics, mi_report, read_pairs
 from pages._shared import (PUZZLE_SETS, RESULTS, head_is_reported, load_puzzle_set, models_or_error,
                            report_estimates)
 
@@ -28,10 +28,7 @@ src = st.radio("Data", ["Committed report (held-out hard test states)", "Compute
 pt = tokens = summary = None
 if src.startswith("Committed"):
     if PAIRS.exists() and REPORT.exists():
-        z = np.load(PAIRS)
-        pt = PairTable(**{k: z[k] for k in ("state", "i", "j", "gt", "est", "asym", "relation")},
-                       hmin=z["hmin"] if "hmin" in z.files else None)
-        tokens = z["tokens"]
+        pt, tokens = read_pairs(PAIRS)
         summary = json.loads(REPORT.read_text())
         if not head_is_reported():  # the report is the shipped head's: the same states and truth, this head's map
             pt = dataclasses.replace(pt, est=report_estimates())
