@@ -45,17 +45,17 @@ def main():
     rows = []
     for path in a.head:
         _, head, _ = load_models(head=path, need_head=True)
-        f1, h1 = head_cost(model, head, mid[:1], a.repeats)
-        fb, hb = head_cost(model, head, big, max(3, a.repeats // 4))
+        f1, h1, e1 = head_cost(model, head, mid[:1], a.repeats)
+        fb, hb, _ = head_cost(model, head, big, max(3, a.repeats // 4))
         rows.append({"head": path, "params": head.n_params(), "attn_blocks": len(head.attn_layers),
                      "mix_layers": head.config.mix_layers, "excess": head.config.excess,
                      "forward_ms": round(1000 * f1, 2), "head_ms": round(1000 * h1, 2),
-                     "head_over_forward": round(h1 / f1, 4),
+                     "head_over_forward": round(h1 / f1, 4), "head_over_forward_eager": round(e1 / f1, 4),
                      "head_over_forward_batch": round(hb / fb, 4), "batch": a.batch})
-    lines = [f"{'head':<70} {'params':>8} {'batch 1':>8} {f'batch {a.batch}':>9}"]
+    lines = [f"{'head':<70} {'params':>8} {'batch 1':>8} {'(eager)':>8} {f'batch {a.batch}':>9}"]
     for r in rows:
         lines.append(f"{r['head']:<70} {r['params']:>8,} {100 * r['head_over_forward']:>7.1f}% "
-                     f"{100 * r['head_over_forward_batch']:>8.1f}%")
+                     f"{100 * r['head_over_forward_eager']:>7.1f}% {100 * r['head_over_forward_batch']:>8.1f}%")
     text = "\n".join(lines + [json.dumps({"threads": a.threads, "heads": rows})])
     if a.out:
         Path(a.out).write_text(text + "\n")

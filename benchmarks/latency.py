@@ -46,16 +46,17 @@ def timeit(fn, repeats):
 
 @torch.inference_mode()  # as decode runs the pass and the head
 def head_cost(model, head, x, repeats, rounds=5):
-    """(plain pass, head) seconds, medians over `rounds` interleaved rounds (this machine's
-    speed drifts 20-40 % within minutes: timing the two far apart would measure the drift).
+    """(plain pass, head, head run eager) seconds, medians over `rounds` interleaved rounds (this
+    machine's speed drifts 20-40 % within minutes: timing them far apart would measure the drift).
     The head's cost is its read, given the log-marginals and entropies every sampler
     computes anyway, plus whatever the pass does only for it: the blocks whose attention
     maps it reads run their attention written out (a block's hidden states, by contrast,
-    are a reference the pass keeps anyway)."""
+    are a reference the pass keeps anyway). The read runs as decode runs it (traced, see
+    MIHead._traced); the eager read, the same maps op by op from Python, is timed beside it."""
     out = head.backbone_pass(model, x)
     masked = x == MASK_TOKEN
     logp, H = marginals(out.logits, masked)  # (B, L, V), (B, L) as the sampler has them
-    fwd, read, extra = [], [], []
+    fwd, read, eager, extra = [], [], [], []
     # a map-reading head's extra pass cost is a small difference of two large timings: time
     # the two passes back to back, which goes first alternating, over more rounds
     for r in range(rounds if not head.attn_layers else 2 * rounds - 1):
@@ -69,8 +70,13 @@ def head_cost(model, head, x, repeats, rounds=5):
         else:
             fwd.append(timeit(lambda: model.forward_tokens(x), repeats))
         read.append(timeit(lambda: head.read(out, masked, logp, H), repeats))
+        head.trace = False
+        try:
+            eager.append(timeit(lambda: head.read(out, masked, logp, H), repeats))
+        finally:
+            head.trace = True
     t_extra = max(0.0, statistics.median(extra)) if extra else 0.0
-    return statistics.median(fwd), statistics.median(read) + t_extra
+    return statistics.median(fwd), statistics.median(read) + t_extra, statistics.median(eager) + t_extra
 
 
 def mid_decode_states(model, puzzles_path, n):
@@ -93,10 +99,10 @@ def main():
     model, head, _ = load_models(need_head=True)
     mid = mid_decode_states(model, a.puzzles, a.n_gt)  # (n_gt, 81)
     state = mid[0][None]
-    t_fwd, t_head = head_cost(model, head, state, a.repeats)
+    t_fwd, t_head, t_eager = head_cost(model, head, state, a.repeats)
     # the same at a decoding batch (what `bench` / `sweep` pay per pass)
     big = torch.stack([m for m in mid for _ in range(a.batch // len(mid) + 1)])[: a.batch]  # (batch, 81)
-    t_fwd_b, t_head_b = head_cost(model, head, big, max(3, a.repeats // 4))
+    t_fwd_b, t_head_b, _ = head_cost(model, head, big, max(3, a.repeats // 4))
     t_step = timeit(lambda: decode(model, state, SamplerConfig("mi"), head=head, max_steps=1), a.repeats)
     gts = []
     for s in mid:
@@ -107,6 +113,7 @@ def main():
         "forward_ms": round(1000 * t_fwd, 2),
         "head_ms": round(1000 * t_head, 2),
         "head_over_forward": round(t_head / t_fwd, 4),
+        "head_over_forward_eager": round(t_eager / t_fwd, 4),
         "batch": a.batch,
         "forward_ms_batch": round(1000 * t_fwd_b, 1),
         "head_ms_batch": round(1000 * t_head_b, 1),

@@ -174,6 +174,9 @@ class MIHead(nn.Module):
         self.out = nn.Linear(c.d_pair, 2 if c.excess else 1) if pair_mlp else None
         # mixture mode: each position tilts its marginal once per component (K x V logits from z_i)
         self.tilt = nn.Linear(c.rank, c.mixture * c.n_values) if c.mixture else None
+        # Without autograd (decoding, the app, the reports) the read runs traced (_traced): the same
+        # maps bit for bit, faster at batch 1. False: eager, as in training (benchmarks time both).
+        self.trace = True
 
     def n_params(self) -> int:
         return sum(p.numel() for p in self.parameters())
@@ -256,34 +259,75 @@ class MIHead(nn.Module):
                 if not got or i not in got:
                     raise ValueError(f"this MI head reads the backbone's {what} {i}: run the pass with "
                                      f"head.backbone_pass(model, tokens) and read its output")
+        # row by row, as samplers.marginals computes them: picking rows afterwards is bit-identical (tested)
+        if logp is None:
+            logp = torch.log_softmax(logits.float(), -1)  # (B, L, V)
+        if entropy is None:
+            entropy = (-(logp.exp() * logp).sum(-1)).clamp_min(0) * masked  # (B, L)
         # Everything touching an unmasked position is zero by definition, so the head runs
         # on the masked positions only, gathered to the front (M = most masked in the batch;
         # mid-decode M ~ L/3: a third of the per-position work, a ninth of the pair work).
-        B, L = masked.shape
-        M = max(int(masked.sum(1).max()), 1)
-        order = torch.argsort((~masked).to(torch.int8), dim=1, stable=True)[:, :M]  # (B, M): masked first
+        B = masked.shape[0]
+        order = masked[0].nonzero()[:, 0][None] if B == 1 else None  # (1, M) ascending, as the sort below gives
+        if order is not None and order.shape[1]:
+            # Batch 1 (a step in the app, the report): every slot a masked cell, so the padding
+            # masks are identities, and skipping them (and the sort) is a visible share of the read.
+            valid, full = torch.ones_like(order, dtype=torch.bool), True  # (1, M)
+        else:
+            M = max(int(masked.sum(1).max()), 1)
+            order = torch.argsort((~masked).to(torch.int8), dim=1, stable=True)[:, :M]  # (B, M): masked first
+            valid = torch.gather(masked, 1, order)  # (B, M); False on padding slots
+            full = bool(valid.all())
+        tensors = (order, valid, hidden, logp, entropy, *(layers[i] for i in self.config.hidden_layers),
+                   *(attn[i] for i in self.config.attn_layers))
+        if torch.is_grad_enabled() or not self.trace:  # training: eager, autograd sees every op
+            return self._dense(B == 1, full, *tensors)
+        return self._traced(B == 1, full, tensors)(*tensors)
+
+    def _traced(self, one: bool, full: bool, tensors):
+        """_dense for (one, full), traced once per device into TorchScript: the same ops, bit for bit
+        (tested), without Python's dispatch between them. Why: at batch 1 the head is some 60 small
+        ops on (M, 64)-sized tensors, and their overhead, not their arithmetic, is its cost
+        (2 cores, 2 mix blocks: 1.25 -> 0.85 ms, 13.8 -> 9.4 % of a pass; benchmarks/head_cost.py).
+        Shapes (B, M, L) stay symbolic in the trace; the two flags are its only constants. The trace
+        shares this module's parameters, so a later load_state_dict or .to() is seen (cache keyed
+        by device)."""
+        key = (one, full, str(tensors[2].device))
+        cache = self.__dict__.setdefault("_traces", {})  # not a submodule: kept out of state_dict
+        if key not in cache:
+            import warnings
+
+            with torch.inference_mode(False), torch.no_grad(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # TracerWarnings about the two constant flags
+                example = tuple(t.clone() for t in tensors)  # plain tensors: inference ones cannot be traced
+                traced = torch.jit.trace(_DenseRead(self, one, full), example, check_trace=False)
+                for _ in range(2):  # TorchScript's executor optimises the graph over its first two runs (~10 ms)
+                    traced(*example)
+                cache[key] = traced
+        return cache[key]
+
+    def _dense(self, one: bool, full: bool, order, valid, hidden, logp, entropy, *maps):
+        """The head past the gather. order (B, M) masked positions first, valid (B, M), hidden (B, L, D),
+        logp (B, L, V), entropy (B, L), maps: the hidden_layers' (B, L, D), then the attn_layers'
+        (B, H, L, L) -> MI (B, L, L). one: batch 1; full: every slot of order a masked cell."""
+        B, M = order.shape
+        L = hidden.shape[1]
         flat = (order[:, :, None] * L + order[:, None, :]).reshape(B, M * M)  # (B, M*M): pair (i, j) at i*L + j
-        valid = torch.gather(masked, 1, order)  # (B, M); False on padding slots
-        # Every slot a masked cell (always at batch 1 unless nothing is masked): the padding
-        # masks below are identities, and skipping them is a visible share of a batch-1 read.
-        full = bool(valid.all())
 
         def pick(t):  # (B, L, C) -> (B, M, C); at batch 1 index_select: the same rows, cheaper than gather
-            if B == 1:
+            if one:
                 return t.index_select(1, order[0])
             return torch.gather(t, 1, order[..., None].expand(-1, -1, t.shape[-1]))
 
-        # row by row computations: picking rows of the caller's logp / entropy is bit-identical (tested)
-        logp = pick(logp.float()) if logp is not None else torch.log_softmax(pick(logits.float()), -1)  # (B, M, V)
+        n_layers = len(self.config.hidden_layers)
+        layer_maps, attn_maps = maps[:n_layers], maps[n_layers:]
+        logp = pick(logp.float())  # (B, M, V)
         p = logp.exp()
-        if entropy is not None:
-            H = torch.gather(entropy.float(), 1, order)  # (B, M)
-        else:
-            H = (-(p * logp).sum(-1)).clamp_min(0)  # (B, M)
+        H = torch.gather(entropy.float(), 1, order)  # (B, M)
         if not full:
             H = H * valid  # (B, M)
         parts = [self.ln(pick(hidden.float()))]
-        parts += [ln(pick(layers[i].float())) for ln, i in zip(self.ln_layers, self.config.hidden_layers)]
+        parts += [ln(pick(t.float())) for ln, t in zip(self.ln_layers, layer_maps)]
         hn = torch.cat(parts, -1)  # (B, M, D_x)
         x = torch.cat([hn, p, H[..., None]], -1)  # (B, M, D_x+V+1)
         if self.glob is not None:
@@ -301,7 +345,7 @@ class MIHead(nn.Module):
                 I = link_mi(p, LINK_TILTS)  # (B, M, M, S): conditioning on row i
                 pre = pre + self.pair_link(I + I.transpose(1, 2))  # (B, M, M, P), symmetric like the truth
             if self.pair_attn is not None:
-                maps = [attn[i].float() for i in self.config.attn_layers]
+                maps = [t.float() for t in attn_maps]
                 S = maps[0] if len(maps) == 1 else torch.cat(maps, 1)  # (B, K, L, L), K = blocks x heads
                 K = S.shape[1]
                 # the masked pairs' entries in one gather, channels last (what pair_attn reads)
@@ -334,6 +378,17 @@ class MIHead(nn.Module):
         # scatter back to (B, L, L); padding slots point at unmasked cells and carry zeros
         out = mi.new_zeros(B, L * L).scatter_(1, flat, mi.reshape(B, M * M))
         return out.view(B, L, L)
+
+
+class _DenseRead(nn.Module):
+    """MIHead._dense with its two flags fixed: what MIHead._traced hands to torch.jit.trace."""
+
+    def __init__(self, head: MIHead, one: bool, full: bool):
+        super().__init__()
+        self.head, self.one, self.full = head, one, full
+
+    def forward(self, *tensors):
+        return self.head._dense(self.one, self.full, *tensors)
 
 
 def frobenius_loss(pred, target, masked):

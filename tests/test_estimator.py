@@ -328,3 +328,46 @@ def test_link_head_invariants():
     assert not torch.allclose(mi, mi0)
     with pytest.raises(ValueError, match="so link would be ignored"):
         HeadConfig(mixture=4, link=True)
+
+
+@pytest.mark.parametrize("options", [dict(mix_layers=2, excess=True, hidden_layers=[0]),
+                                     dict(pair_values=True, global_context=4),
+                                     dict(attn_layers=[0], n_heads=2, attn_two_hop=True, excess=True),
+                                     dict(link=True), dict(mixture=3)])
+def test_the_traced_read_equals_the_eager_one_bit_for_bit(options):
+    """Without autograd the head runs its read traced (TorchScript), once per (batch 1, unpadded)
+    flag pair: each trace must give the eager maps exactly, at masked counts and batch sizes
+    other than the ones it was traced at, and must see weights loaded after it was built."""
+    torch.manual_seed(5)
+    head = MIHead(HeadConfig(d_in=32, d_hidden=16, rank=8, d_pair=8, mix_heads=2, **options)).eval()
+    hidden, logits, masked = _inputs(B=4, L=30, seed=6)
+    masked[1] = False  # nothing masked in one state: a padded batch
+    g = torch.Generator().manual_seed(7)
+    layers = {0: torch.randn(4, 30, 32, generator=g)} if head.hidden_layers else None
+    attn = {0: torch.softmax(torch.randn(4, 2, 30, 30, generator=g), -1)} if head.attn_layers else None
+
+    def both(sl, m):
+        args = (hidden[sl], logits[sl], m, {k: v[sl] for k, v in layers.items()} if layers else None,
+                {k: v[sl] for k, v in attn.items()} if attn else None)
+        head.trace = False
+        with torch.no_grad():
+            eager = head(*args)
+        head.trace = True
+        with torch.inference_mode():  # as decode runs it
+            traced = head(*args)
+        return eager, traced
+
+    cases = [(slice(0, 1), masked[0:1]), (slice(2, 3), masked[2:3]),  # batch 1 at two masked counts
+             (slice(1, 2), masked[1:2]),  # batch 1, nothing masked
+             (slice(0, 4), masked), (slice(2, 4), masked[2:4]),  # padded batches of two sizes
+             (slice(0, 2), masked[0:1].expand(2, -1))]  # equal masked counts: unpadded, gathered
+    for sl, m in cases:
+        eager, traced = both(sl, m)
+        assert torch.equal(eager, traced), (sl, m.sum(1))
+    assert set(head._traces) == {(True, True, "cpu"), (True, False, "cpu"), (False, False, "cpu"),
+                                 (False, True, "cpu")}
+    with torch.no_grad():  # new weights after the traces were built: the traces read them
+        for prm in head.parameters():
+            prm.add_(0.1 * torch.randn(prm.shape, generator=g))
+    eager, traced = both(slice(0, 4), masked)
+    assert torch.equal(eager, traced) and eager.abs().sum() > 0
