@@ -67,15 +67,16 @@ head-probes: setup
 	$(BIN)/python training/make_mi_dataset.py --n-puzzles 0 --n-random 150 --mask-range 0.85,0.95 --seed 1 --shard-size 50 --out runs/mi_data_high
 	$(BIN)/python training/head_probes.py --data runs/gpu_mi_data --out results/sudoku/head_probes.csv
 	$(BIN)/python benchmarks/attention_maps.py --out results/attention_maps.txt
-	$(BIN)/python benchmarks/head_cost.py --head checkpoints/sudoku_mi_head \
+	$(BIN)/python benchmarks/head_cost.py --head checkpoints/sudoku_mi_head --head $(CAND_AUG_EXCESS) \
 	  --head checkpoints/candidates/sudoku_mi_head_attn5 \
 	  --head checkpoints/candidates/sudoku_mi_head_aug \
 	  --head runs/head_probes/attention_maps_of_all_6_blocks/sudoku_mi_head \
 	  --head "runs/head_probes/attention_maps_of_all_6_blocks_+_bound_H_i_+_H_j_2_+_2_mix_blocks/sudoku_mi_head" \
 	  --head "runs/head_probes/symmetry_augmentation_+_bound_H_i_+_H_j_2_+_direct-link_MI/sudoku_mi_head" \
 	  --out results/sudoku/head_cost_probes.txt
-	$(BIN)/python training/head_probes.py --score checkpoints/sudoku_mi_head --score checkpoints/candidates/sudoku_mi_head_attn5 \
-	  --score checkpoints/candidates/sudoku_mi_head_aug --out results/sudoku/head_candidates.csv
+	$(BIN)/python training/head_probes.py --score checkpoints/sudoku_mi_head --score $(CAND_AUG_EXCESS) \
+	  --score checkpoints/candidates/sudoku_mi_head_attn5 --score checkpoints/candidates/sudoku_mi_head_aug \
+	  --out results/sudoku/head_candidates.csv
 
 # the shipped recipe on the committed 7,317 CPU-made states (data/README.md), + 2 mix blocks, and the best probe
 # combination (+ all 6 blocks' maps + 2 mix blocks) on them, then + 1 mix block, 6,000 steps each (20-27 min on 2 cores;
@@ -88,8 +89,10 @@ CAND7K_MIX1 := checkpoints/candidates/sudoku_mi_head_7k_mix1
 CAND7K_MIX_MORE := checkpoints/candidates/sudoku_mi_head_7k_mix_more
 CAND7K_MIX_MORE2 := checkpoints/candidates/sudoku_mi_head_7k_mix_more2
 CAND7K_MIX_MORE3 := checkpoints/candidates/sudoku_mi_head_7k_mix_more3
+# the head shipped before 7k_mix_more3 (--augment --excess, 6,000 steps on the GPU lease's 4,200 states)
+CAND_AUG_EXCESS := checkpoints/candidates/sudoku_mi_head_aug_excess
 MAPS_MIX := --attn-layers 0,1,2,3,4,5 --mix-layers 2
-# $(call candidate_7k,NAME,ARGS): the shipped recipe + ARGS on the 7,317 states, trained into runs/head_NAME only if
+# $(call candidate_7k,NAME,ARGS): --hidden-layers 2 --augment --excess + ARGS on the 7,317 states, trained into runs/head_NAME only if
 # checkpoints/candidates/sudoku_mi_head_NAME is absent; checkpoint and log copied where the scoring reads them
 define candidate_7k
 test -f checkpoints/candidates/sudoku_mi_head_$(1).json || { $(BIN)/python training/train_head.py \
@@ -108,17 +111,19 @@ head-7k: setup
 	$(call candidate_7k,7k_mix_more,--mix-layers 2 --init $(CAND7K_MIX) --lr 1e-3 --seed 1)
 	$(call candidate_7k,7k_mix_more2,--mix-layers 2 --init $(CAND7K_MIX_MORE) --lr 1e-3 --seed 2)  # and 6,000 more
 	$(call candidate_7k,7k_mix_more3,--mix-layers 2 --init $(CAND7K_MIX_MORE2) --lr 1e-3 --seed 3 --steps 3000)  # and 3,000 more
-	$(BIN)/python training/head_probes.py --score checkpoints/sudoku_mi_head --score checkpoints/candidates/sudoku_mi_head_aug \
-	  --score checkpoints/candidates/sudoku_mi_head_attn5 --score $(CAND7K) --score $(CAND7K_MIX1) --score $(CAND7K_MIX) \
+	# the shipped head is a copy of 7k_mix_more3: its log is the four runs' logs end to end
+	$(BIN)/python training/lineage_log.py $(CAND7K_MIX_MORE3) --out results/sudoku_mi_head_log.csv
+	$(BIN)/python training/head_probes.py --score checkpoints/sudoku_mi_head --score $(CAND_AUG_EXCESS) \
+	  --score checkpoints/candidates/sudoku_mi_head_aug --score checkpoints/candidates/sudoku_mi_head_attn5 --score $(CAND7K) --score $(CAND7K_MIX1) --score $(CAND7K_MIX) \
 	  --score $(CAND7K_MAPS) --score $(CAND7K_MIX_MORE) --score $(CAND7K_MIX_MORE2) --score $(CAND7K_MIX_MORE3) --out results/sudoku/head_candidates_7k.csv
-	$(BIN)/python benchmarks/heads_on_test_states.py --head checkpoints/candidates/sudoku_mi_head_aug \
+	$(BIN)/python benchmarks/heads_on_test_states.py --head $(CAND_AUG_EXCESS) --head checkpoints/candidates/sudoku_mi_head_aug \
 	  --head checkpoints/candidates/sudoku_mi_head_attn5 --head $(CAND7K) --head $(CAND7K_MIX1) --head $(CAND7K_MIX) \
 	  --head $(CAND7K_MAPS) --head $(CAND7K_MIX_MORE) --head $(CAND7K_MIX_MORE2) --head $(CAND7K_MIX_MORE3) --out results/sudoku/head_candidates_test.csv
-	# (7k_mix_more2 and 3 are 7k_mix_more's architecture: the same operations, not timed again)
-	$(BIN)/python benchmarks/head_cost.py --head checkpoints/sudoku_mi_head --head $(CAND7K_MIX1) --head $(CAND7K_MIX) \
-	  --head $(CAND7K_MAPS) --head $(CAND7K_MIX_MORE) --out results/sudoku/head_cost_7k.txt
+	# (the shipped head is 7k_mix_more3, the architecture of 7k_mix and its continuations: timed once)
+	$(BIN)/python benchmarks/head_cost.py --head checkpoints/sudoku_mi_head --head $(CAND_AUG_EXCESS) --head $(CAND7K_MIX1) \
+	  --head $(CAND7K_MAPS) --out results/sudoku/head_cost_7k.txt
 
-# the shipped head (trained with --augment --excess, 6,000 steps) and the previous one (--augment) against the recipe
+# the shipped head (2 mix blocks, 21,000 steps), the one shipped before it (--augment --excess) and the one before that (--augment) against the recipe
 # without augmentation (3,000 steps, an earlier release's head; trained here first if absent, about 12 min on 2 cores):
 # equivariance under Sudoku's symmetries and dev Pearson
 # (the committed row's head was trained on the GPU lease's 4,200 states, runs/gpu_mi_data; where they are absent, on
@@ -128,10 +133,11 @@ equivariance: setup
 	test -f runs/head_unaugmented/sudoku_mi_head.json || $(BIN)/python training/train_head.py --data $(UNAUG_DATA) \
 	  --out runs/head_unaugmented/sudoku_mi_head --steps 3000 --hidden-layers 2 --batch-size 32
 	$(BIN)/python benchmarks/equivariance.py --head runs/head_unaugmented/sudoku_mi_head \
-	  --head checkpoints/candidates/sudoku_mi_head_aug --head checkpoints/sudoku_mi_head --out results/sudoku/equivariance.json
+	  --head checkpoints/candidates/sudoku_mi_head_aug --head $(CAND_AUG_EXCESS) --head checkpoints/sudoku_mi_head \
+	  --out results/sudoku/equivariance.json
 
 # every result that reads the shipped MI head, after a new one replaced checkpoints/sudoku_mi_head (README, "Shipping a
-# head"): the sweeps re-decode only their mi rows (--resume keys rows by the head's sha256); about 1.5 h on 2 cores
+# head"): the sweeps re-decode only their mi rows (--resume keys rows by the head's sha256); 77 min on 2 cores last time
 reship: results val-sweep equivariance head-7k speed
 
 results: setup

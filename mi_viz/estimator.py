@@ -6,12 +6,12 @@ zero on the diagonal and on unmasked positions. Design (docs/mi.md):
 
     x_i  = [hidden_i, softmax(logits_i), H_i]                     per position
     z_i  = MLP(x_i)                                  (r)          per position
-    [z   = mix blocks(z)   transformer blocks over the masked positions (mix_layers; off when shipped)]
+    [z   = mix blocks(z)   transformer blocks over the masked positions (mix_layers; 2 in the shipped head)]
     g_ij = w2 . gelu(A (z_i * z_j) + c_i + c_j + u (p_i . p_j) [+ W (p_i * p_j)] + b)   c_i = C z_i
     MI_ij = sigmoid(g_ij) * min(H_i, H_j) * mask_ij
     [g_ij += sum_k W_k (L/2) (A^k_ij + A^k_ji)   over the attention maps A^k of attn_layers; off when shipped]
     [  ... and the same maps chained once through the masked cells (attn_two_hop; off)]
-    [MI_ij += sigmoid(g'_ij) * (max(H_i, H_j) - min(H_i, H_j)) / 2   the truth's own bound (excess; off)]
+    [MI_ij += sigmoid(g'_ij) * (max(H_i, H_j) - min(H_i, H_j)) / 2   the truth's own bound (excess; on in the shipped head)]
     [MI_ij = MI of a mixture of K products, instead of the pair MLP (mixture; off)]
     [g_ij += W [I_excl(i, j), I_agree(i, j)]   the MI a direct link between i and j would give (link; off)]
 

@@ -10,6 +10,7 @@ tracebacks.
 from __future__ import annotations
 
 import csv
+import filecmp
 import os
 import random
 import threading
@@ -41,10 +42,15 @@ CANDIDATE_HEADS = ROOT / "checkpoints" / "candidates"
 
 def head_options() -> dict[str, str]:
     """The MI heads a user can pick, by name: the shipped one (MI_VIZ_HEAD if set) first,
-    then every committed candidate (trained at the shipped budget, scored, not shipped:
-    more faithful ones cost more per pass, README "What moves the head")."""
+    then every committed candidate (scored, not shipped: earlier releases' heads and the
+    probes of README "What moves the head"), less any whose weights are the shipped head's
+    (the shipped head is a copy of the candidate the Makefile trains it as)."""
     opts = {"shipped": os.environ.get("MI_VIZ_HEAD", str(SHIPPED_HEAD))}
+    shipped = Path(opts["shipped"] + ".safetensors")
     for cfg in sorted(CANDIDATE_HEADS.glob("sudoku_mi_head_*.json")):
+        weights = cfg.with_suffix(".safetensors")
+        if shipped.exists() and weights.exists() and filecmp.cmp(weights, shipped, shallow=False):  # cached by stat
+            continue
         opts[cfg.stem.removeprefix("sudoku_mi_head_")] = str(cfg.with_suffix(""))
     return opts
 
@@ -66,8 +72,8 @@ def head_picker() -> None:
     if len(opts) < 2:
         return
     name = st.sidebar.selectbox("MI head", list(opts), key="mi_head",
-                                help="Every page's estimated MI and 'mi' sampler read this head. Candidates are "
-                                     "committed heads not shipped for their cost (checkpoints/candidates/).")
+                                help="Every page's estimated MI and 'mi' sampler read this head. The others are "
+                                     "committed heads not shipped: earlier releases' and probes (checkpoints/candidates/).")
     scores = RESULTS / "sudoku" / "head_candidates_test.csv"
     rel = Path(opts[name]).resolve()
     rows = list(csv.DictReader(scores.read_text().splitlines())) if scores.exists() else []

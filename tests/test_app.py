@@ -130,21 +130,24 @@ def test_head_picker_reads_a_candidate_everywhere():
     import csv
 
     rows = {r["head"]: r for r in csv.DictReader(open(ROOT / "results" / "sudoku" / "head_candidates_test.csv"))}
+    old = rows["checkpoints/candidates/sudoku_mi_head_aug_excess"]  # the head shipped before this one
     at = _run()  # the entry point draws the picker in the sidebar of every page
     pick = at.sidebar.selectbox(key="mi_head")
-    assert pick.value == "shipped" and {"7k_mix", "7k_maps_mix"} <= set(pick.options)
-    assert any("0 mix blocks" in c.value for c in at.sidebar.caption)
+    assert pick.value == "shipped" and {"aug_excess", "7k_mix", "7k_maps_mix"} <= set(pick.options)
+    assert "7k_mix_more3" not in pick.options  # the shipped head's own weights: listed once, as "shipped"
+    assert any("2 mix blocks" in c.value for c in at.sidebar.caption)
     # AppTest reruns page files without the entry point's sidebar (a browser keeps it: test_browser.py),
     # so the choice is handed over as the widget's state
-    at = _run(setup=lambda t: t.session_state.__setitem__("mi_head", "7k_mix"))
-    want = f"Pearson {float(rows['checkpoints/candidates/sudoku_mi_head_7k_mix']['pearson']):.3f}"
-    assert at.sidebar.selectbox(key="mi_head").value == "7k_mix"
-    assert any("2 mix blocks" in c.value and want in c.value for c in at.sidebar.caption)
-    at = _run("pages/mi_estimator.py", setup=lambda t: t.session_state.__setitem__("mi_head", "7k_mix"))
+    at = _run(setup=lambda t: t.session_state.__setitem__("mi_head", "aug_excess"))
+    want = f"Pearson {float(old['pearson']):.3f}"
+    assert at.sidebar.selectbox(key="mi_head").value == "aug_excess"
+    assert any("0 mix blocks" in c.value and want in c.value for c in at.sidebar.caption)
+    at = _run("pages/mi_estimator.py", setup=lambda t: t.session_state.__setitem__("mi_head", "aug_excess"))
     assert not at.error
-    assert _metric(at, "Pearson") == f"{float(rows['checkpoints/candidates/sudoku_mi_head_7k_mix']['pearson']):.3f}"
+    assert _metric(at, "Pearson") == f"{float(old['pearson']):.3f}"
     assert any("read by the head chosen in the sidebar" in c.value for c in at.caption)
     shipped = _run("pages/mi_estimator.py")
     assert _metric(shipped, "Pearson") == f"{float(rows['checkpoints/sudoku_mi_head']['pearson']):.3f}"
+    assert _metric(shipped, "Pearson") != _metric(at, "Pearson")
     at = _run("pages/sudoku_decode.py", setup=lambda t: t.session_state.__setitem__("mi_head", "7k_mix"))
     assert not at.exception and not at.error

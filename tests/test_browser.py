@@ -187,12 +187,12 @@ def test_sidebar_head_choice_follows_to_the_estimator(server, browser):
     import csv
 
     rows = {r["head"]: r for r in csv.DictReader(open(ROOT / "results" / "sudoku" / "head_candidates_test.csv"))}
-    want = f"{float(rows['checkpoints/candidates/sudoku_mi_head_7k_mix']['pearson']):.3f}"
+    want = f"{float(rows['checkpoints/candidates/sudoku_mi_head_aug_excess']['pearson']):.3f}"
     ctx, page = _open(browser, server + "/")
     page.locator('[data-testid="stSelectbox"]', has_text="MI head").click()
-    page.get_by_role("option", name="7k_mix", exact=True).click()
+    page.get_by_role("option", name="aug_excess", exact=True).click()
     _wait_idle(page)
-    page.get_by_text("2 mix blocks").wait_for(timeout=60_000)
+    page.get_by_text("0 mix blocks").wait_for(timeout=60_000)
     page.get_by_role("link", name="MI estimator").click()
     _wait_idle(page)
     page.get_by_text("read by the head chosen in the sidebar").wait_for(timeout=120_000)

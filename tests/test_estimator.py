@@ -371,3 +371,26 @@ def test_the_traced_read_equals_the_eager_one_bit_for_bit(options):
             prm.add_(0.1 * torch.randn(prm.shape, generator=g))
     eager, traced = both(slice(0, 4), masked)
     assert torch.equal(eager, traced) and eager.abs().sum() > 0
+
+
+def test_the_shipped_heads_traced_read_equals_the_eager_one_on_real_states():
+    """The same check on the shipped checkpoints and real hard-puzzle states: a state alone and a padded batch."""
+    from pathlib import Path
+
+    from mi_viz import sudoku as S
+    from mi_viz.bench import load_models
+    from mi_viz.models.sudoku_mdm import MASK_TOKEN, boards_to_tokens
+
+    root = Path(__file__).resolve().parents[1]
+    model, head, _ = load_models(need_head=True)
+    x = boards_to_tokens(S.read_puzzle_file(root / "data" / "sudoku" / "test_hard.txt").puzzles[:3])
+    x[1, :30] = torch.where(x[1, :30] == MASK_TOKEN, 5, x[1, :30])  # fewer masked cells: a padded batch
+    for xx in (x[:1], x):
+        with torch.inference_mode():
+            out = head.backbone_pass(model, xx)
+            logp, H = marginals(out.logits, xx == MASK_TOKEN)
+            traced = head.read(out, xx == MASK_TOKEN, logp, H)
+            head.trace = False
+            eager = head.read(out, xx == MASK_TOKEN, logp, H)
+            head.trace = True
+        assert torch.equal(traced, eager) and traced.sum() > 0
