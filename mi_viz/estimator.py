@@ -286,9 +286,10 @@ class MIHead(nn.Module):
 
     def _traced(self, one: bool, full: bool, tensors):
         """_dense for (one, full), traced once per device into TorchScript: the same ops, bit for bit
-        (tested), without Python's dispatch between them. Why: at batch 1 the head is some 60 small
-        ops on (M, 64)-sized tensors, and their overhead, not their arithmetic, is its cost
-        (2 cores, 2 mix blocks: 1.25 -> 0.85 ms, 13.8 -> 9.4 % of a pass; benchmarks/head_cost.py).
+        (tested), without Python's dispatch between them. Why: at batch 1 the head is dozens of small
+        ops on (M, 64)-sized tensors, and their overhead, not their arithmetic, is its cost (the
+        shipped head, 2 mix blocks, on 2 cores: 13.0-13.5 % of a pass eager, 8.9-9.6 % traced;
+        results/latency.txt, results/sudoku/head_cost_7k.txt).
         Shapes (B, M, L) stay symbolic in the trace; the two flags are its only constants. The trace
         shares this module's parameters, so a later load_state_dict or .to() is seen (cache keyed
         by device)."""
