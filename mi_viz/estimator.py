@@ -30,6 +30,7 @@ backbone pass.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import asdict, dataclass
 
 import torch
@@ -296,8 +297,6 @@ class MIHead(nn.Module):
         key = (one, full, str(tensors[2].device))
         cache = self.__dict__.setdefault("_traces", {})  # not a submodule: kept out of state_dict
         if key not in cache:
-            import warnings
-
             with torch.inference_mode(False), torch.no_grad(), warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # TracerWarnings about the two constant flags
                 example = tuple(t.clone() for t in tensors)  # plain tensors: inference ones cannot be traced

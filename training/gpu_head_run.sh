@@ -78,10 +78,8 @@ if [ -n "$PROBES" ]; then
   echo "== 3. head probes on all of it: $PROBES"
   $PY training/head_probes.py --mdm "$MDM" --data runs/mi_data_head --steps "$STEPS" --only "$PROBES" $DEV \
     "--base-args=$BASE" --runs runs/head_probes_gpu --out "$OUT/head_probes.csv" 2>&1 | tee "$LOG/head_probes.log"
-  cp -r runs/head_long_gpu/long runs/head_probes_gpu/ 2>/dev/null
-else
-  mkdir -p runs/head_probes_gpu && cp -r runs/head_long_gpu/long runs/head_probes_gpu/
 fi
+mkdir -p runs/head_probes_gpu && cp -r runs/head_long_gpu/long runs/head_probes_gpu/  # step 4 reports every head there
 tar -czf "$OUT/probe_heads.tar.gz" -C runs/head_probes_gpu --exclude '*_states.safetensors' --exclude '*_last.*' .
 pack
 
