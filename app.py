@@ -1,6 +1,6 @@
 """mi-viz: see, and exploit, the dependency structure inside masked diffusion models.
 
-    streamlit run app.py
+streamlit run app.py
 """
 
 import streamlit as st

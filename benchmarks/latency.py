@@ -18,20 +18,19 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from mi_viz.core.bench import DECODE_BATCH, load_models
+from mi_viz.core.mi import ground_truth_mi, marginals
+from mi_viz.core.samplers import SamplerConfig, decode
+from mi_viz.domains import get_domain
+from mi_viz.domains.sudoku import board as S
+from mi_viz.domains.sudoku.mdm import MASK_TOKEN, boards_to_tokens
 
-from mi_viz import sudoku as S  # noqa: E402
-from mi_viz.bench import DECODE_BATCH, load_models  # noqa: E402
-from mi_viz.mi import ground_truth_mi  # noqa: E402
-from mi_viz.models.sudoku_mdm import MASK_TOKEN, boards_to_tokens  # noqa: E402
-from mi_viz.samplers import SamplerConfig, decode, marginals  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def timeit(fn, repeats):
@@ -49,34 +48,22 @@ def head_cost(model, head, x, repeats, rounds=5):
     """(plain pass, head, head run eager) seconds, medians over `rounds` interleaved rounds (this
     machine's speed drifts 20-40 % within minutes: timing them far apart would measure the drift).
     The head's cost is its read, given the log-marginals and entropies every sampler
-    computes anyway, plus whatever the pass does only for it: the blocks whose attention
-    maps it reads run their attention written out (a block's hidden states, by contrast,
-    are a reference the pass keeps anyway). The read runs as decode runs it (traced, see
-    MIHead._traced); the eager read, the same maps op by op from Python, is timed beside it."""
+    computes anyway (the hidden states of a middle block it reads are a reference the pass
+    keeps anyway). The read runs as decode runs it (traced, see MIHead._traced); the eager
+    read, the same maps op by op from Python, is timed beside it."""
     out = head.backbone_pass(model, x)
     masked = x == MASK_TOKEN
     logp, H = marginals(out.logits, masked)  # (B, L, V), (B, L) as the sampler has them
-    fwd, read, eager, extra = [], [], [], []
-    # a map-reading head's extra pass cost is a small difference of two large timings: time
-    # the two passes back to back, which goes first alternating, over more rounds
-    for r in range(rounds if not head.attn_layers else 2 * rounds - 1):
-        if head.attn_layers:
-            t = {}
-            for k in (("plain", "maps") if r % 2 == 0 else ("maps", "plain")):
-                fn = (lambda: model.forward_tokens(x)) if k == "plain" else (lambda: head.backbone_pass(model, x))
-                t[k] = timeit(fn, repeats)
-            fwd.append(t["plain"])
-            extra.append(t["maps"] - t["plain"])
-        else:
-            fwd.append(timeit(lambda: model.forward_tokens(x), repeats))
+    fwd, read, eager = [], [], []
+    for _ in range(rounds):
+        fwd.append(timeit(lambda: model.forward_tokens(x), repeats))
         read.append(timeit(lambda: head.read(out, masked, logp, H), repeats))
         head.trace = False
         try:
             eager.append(timeit(lambda: head.read(out, masked, logp, H), repeats))
         finally:
             head.trace = True
-    t_extra = max(0.0, statistics.median(extra)) if extra else 0.0
-    return statistics.median(fwd), statistics.median(read) + t_extra, statistics.median(eager) + t_extra
+    return statistics.median(fwd), statistics.median(read), statistics.median(eager)
 
 
 def mid_decode_states(model, puzzles_path, n):
@@ -96,7 +83,7 @@ def main():
     ap.add_argument("--skip-app", action="store_true")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
-    model, head, _ = load_models(need_head=True)
+    model, head = load_models(get_domain("sudoku"), need_head=True)
     mid = mid_decode_states(model, a.puzzles, a.n_gt)  # (n_gt, 81)
     state = mid[0][None]
     t_fwd, t_head, t_eager = head_cost(model, head, state, a.repeats)

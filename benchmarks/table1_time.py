@@ -2,7 +2,7 @@
 
     python benchmarks/table1_time.py [--jobs 2] [--limit N] [--out results/sudoku/table1_time.json]
 
-Decodes every setting of mi_viz.bench.TABLE1_GRID over the 1,000 hard test puzzles with
+Decodes every setting of mi_viz.domains.sudoku.TABLE1_GRID over the 1,000 hard test puzzles with
 the same run_grid the sweep command uses (batched across puzzles, DECODE_BATCH puzzles per
 pass, --jobs settings side by side). Prints one line per setting (seconds, passes, solve
 rate: the solve rates must equal the committed sweep's, which the JSON records as a check)
@@ -16,17 +16,17 @@ import argparse
 import csv
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from mi_viz.core.bench import DECODE_BATCH, parse_grid, run_grid
+from mi_viz.domains import get_domain
+from mi_viz.domains.sudoku import TABLE1_GRID
+from mi_viz.domains.sudoku.board import read_puzzle_file
 
-from mi_viz.bench import DECODE_BATCH, TABLE1_GRID, parse_grid, run_grid  # noqa: E402
-from mi_viz.sudoku import read_puzzle_file  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def setting(row: dict) -> tuple:
@@ -55,18 +55,29 @@ def main(argv=None):
     ref = committed_rows(ROOT / "results/sudoku/test_hard/sweep.csv") if a.limit is None else {}
     t0 = time.perf_counter()
     rows = []
-    for i, r in run_grid(cfgs, puzzles, batch_size=a.batch_size, jobs=a.jobs):
+    for i, r in run_grid(get_domain("sudoku"), cfgs, puzzles, batch_size=a.batch_size, jobs=a.jobs):
         s = r.summary
         key = setting(s)
         s["matches_committed"] = (ref[key] == s["solved_frac"]) if key in ref else None
         rows.append(s)
-        print(f"{cfgs[i].label():32s} {s['seconds']:8.1f} s  {s['avg_passes']:6.2f} passes  "
-              f"{100 * s['solved_frac']:5.1f} % solved  (threads {s['threads']})", flush=True)
+        print(
+            f"{cfgs[i].label():32s} {s['seconds']:8.1f} s  {s['avg_passes']:6.2f} passes  "
+            f"{100 * s['solved_frac']:5.1f} % solved  (threads {s['threads']})",
+            flush=True,
+        )
     wall = time.perf_counter() - t0
-    out = {"wall_seconds": round(wall, 1), "wall_minutes": round(wall / 60, 2), "jobs": a.jobs,
-           "batch_size": a.batch_size, "n_puzzles": len(puzzles), "cpu_cores": os.cpu_count(),
-           "torch_threads_main": torch.get_num_threads(), "sum_of_row_seconds": round(sum(r["seconds"] for r in rows), 1),
-           "all_match_committed": all(r["matches_committed"] is not False for r in rows), "rows": rows}
+    out = {
+        "wall_seconds": round(wall, 1),
+        "wall_minutes": round(wall / 60, 2),
+        "jobs": a.jobs,
+        "batch_size": a.batch_size,
+        "n_puzzles": len(puzzles),
+        "cpu_cores": os.cpu_count(),
+        "torch_threads_main": torch.get_num_threads(),
+        "sum_of_row_seconds": round(sum(r["seconds"] for r in rows), 1),
+        "all_match_committed": all(r["matches_committed"] is not False for r in rows),
+        "rows": rows,
+    }
     if a.out:
         Path(a.out).write_text(json.dumps(out, indent=1) + "\n")
     print(json.dumps({k: v for k, v in out.items() if k != "rows"}))

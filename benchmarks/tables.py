@@ -1,21 +1,43 @@
-"""Print the README's result tables from the committed files under results/ (no computation).
+"""The results tables of the README and docs/, made from the committed files under results/.
 
-    python benchmarks/tables.py
+    python benchmarks/tables.py            # print every table
+    python benchmarks/tables.py --write    # rewrite the generated blocks of README.md and docs/*.md
+    python benchmarks/tables.py --check    # exit 1 if a block differs from what the files give (CI)
+
+A generated block sits between `<!-- tables:NAME -->` and `<!-- /tables -->`; the prose around
+it is written by hand, the numbers inside it never are, so they cannot drift from results/.
 """
 
+from __future__ import annotations
+
+import argparse
 import csv
+import json
+import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from mi_viz.bench import sweep_family  # noqa: E402  (the same curve grouping as the sweep plots)
+from mi_viz.core.bench import sweep_family  # the same curve grouping as the sweep plots
 
-R = Path(__file__).resolve().parents[1] / "results"
-PAPER = {"sequential": "53.9 / 61.6 %", "topk k=4": "14.9 / 52.4 %", "eb gamma=0.2": "15.3 / 61.0 %",
-         "mi gamma=0.3 lam=0": "15.2 / 63.6 % (paper: gamma 0.3)", "mi gamma=0.6 lam=0": "9.7 / 56.2 % (paper: gamma 0.6)"}
+ROOT = Path(__file__).resolve().parents[1]
+R = ROOT / "results"
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAPER = {
+    "sequential": "53.9 / 61.6 %",
+    "topk k=4": "14.9 / 52.4 %",
+    "eb gamma=0.2": "15.3 / 61.0 %",
+    "mi gamma=0.3 lam=0": "15.2 / 63.6 % (paper: gamma 0.3)",
+    "mi gamma=0.6 lam=0": "9.7 / 56.2 % (paper: gamma 0.6)",
+}
+MI_DEFAULT = "mi gamma=0.01 lam=0.25"
 
 
-def label(r):
+def rows_of(path) -> list[dict]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def label(r) -> str:
     parts = [r["sampler"]]
     for k in ("k", "gamma", "lam"):
         if r.get(k) not in ("", None):
@@ -25,23 +47,30 @@ def label(r):
     return " ".join(parts)
 
 
-def sweep_table(path, paper=False):
-    rows = list(csv.DictReader(open(path)))
+def sweep_table(path, paper=False, wall=True, only=None) -> str:
+    rows = [r for r in rows_of(path) if only is None or label(r) in only]
     oracle = any(r.get("avg_oracle_passes") for r in rows)  # a column only where an oracle row exists
-    head = ("| sampler | avg passes | solved |" + (" oracle passes / puzzle |" if oracle else "")
-            + " wall (s) / CPU threads |" + (" paper: passes / solved |" if paper else ""))
-    print(head)
-    print("|" + "---|" * (4 + oracle + paper))
+    head = "| sampler | avg passes | solved |" + (" oracle passes / puzzle |" if oracle else "")
+    head += (" wall (s) / CPU threads |" if wall else "") + (" paper: passes / solved |" if paper else "")
+    out = [head, "|" + "---|" * (3 + oracle + wall + paper)]
     for r in rows:
         lab = label(r)
-        line = f"| {lab} | {float(r['avg_passes']):.1f} | {100 * float(r['solved_frac']):.1f} % |"
+        name = (
+            f"**{lab} (default)**"
+            if lab == MI_DEFAULT
+            else f"**{lab} (oracle ceiling)**"
+            if r["sampler"] == "mi-gt"
+            else lab
+        )
+        line = f"| {name} | {float(r['avg_passes']):.1f} | {100 * float(r['solved_frac']):.1f} % |"
         if oracle:
             line += f" {float(r['avg_oracle_passes']):.1f} |" if r.get("avg_oracle_passes") else " |"
-        line += f" {float(r['seconds']):.0f} / {r.get('threads') or '?'} |"
+        if wall:
+            line += f" {float(r['seconds']):.0f} / {r.get('threads') or '?'} |"
         if paper:
             line += f" {PAPER.get(lab, '')} |"
-        print(line)
-    print()
+        out.append(line)
+    return "\n".join(out)
 
 
 def interpolate(points, x):
@@ -53,80 +82,183 @@ def interpolate(points, x):
     return None
 
 
-def matched_passes(path, method="mi lam=0.25", against=("eb", "mi-zero", "topk")):
-    """Issue #4's two targets, read off a sweep: (1) rows within 1/3.5 of sequential's passes and their
-    distance to sequential's solve rate; (2) each `method` row against the other curves at the same
-    average passes (linear interpolation along their points; blank where the row lies outside a curve)."""
-    rows = list(csv.DictReader(open(path)))
-    curves = {}
+def matched_passes(path, method="mi lam=0.25", against=("eb", "mi-zero", "topk")) -> str:
+    """Each `method` row against the other curves at the same average passes (linear
+    interpolation along their points; blank where the row lies outside a curve)."""
+    rows = rows_of(path)
+    curves: dict[str, list] = {}
     for r in rows:
         curves.setdefault(sweep_family(r), []).append((float(r["avg_passes"]), 100 * float(r["solved_frac"])))
-    seq_passes, seq_solved = curves["sequential"][0]
-    print(f"sequential: {seq_solved:.1f} % in {seq_passes:.1f} passes; 1/3.5 of its passes = {seq_passes / 3.5:.1f}\n")
-    print("| row (<= 1/3.5 of sequential's passes) | passes | solved | vs sequential |")
-    print("|---|---|---|---|")
-    for r in rows:
-        x, y = float(r["avg_passes"]), 100 * float(r["solved_frac"])
-        if x <= seq_passes / 3.5 and sweep_family(r).startswith(("mi", "eb")):
-            print(f"| {label(r)} | {x:.1f} | {y:.1f} % | {y - seq_solved:+.1f} |")
-    print()
-    print(f"| {method} row | passes | solved | " + " | ".join(f"{a} at same passes" for a in against) + " |")
-    print("|" + "---|" * (3 + len(against)))
-    for r in sorted((r for r in rows if sweep_family(r) == method), key=lambda r: float(r["avg_passes"])):
+    out = [
+        f"| {method} row | passes | solved | " + " | ".join(f"{a} at same passes" for a in against) + " |",
+        "|" + "---|" * (3 + len(against)),
+    ]
+    for r in sorted((r for r in rows if sweep_family(r) == method), key=lambda r: -float(r["avg_passes"])):
         x, y = float(r["avg_passes"]), 100 * float(r["solved_frac"])
         cells = []
         for a in against:
             v = interpolate(curves.get(a, []), x)
             cells.append("" if v is None else f"{v:.1f} % ({y - v:+.1f})")
-        print(f"| {label(r)} | {x:.1f} | {y:.1f} % | " + " | ".join(cells) + " |")
-    print()
+        out.append(f"| {label(r)} | {x:.1f} | {y:.1f} % | " + " | ".join(cells) + " |")
+    return "\n".join(out)
 
 
-def structure_table(path):
-    """The structure AUROC on masked solutions, by masking ratio (mi_report.json)."""
-    import json
-
+def mi_report_table(path) -> str:
     rep = json.loads(Path(path).read_text())
-    by = rep.get("structure_by_mask_ratio")
-    if not by:
-        return
-    print("| masked share | states | masked pairs | AUROC, ground truth | AUROC, head | Pearson | ground-truth passes / state |")
-    print("|---|---|---|---|---|---|---|")
-    for ratio, v in by.items():
-        print(f"| {float(ratio):.0%} | {v['n_states']} | {v['n_pairs']:,} | {v['auroc_gt']:.3f} | {v['auroc_est']:.3f} | "
-              f"{v['pearson']:.3f} | {v['gt_passes_per_state']:.0f} |")
-    print()
+    lat = latency()
+    rows = [
+        ("Pearson, head vs ground truth", f"**{rep['pearson']:.3f}**", ">= 0.9"),
+        ("Spearman", f"{rep['spearman']:.3f}", ""),
+        ("mean absolute error (nats)", f"{rep['mae']:.4f}", ""),
+        ("top-pair recall", f"{rep['top_pair_recall']:.3f}", ""),
+        (
+            "structure AUROC, all masked pairs: ground truth / head",
+            f"{rep['auroc_structure_gt']:.3f} / {rep['auroc_structure_est']:.3f}",
+            ">= 0.95 (missed by the truth itself)",
+        ),
+    ]
+    if "auroc_structure_gt_uncertain" in rep:
+        rows.append(
+            (
+                f"... pairs of two uncertain cells (both H > {rep['uncertain_nats']} nats; "
+                f"{rep['n_pairs_uncertain']:,} pairs)",
+                f"{rep['auroc_structure_gt_uncertain']:.3f} / {rep['auroc_structure_est_uncertain']:.3f}",
+                "",
+            )
+        )
+    for ratio, v in (rep.get("structure_by_mask_ratio") or {}).items():
+        rows.append(
+            (
+                f"... masked solutions, {float(ratio):.0%} of cells masked ({v['n_pairs']:,} pairs)",
+                f"{v['auroc_gt']:.3f} / {v['auroc_est']:.3f}",
+                ">= 0.95" if ratio == "0.9" else "",
+            )
+        )
+    rows += [
+        ("asymmetry mean / 99th percentile (nats)", f"{rep['asymmetry_mean']:.3f} / {rep['asymmetry_p99']:.3f}", ""),
+        (
+            "agreement of the truth's two directions, I(i->j) vs I(j->i) (Pearson)",
+            f"{rep['gt_directional_pearson']:.3f}",
+            "",
+        ),
+        (
+            f"ground truth: passes / seconds per state (eps {rep['eps']:g}, {rep['torch_threads']} threads)",
+            f"{rep['gt_passes_per_state']:.1f} / {rep['gt_seconds_per_state']:.2f}",
+            "<= 1 s",
+        ),
+    ]
+    if lat:
+        rows.append(
+            (
+                "head: share of a pass at batch 1 / at the decoding batch of 64 (`results/latency.txt`)",
+                f"{100 * lat['head_over_forward']:.1f} % / {100 * lat['head_over_forward_batch']:.1f} %",
+                "<= 10 %",
+            )
+        )
+    return "\n".join(["| metric | measured | target |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows])
 
 
-def probes_table(path):
-    """The MI head probes (head_probes.csv): one change each, equal budget."""
-    rows = list(csv.DictReader(open(path)))
-    print("| probe (change from the base: the shipped configuration without augmentation) | parameters | train states | held-out Pearson | "
-          "dev Pearson (hard validation decode states) | structure AUROC, 90 %-masked boards (truth) |")
-    print("|---|---|---|---|---|---|")
-    for r in rows:
-        rules = f"{float(r['rules_auroc']):.3f} ({float(r['rules_auroc_truth']):.3f})" if r.get("rules_auroc") else ""
-        print(f"| {r['probe']} | {int(r['n_params']):,} | {int(r['n_train_states']):,} | {float(r['val_pearson']):.3f} | "
-              f"{float(r['dev_pearson']):.3f} | {rules} |")
-    print()
+def latency() -> dict | None:
+    p = R / "latency.txt"
+    if not p.exists():
+        return None
+    return json.loads(p.read_text().strip().splitlines()[-1])
+
+
+def latency_table() -> str:
+    lat = latency()
+    rows = [
+        ("one MDM forward pass (1 board)", f"{lat['forward_ms']:.2f} ms", ""),
+        (
+            f"MI head on that pass ({lat['gt_mid_decode_masked_median']:.0f} masked cells), given the sampler's marginals",
+            f"{lat['head_ms']:.2f} ms ({100 * lat['head_over_forward']:.1f} % of the pass; eager: "
+            f"{100 * lat['head_over_forward_eager']:.1f} %)",
+            "<= 10 %",
+        ),
+        (
+            f"the same at the decoding batch of {lat['batch']} states",
+            f"{lat['head_ms_batch']:.1f} ms / {lat['forward_ms_batch']:.1f} ms ({100 * lat['head_over_forward_batch']:.1f} %)",
+            "<= 10 %",
+        ),
+        ("one decode step with estimated MI (pass + head + selection)", f"{lat['decode_step_mi_ms']:.1f} ms", ""),
+        (
+            "ground truth for a mid-decode state",
+            f"{lat['gt_mid_decode_seconds_median']:.3f} s, {lat['gt_mid_decode_passes_median']:.0f} passes",
+            "<= 1 s",
+        ),
+    ]
+    if "app_step_render_seconds_median" in lat:
+        rows += [
+            (
+                "app: one click on Step, server-side rerun (AppTest)",
+                f"{lat['app_step_render_seconds_median']:.2f} s",
+                "",
+            ),
+            ("app: ground-truth MI switched on for that step", f"{lat['app_ground_truth_seconds']:.2f} s", ""),
+        ]
+    return "\n".join(["| what | measured | target |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows])
+
+
+def headline_table() -> str:
+    """The README's Table 1 extract: the paper's rows and ours beside them."""
+    keep = [
+        "sequential",
+        "topk k=4",
+        "eb gamma=0.0001",
+        "eb gamma=0.2",
+        "mi gamma=0.3 lam=0",
+        "mi gamma=0.6 lam=0",
+        MI_DEFAULT,
+        "mi-zero gamma=0.01",
+        "mi-gt gamma=0.01 lam=0.25",
+    ]
+    return sweep_table(R / "sudoku" / "test_hard" / "sweep.csv", paper=True, wall=False, only=set(keep))
+
+
+BLOCKS = {
+    "headline": headline_table,
+    "table1": lambda: sweep_table(R / "sudoku" / "test_hard" / "sweep.csv", paper=True),
+    "matched": lambda: matched_passes(R / "sudoku" / "test_hard" / "sweep.csv"),
+    "kaggle": lambda: sweep_table(R / "sudoku" / "kaggle" / "sweep.csv"),
+    "val": lambda: sweep_table(R / "sudoku" / "val_sweep" / "sweep.csv", wall=False),
+    "mi_report": lambda: mi_report_table(R / "sudoku" / "mi_report.json"),
+    "latency": latency_table,
+}
+BLOCK = re.compile(r"(<!-- tables:(\w+) -->\n)(.*?)(<!-- /tables -->)", re.S)
+
+
+def render(text: str) -> str:
+    def sub(m):
+        if m.group(2) not in BLOCKS:
+            raise SystemExit(f"unknown generated block {m.group(2)!r}; known: {sorted(BLOCKS)}")
+        return m.group(1) + BLOCKS[m.group(2)]() + "\n" + m.group(4)
+
+    return BLOCK.sub(sub, text)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--write", action="store_true")
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args(argv)
+    if not (a.write or a.check):
+        for name, fn in BLOCKS.items():
+            print(f"### {name}\n\n{fn()}\n")
+        return 0
+    stale = []
+    for doc in DOCS:
+        text = doc.read_text()
+        new = render(text)
+        if new != text:
+            stale.append(str(doc.relative_to(ROOT)))
+            if a.write:
+                doc.write_text(new)
+    if a.check and stale:
+        print(f"stale generated tables in {stale}: run `python benchmarks/tables.py --write`", file=sys.stderr)
+        return 1
+    print(f"{'rewrote' if a.write else 'checked'}: {stale or 'all up to date'}")
+    return 0
 
 
 if __name__ == "__main__":
-    for name, paper in (("test_hard", True), ("kaggle", False), ("val_sweep", False)):
-        p = R / "sudoku" / name / "sweep.csv"
-        if p.exists():
-            print(f"### {name}\n")
-            sweep_table(p, paper)
-    for name in ("test_hard", "kaggle", "val_sweep"):
-        p = R / "sudoku" / name / "sweep.csv"
-        if p.exists():
-            print(f"### {name}: matched passes\n")
-            matched_passes(p)
-    if (R / "sudoku" / "mi_report.json").exists():
-        print("### structure AUROC on masked solutions\n")
-        structure_table(R / "sudoku" / "mi_report.json")
-    if (R / "sudoku" / "head_probes.csv").exists():
-        print("### MI head probes\n")
-        probes_table(R / "sudoku" / "head_probes.csv")
-    for p in sorted(R.glob("sudoku/*.json")) + sorted(R.glob("sudoku/test_hard/*.json")) + sorted(R.glob("gpu_run/*.jsonl")):
-        print(f"{p.relative_to(R)}: {p.read_text().strip()}")
+    raise SystemExit(main())

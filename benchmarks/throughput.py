@@ -19,18 +19,17 @@ import argparse
 import json
 import multiprocessing as mp
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from mi_viz.core.bench import load_models
+from mi_viz.domains import get_domain
+from mi_viz.domains.sudoku.board import read_puzzle_file, solve
+from mi_viz.domains.sudoku.mdm import boards_to_tokens
 
-from mi_viz.bench import load_models  # noqa: E402
-from mi_viz.models.sudoku_mdm import boards_to_tokens  # noqa: E402
-from mi_viz.sudoku import read_puzzle_file, solve  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def mid_decode_boards(n: int) -> torch.Tensor:
@@ -50,7 +49,7 @@ def mid_decode_boards(n: int) -> torch.Tensor:
 
 def boards_per_second(batch: int, threads: int, n: int, seconds: float) -> float:
     torch.set_num_threads(threads)
-    model, _, _ = load_models()
+    model, _ = load_models(get_domain("sudoku"))
     x = mid_decode_boards(n)
     with torch.inference_mode():
         model.forward_tokens(x[:batch])  # warm-up
@@ -88,21 +87,39 @@ def main(argv=None):
             rates[(b, threads, procs)].append(total)
         for st in settings:
             ratios[st].append(rates[st][-1] / rates[ref][-1])
-        print(f"round {rnd + 1}: " + ", ".join(f"{b}/{t}x{p} {rates[(b, t, p)][-1]:.0f}" for b, t, p in settings),
-              flush=True)
+        print(
+            f"round {rnd + 1}: " + ", ".join(f"{b}/{t}x{p} {rates[(b, t, p)][-1]:.0f}" for b, t, p in settings),
+            flush=True,
+        )
     results = []
-    for (b, threads, procs) in settings:
-        r = {"batch": b, "threads": threads, "processes": procs,
-             "boards_per_s_median": round(statistics.median(rates[(b, threads, procs)]), 1),
-             "over_reference_median": round(statistics.median(ratios[(b, threads, procs)]), 3),
-             "over_reference_min": round(min(ratios[(b, threads, procs)]), 3)}
+    for b, threads, procs in settings:
+        r = {
+            "batch": b,
+            "threads": threads,
+            "processes": procs,
+            "boards_per_s_median": round(statistics.median(rates[(b, threads, procs)]), 1),
+            "over_reference_median": round(statistics.median(ratios[(b, threads, procs)]), 3),
+            "over_reference_min": round(min(ratios[(b, threads, procs)]), 3),
+        }
         results.append(r)
-        print(f"batch {b:4d}  {procs} process(es) x {threads} thread(s): {r['boards_per_s_median']:7.1f} boards/s "
-              f"(median of {a.rounds}), {r['over_reference_median']:.2f}x the reference "
-              f"(lowest round {r['over_reference_min']:.2f}x)", flush=True)
+        print(
+            f"batch {b:4d}  {procs} process(es) x {threads} thread(s): {r['boards_per_s_median']:7.1f} boards/s "
+            f"(median of {a.rounds}), {r['over_reference_median']:.2f}x the reference "
+            f"(lowest round {r['over_reference_min']:.2f}x)",
+            flush=True,
+        )
     best = max(results, key=lambda r: r["over_reference_median"])
-    print(json.dumps({"reference": "batch 256, 1 process x 2 threads", "best": best, "rounds": a.rounds,
-                      "cpu_cores": mp.cpu_count(), "settings": results}))
+    print(
+        json.dumps(
+            {
+                "reference": "batch 256, 1 process x 2 threads",
+                "best": best,
+                "rounds": a.rounds,
+                "cpu_cores": mp.cpu_count(),
+                "settings": results,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

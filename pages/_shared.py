@@ -10,7 +10,6 @@ tracebacks.
 from __future__ import annotations
 
 import csv
-import filecmp
 import os
 import random
 import threading
@@ -20,38 +19,34 @@ import numpy as np
 import streamlit as st
 import torch
 
-from mi_viz import sudoku as S
-from mi_viz.checkpoints import CheckpointError
-from mi_viz.estimator import check_head_fits, load_head
-from mi_viz.mi import ground_truth_mi
-from mi_viz.models import load_mdm
-from mi_viz.models.sudoku_mdm import MASK_TOKEN, boards_to_tokens
-from mi_viz.samplers import SAMPLERS, SamplerConfig, Trace, decode
+from mi_viz.core.checkpoints import CheckpointError
+from mi_viz.core.estimator import check_head_fits, load_head
+from mi_viz.core.mi import ground_truth_mi
+from mi_viz.core.reading import read_state
+from mi_viz.core.samplers import SAMPLERS, SamplerConfig, Trace, decode
+from mi_viz.domains import get_domain
+from mi_viz.domains.sudoku import board as S
+
+SUDOKU = get_domain("sudoku")
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def mdm_path() -> str:
     """The MDM checkpoint: MI_VIZ_MDM if set (read on every run), else the shipped one."""
-    return os.environ.get("MI_VIZ_MDM", str(ROOT / "checkpoints" / "sudoku_mdm"))
+    return os.environ.get("MI_VIZ_MDM", str(SUDOKU.default_model))
 
 
 SHIPPED_HEAD = ROOT / "checkpoints" / "sudoku_mi_head"
-CANDIDATE_HEADS = ROOT / "checkpoints" / "candidates"
+BASELINE_HEAD = ROOT / "checkpoints" / "sudoku_mi_head_baseline"
 
 
 def head_options() -> dict[str, str]:
-    """The MI heads a user can pick, by name: the shipped one (MI_VIZ_HEAD if set) first,
-    then every committed candidate (scored, not shipped: earlier releases' heads and the
-    probes of README "What moves the head"), less any whose weights are the shipped head's
-    (the shipped head is a copy of the candidate the Makefile trains it as)."""
+    """The MI heads a user can pick, by name: the shipped one (MI_VIZ_HEAD if set) and the
+    previous release's head, kept as a baseline (README, Models)."""
     opts = {"shipped": os.environ.get("MI_VIZ_HEAD", str(SHIPPED_HEAD))}
-    shipped = Path(opts["shipped"] + ".safetensors")
-    for cfg in sorted(CANDIDATE_HEADS.glob("sudoku_mi_head_*.json")):
-        weights = cfg.with_suffix(".safetensors")
-        if shipped.exists() and weights.exists() and filecmp.cmp(weights, shipped, shallow=False):  # cached by stat
-            continue
-        opts[cfg.stem.removeprefix("sudoku_mi_head_")] = str(cfg.with_suffix(""))
+    if Path(str(BASELINE_HEAD) + ".json").exists():
+        opts["baseline (previous release)"] = str(BASELINE_HEAD)
     return opts
 
 
@@ -71,17 +66,23 @@ def head_picker() -> None:
     opts = head_options()
     if len(opts) < 2:
         return
-    name = st.sidebar.selectbox("MI head", list(opts), key="mi_head",
-                                help="Every page's estimated MI and 'mi' sampler read this head. The others are "
-                                     "committed heads not shipped: earlier releases' and probes (checkpoints/candidates/).")
+    name = st.sidebar.selectbox(
+        "MI head",
+        list(opts),
+        key="mi_head",
+        help="Every page's estimated MI and 'mi' sampler read this head. The baseline is "
+        "the previous release's head (no mix blocks), kept for comparison.",
+    )
     scores = RESULTS / "sudoku" / "head_candidates_test.csv"
     rel = Path(opts[name]).resolve()
     rows = list(csv.DictReader(scores.read_text().splitlines())) if scores.exists() else []
     row = next((r for r in rows if (ROOT / r["head"]).resolve() == rel), None)
     if row:
-        st.sidebar.caption(f"{int(row['n_params']):,} parameters, {row['mix_layers']} mix blocks, "
-                           f"{row['attn_blocks']} blocks' attention maps; Pearson {float(row['pearson']):.3f} "
-                           f"with the truth on the report's test states ({scores.relative_to(ROOT)}).")
+        st.sidebar.caption(
+            f"{int(row['n_params']):,} parameters, {row['mix_layers']} mix blocks, "
+            f"{row['attn_blocks']} blocks' attention maps; Pearson {float(row['pearson']):.3f} "
+            f"with the truth on the report's test states ({scores.relative_to(ROOT)})."
+        )
 
 
 RESULTS = ROOT / "results"
@@ -105,7 +106,7 @@ _lock = threading.Lock()
 def get_mdm(path: str):
     with _lock:
         LOAD_COUNT["mdm"] += 1
-        return load_mdm(path)
+        return SUDOKU.load_model(path)
 
 
 @st.cache_resource(show_spinner="Loading the MI head ...")
@@ -118,7 +119,7 @@ def get_head(path: str):
 def models_or_error(need_head: bool = True):
     """(model, head) or None after showing a clear message (no traceback)."""
     try:
-        model, _ = get_mdm(mdm_path())
+        model = get_mdm(mdm_path())
     except CheckpointError as e:
         st.error(f"Cannot load the Sudoku MDM: {e}")
         st.info("Train one with `python training/train_mdm.py` or point MI_VIZ_MDM at a checkpoint.")
@@ -151,8 +152,10 @@ def rating_text(row: dict) -> str:
     parts = []
     if "singles_solvable" in row:
         parts.append("singles-solvable" if row["singles_solvable"] == "1" else "hard (singles get stuck)")
-        parts.append(f"{row.get('givens')} givens, {row.get('singles_rounds')} singles rounds, "
-                     f"{row.get('search_nodes')} search nodes")
+        parts.append(
+            f"{row.get('givens')} givens, {row.get('singles_rounds')} singles rounds, "
+            f"{row.get('search_nodes')} search nodes"
+        )
     if "kaggle_difficulty" in row:
         parts.append(f"Kaggle difficulty {row['kaggle_difficulty']} ({row.get('level')}), {row.get('clues')} clues")
     return "; ".join(parts)
@@ -162,9 +165,12 @@ def puzzle_picker(key: str):
     """Widgets to choose a puzzle. Returns (board tuple, solution tuple|None, label) or None."""
     src = st.radio("Puzzle source", list(PUZZLE_SETS) + ["Paste your own"], key=f"{key}_src")
     if src == "Paste your own":
-        text = st.text_area("81 characters, row by row; '.' or '0' for blanks (line breaks are fine)",
-                            key=f"{key}_paste", height=120,
-                            placeholder="..8...5......3.....1.....96...49..21.7...8.....41..8.5.....73...9......83...869..")
+        text = st.text_area(
+            "81 characters, row by row; '.' or '0' for blanks (line breaks are fine)",
+            key=f"{key}_paste",
+            height=120,
+            placeholder="..8...5......3.....1.....96...49..21.7...8.....41..8.5.....73...9......83...869..",
+        )
         if not text.strip():
             st.info("Paste a puzzle to start.")
             return None
@@ -184,8 +190,12 @@ def puzzle_picker(key: str):
     if not rows:
         st.error(f"Puzzle file missing: {PUZZLE_SETS[src]}")
         return None
-    st.button("Random puzzle", icon=":material/shuffle:", key=f"{key}_rand",
-              on_click=lambda: st.session_state.update({f"{key}_idx": random.randrange(len(rows))}))
+    st.button(
+        "Random puzzle",
+        icon=":material/shuffle:",
+        key=f"{key}_rand",
+        on_click=lambda: st.session_state.update({f"{key}_idx": random.randrange(len(rows))}),
+    )
     idx = st.number_input(f"Index (0..{len(rows) - 1})", 0, len(rows) - 1, key=f"{key}_idx")
     row = rows[int(idx)]
     board = S.parse_board(row["puzzle"])
@@ -196,9 +206,14 @@ def puzzle_picker(key: str):
 
 def sampler_picker(key: str, has_head: bool, default: str = "mi") -> SamplerConfig:
     names = [n for n in SAMPLERS if has_head or SAMPLERS[n].needs != "mi"]
-    name = st.selectbox("Sampler", names, index=names.index(default) if default in names else 0, key=f"{key}_sampler",
-                        help="sequential: one cell per pass; topk: k cells; eb: entropy budget; "
-                             "mi: MI-guided with the head; mi-gt: MI-guided with the exact MI (slow oracle)")
+    name = st.selectbox(
+        "Sampler",
+        names,
+        index=names.index(default) if default in names else 0,
+        key=f"{key}_sampler",
+        help="sequential: one cell per pass; topk: k cells; eb: entropy budget; "
+        "mi: MI-guided with the head; mi-gt: MI-guided with the exact MI (slow oracle)",
+    )
     spec = SAMPLERS[name].defaults
     kw = {}
     if "k" in spec:
@@ -206,12 +221,18 @@ def sampler_picker(key: str, has_head: bool, default: str = "mi") -> SamplerConf
     if "gamma" in spec:  # log-spaced: this model's useful budgets span 1e-5 .. 1 nats
         kw["gamma"] = st.select_slider("gamma (budget, nats)", GAMMAS, value=float(spec["gamma"]), key=f"{key}_gamma")
     if "lam" in spec:
-        kw["lam"] = st.select_slider("lambda (weight of the entropy term)", LAMBDAS, value=float(spec["lam"]),
-                                     key=f"{key}_lam")
+        kw["lam"] = st.select_slider(
+            "lambda (weight of the entropy term)", LAMBDAS, value=float(spec["lam"]), key=f"{key}_lam"
+        )
     if "scan" in spec:
-        kw["scan"] = st.radio("batch rule", ["stop", "skip"], horizontal=True, key=f"{key}_scan",
-                              help="stop: the batch ends at the first cell that would break the budget (a prefix "
-                                   "of the confidence order, the default); skip: pass over it and keep scanning")
+        kw["scan"] = st.radio(
+            "batch rule",
+            ["stop", "skip"],
+            horizontal=True,
+            key=f"{key}_scan",
+            help="stop: the batch ends at the first cell that would break the budget (a prefix "
+            "of the confidence order, the default); skip: pass over it and keep scanning",
+        )
     t = st.slider("temperature (0 = argmax)", 0.0, 2.0, 0.0, 0.1, key=f"{key}_temp")
     seed = st.number_input("seed", 0, 10_000, 0, key=f"{key}_seed") if t > 0 else 0
     return SamplerConfig(name, temperature=t, seed=int(seed), **kw)
@@ -222,9 +243,9 @@ def sampler_picker(key: str, has_head: bool, default: str = "mi") -> SamplerConf
 
 @st.cache_data(show_spinner="Decoding ...", max_entries=64)
 def decode_trace_json(puzzle: str, cfg: dict, mdm: str, head_ckpt: str) -> str:
-    model, _ = get_mdm(mdm)
+    model = get_mdm(mdm)
     head = get_head(head_ckpt)[0] if SAMPLERS[cfg["name"]].needs == "mi" else None
-    x = boards_to_tokens([S.parse_board(puzzle)])
+    x = SUDOKU.encode([S.parse_board(puzzle)])
     res = decode(model, x, SamplerConfig(**cfg), head=head, record=True)
     return res.traces[0].to_json()
 
@@ -241,12 +262,10 @@ def estimated_mi(tokens: tuple) -> np.ndarray:
 
 @st.cache_data(max_entries=512)
 def _estimated_mi(tokens: tuple, mdm: str, head_ckpt: str) -> np.ndarray:
-    model, _ = get_mdm(mdm)
+    model = get_mdm(mdm)
     head, _ = get_head(head_ckpt)
-    x = torch.tensor([tokens])
     with torch.inference_mode():
-        out = head.backbone_pass(model, x)
-        return head.read(out, x == MASK_TOKEN)[0].numpy()
+        return read_state(model, torch.tensor([tokens]), head).mi[0].numpy()
 
 
 def report_estimates() -> np.ndarray:
@@ -256,10 +275,10 @@ def report_estimates() -> np.ndarray:
 
 @st.cache_data(show_spinner="Reading the report's states with this head ...", max_entries=16)
 def _report_estimates(mdm: str, head_ckpt: str) -> np.ndarray:
-    from mi_viz.fidelity import head_at_pairs, read_pairs
+    from mi_viz.core.fidelity import head_at_pairs, read_pairs
 
     pt, tokens = read_pairs(RESULTS / "sudoku" / "mi_report_pairs.npz")
-    model, _ = get_mdm(mdm)
+    model = get_mdm(mdm)
     return head_at_pairs(model, get_head(head_ckpt)[0], tokens, pt)
 
 
@@ -273,8 +292,10 @@ def ground_truth_for(tokens: tuple, eps: float = 1e-3, show_progress: bool = Tru
     store = _gt_store()
     key = (tokens, eps, mdm_path())
     if key not in store:
-        model, _ = get_mdm(mdm_path())
-        bar = st.progress(0.0, text="Ground-truth MI: one forward pass per (cell, value) ...") if show_progress else None
+        model = get_mdm(mdm_path())
+        bar = (
+            st.progress(0.0, text="Ground-truth MI: one forward pass per (cell, value) ...") if show_progress else None
+        )
 
         def cb(done, total):
             if bar is not None:
@@ -283,10 +304,15 @@ def ground_truth_for(tokens: tuple, eps: float = 1e-3, show_progress: bool = Tru
         gt = ground_truth_mi(model, torch.tensor([tokens]), eps=eps, chunk=128, progress=cb)
         if bar is not None:
             bar.empty()
-        store[key] = {"mi": gt.mi[0].numpy(), "asym": gt.asymmetry[0].numpy(), "passes": int(gt.passes[0]),
-                      "seconds": gt.seconds, "dropped": float(gt.dropped_mass[0].max())}
+        store[key] = {
+            "mi": gt.mi[0].numpy(),
+            "asym": gt.asymmetry[0].numpy(),
+            "passes": int(gt.passes[0]),
+            "seconds": gt.seconds,
+            "dropped": float(gt.dropped_mass[0].max()),
+        }
     return store[key]
 
 
 def tokens_to_digits(tokens) -> list[int]:
-    return [0 if t == MASK_TOKEN else t + 1 for t in tokens]
+    return list(SUDOKU.decode(torch.tensor([tokens]))[0])

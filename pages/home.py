@@ -4,7 +4,7 @@ import json
 
 import streamlit as st
 
-from mi_viz.checkpoints import CheckpointError, checkpoint_paths, read_meta
+from mi_viz.core.checkpoints import CheckpointError, checkpoint_paths, read_meta
 from pages._shared import LOAD_COUNT, RESULTS, head_path, mdm_path
 
 st.title("mi-viz: pairwise dependence inside masked diffusion models")
@@ -24,8 +24,11 @@ nearly independent (MI-guided decoding).
 )
 fig1 = RESULTS / "figure1.png"
 if fig1.exists():
-    st.image(str(fig1), caption="One hard test puzzle mid-decode: the highlighted cell, the entropy map, and "
-             "the estimated vs ground-truth MI (81x81, masked cells only, one colour scale).")
+    st.image(
+        str(fig1),
+        caption="One hard test puzzle mid-decode: the highlighted cell, the entropy map, and "
+        "the estimated vs ground-truth MI (81x81, masked cells only, one colour scale).",
+    )
 
 st.subheader("Loaded checkpoints")
 for name, path in (("Sudoku MDM", mdm_path()), ("MI head", head_path())):
@@ -40,12 +43,22 @@ for name, path in (("Sudoku MDM", mdm_path()), ("MI head", head_path())):
     st.markdown(f"**{name}** - `{w}` ({size:.1f} MiB), step {meta['step']}, format v{meta['format_version']}")
     cols = st.columns(2)
     cols[0].json(meta["config"], expanded=False)
-    cols[1].json({"metrics": meta.get("metrics", {}),
-                  **{k: extra[k] for k in ("preset", "examples", "wall_seconds", "device", "n_train_states",
-                                           "seconds") if k in extra}}, expanded=False)
+    cols[1].json(
+        {
+            "metrics": meta.get("metrics", {}),
+            **{
+                k: extra[k]
+                for k in ("preset", "examples", "wall_seconds", "device", "n_train_states", "seconds")
+                if k in extra
+            },
+        },
+        expanded=False,
+    )
 summary = RESULTS / "sudoku" / "summary.json"
 if summary.exists():
     st.subheader("Benchmark summary (committed results)")
     st.json(json.loads(summary.read_text()), expanded=False)
-st.caption(f"Models built in this server process so far: MDM x{LOAD_COUNT['mdm']}, MI head x{LOAD_COUNT['head']} "
-           "(loaded once, shared by every browser session).")
+st.caption(
+    f"Models built in this server process so far: MDM x{LOAD_COUNT['mdm']}, MI head x{LOAD_COUNT['head']} "
+    "(loaded once, shared by every browser session)."
+)

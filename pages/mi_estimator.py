@@ -8,10 +8,18 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from mi_viz import sudoku as S
-from mi_viz.fidelity import RELATION_NAMES, directional_agreement, entropy_bounds, metrics, mi_report, read_pairs
-from pages._shared import (PUZZLE_SETS, RESULTS, head_is_reported, load_puzzle_set, models_or_error,
-                           report_estimates)
+from mi_viz.core.fidelity import directional_agreement, entropy_bounds, metrics, mi_report, read_pairs
+from mi_viz.domains.sudoku import RELATION_NAMES
+from mi_viz.domains.sudoku import board as S
+from pages._shared import (
+    PUZZLE_SETS,
+    RESULTS,
+    SUDOKU,
+    head_is_reported,
+    load_puzzle_set,
+    models_or_error,
+    report_estimates,
+)
 
 st.title("MI estimator")
 loaded = models_or_error()
@@ -33,8 +41,10 @@ if src.startswith("Committed"):
         if not head_is_reported():  # the report is the shipped head's: the same states and truth, this head's map
             pt = dataclasses.replace(pt, est=report_estimates())
             summary = {"n_states": summary["n_states"], "uncertain_nats": summary.get("uncertain_nats", 0.1)}
-            st.caption("The committed report's states and ground truth, read by the head chosen in the sidebar "
-                       "(the report's own rows, masked solutions and timings are the shipped head's).")
+            st.caption(
+                "The committed report's states and ground truth, read by the head chosen in the sidebar "
+                "(the report's own rows, masked solutions and timings are the shipped head's)."
+            )
     else:
         st.info("No committed report yet: run `python -m mi_viz mi-report sudoku ...` (see README) or compute now.")
 else:
@@ -44,13 +54,14 @@ else:
     if st.button("Compute", key="mie_run"):
         rows = load_puzzle_set(str(PUZZLE_SETS[set_name]))[:n]
         with st.spinner(f"Ground truth for {n} states ..."):
-            s, p, tk, _ = mi_report(model, head, [S.parse_board(r["puzzle"]) for r in rows], n)
+            start = SUDOKU.encode([S.parse_board(r["puzzle"]) for r in rows])
+            s, p, tk, _ = mi_report(model, head, start, n, relations=SUDOKU.relations(81)[0])
         st.session_state.mie = (s, p, tk.numpy())
     if "mie" in st.session_state:
         summary, pt, tokens = st.session_state.mie
 
 if pt is not None:
-    m = metrics(pt, tokens) if summary is None or "pearson" not in summary else summary
+    m = metrics(pt, tokens, SUDOKU.mask_id) if summary is None or "pearson" not in summary else summary
     c = st.columns(6)
     c[0].metric("states", summary.get("n_states", len(tokens)))
     c[1].metric("Pearson", f"{m['pearson']:.3f}")
@@ -59,19 +70,25 @@ if pt is not None:
     c[4].metric("structure AUROC (true MI)", f"{m['auroc_structure_gt']:.3f}")
     c[5].metric("structure AUROC (head)", f"{m['auroc_structure_est']:.3f}")
     if "auroc_structure_gt_uncertain" in m:
-        st.caption(f"Structure AUROC over the {m['n_pairs_uncertain']:,} pairs of two uncertain cells "
-                   f"(both entropies > {summary.get('uncertain_nats', 0.1)} nats): true MI "
-                   f"{m['auroc_structure_gt_uncertain']:.3f}, head {m['auroc_structure_est_uncertain']:.3f}.")
+        st.caption(
+            f"Structure AUROC over the {m['n_pairs_uncertain']:,} pairs of two uncertain cells "
+            f"(both entropies > {summary.get('uncertain_nats', 0.1)} nats): true MI "
+            f"{m['auroc_structure_gt_uncertain']:.3f}, head {m['auroc_structure_est_uncertain']:.3f}."
+        )
     if "structure_by_mask_ratio" in summary:
-        st.markdown("**Does MI recover the rules?** Structure AUROC on randomly masked *solutions* "
-                    "(valid boards: the rules are the only dependence left), by masking ratio:")
+        st.markdown(
+            "**Does MI recover the rules?** Structure AUROC on randomly masked *solutions* "
+            "(valid boards: the rules are the only dependence left), by masking ratio:"
+        )
         st.dataframe(pd.DataFrame(summary["structure_by_mask_ratio"]).T.rename_axis("mask ratio"))
     if "gt_seconds_per_state" in summary:
-        st.caption(f"Ground truth: {summary['gt_passes_per_state']} passes and {summary['gt_seconds_per_state']:.2f}s "
-                   f"per state; head: {summary['head_seconds_per_state'] * 1000:.1f} ms "
-                   f"({100 * summary['head_over_forward']:.1f}% of one backbone pass). Both timed cold, "
-                   f"one state at a time right after its ground truth, as this page runs them; "
-                   f"`benchmarks/latency.py` times them warm and interleaved, the figure the 10% target reads.")
+        st.caption(
+            f"Ground truth: {summary['gt_passes_per_state']} passes and {summary['gt_seconds_per_state']:.2f}s "
+            f"per state; head: {summary['head_seconds_per_state'] * 1000:.1f} ms "
+            f"({100 * summary['head_over_forward']:.1f}% of one backbone pass). Both timed cold, "
+            f"one state at a time right after its ground truth, as this page runs them; "
+            f"`benchmarks/latency.py` times them warm and interleaved, the figure the 10% target reads."
+        )
     rel = np.array(RELATION_NAMES)[pt.relation]
     g = np.random.default_rng(0)
     idx = g.choice(len(pt.gt), size=min(6000, len(pt.gt)), replace=False)
@@ -80,11 +97,19 @@ if pt is not None:
         fig = go.Figure()
         for r in RELATION_NAMES:
             sel = idx[rel[idx] == r]
-            fig.add_trace(go.Scattergl(x=pt.gt[sel], y=pt.est[sel], mode="markers", name=r, marker=dict(size=4, opacity=0.5)))
+            fig.add_trace(
+                go.Scattergl(x=pt.gt[sel], y=pt.est[sel], mode="markers", name=r, marker=dict(size=4, opacity=0.5))
+            )
         top = float(max(pt.gt.max(), pt.est.max()))
-        fig.add_trace(go.Scatter(x=[0, top], y=[0, top], mode="lines", line=dict(color="grey", dash="dash"), name="y = x"))
-        fig.update_layout(title="Estimated vs ground-truth MI (masked pairs)", xaxis_title="ground truth (nats)",
-                          yaxis_title="head (nats)", height=430)
+        fig.add_trace(
+            go.Scatter(x=[0, top], y=[0, top], mode="lines", line=dict(color="grey", dash="dash"), name="y = x")
+        )
+        fig.update_layout(
+            title="Estimated vs ground-truth MI (masked pairs)",
+            xaxis_title="ground truth (nats)",
+            yaxis_title="head (nats)",
+            height=430,
+        )
         st.plotly_chart(fig, key="mie_scatter")
     with right:
         which = st.radio("Map", ["ground truth", "head"], horizontal=True, key="mie_which")
@@ -92,25 +117,40 @@ if pt is not None:
         fig = go.Figure()
         for r in RELATION_NAMES:
             fig.add_trace(go.Box(y=vals[rel == r], name=r, boxpoints=False))
-        fig.update_layout(title=f"MI by relation ({which}): what the model believes about the rules",
-                          yaxis_title="MI (nats)", yaxis_type="log", height=430)
+        fig.update_layout(
+            title=f"MI by relation ({which}): what the model believes about the rules",
+            yaxis_title="MI (nats)",
+            yaxis_type="log",
+            height=430,
+        )
         st.plotly_chart(fig, key="mie_box")
     df = pd.DataFrame({"relation": rel, "gt": pt.gt, "est": pt.est})
-    st.dataframe(df.groupby("relation").agg(pairs=("gt", "size"), mean_gt=("gt", "mean"), mean_head=("est", "mean"),
-                                            median_gt=("gt", "median")).round(4))
+    st.dataframe(
+        df.groupby("relation")
+        .agg(pairs=("gt", "size"), mean_gt=("gt", "mean"), mean_head=("est", "mean"), median_gt=("gt", "median"))
+        .round(4)
+    )
     fig = go.Figure(go.Histogram(x=pt.asym, nbinsx=60))
-    fig.update_layout(title="Asymmetry |I(i->j) - I(j->i)| of the ground truth: the model's self-consistency",
-                      xaxis_title="nats", yaxis_type="log", height=320)
+    fig.update_layout(
+        title="Asymmetry |I(i->j) - I(j->i)| of the ground truth: the model's self-consistency",
+        xaxis_title="nats",
+        yaxis_type="log",
+        height=320,
+    )
     st.plotly_chart(fig, key="mie_asym")
     r = directional_agreement(pt)
-    st.caption(f"The two directions agree at Pearson {r:.3f} over these pairs. Were their disagreement independent "
-               f"noise, no estimator could correlate with the symmetrised map above "
-               f"sqrt(2r / (1 + r)) = {np.sqrt(2 * r / (1 + r)):.3f}; the head reaches {m['pearson']:.3f}.")
+    st.caption(
+        f"The two directions agree at Pearson {r:.3f} over these pairs. Were their disagreement independent "
+        f"noise, no estimator could correlate with the symmetrised map above "
+        f"sqrt(2r / (1 + r)) = {np.sqrt(2 * r / (1 + r)):.3f}; the head reaches {m['pearson']:.3f}."
+    )
     if pt.hmin is not None:
         b = entropy_bounds(pt.gt, pt.est, pt.hmin)
-        st.caption(f"The map is the mean of I(i->j) <= H_i and I(j->i) <= H_j, so it can exceed min(H_i, H_j) "
-                   f"where the model is not a consistent joint: {100 * b['share_above_min_entropy']:.1f}% of these "
-                   f"pairs do, and they hold {100 * b['head_sq_error_share_above_min']:.0f}% of the head's squared "
-                   f"error ({'this head never passes the min' if b['head_above_min_entropy'] == 0 else 'this head can pass the min'}"
-                   f"; docs/mi.md, excess). Pearson without them: "
-                   f"{b['pearson_pairs_within_min']:.3f}.")
+        st.caption(
+            f"The map is the mean of I(i->j) <= H_i and I(j->i) <= H_j, so it can exceed min(H_i, H_j) "
+            f"where the model is not a consistent joint: {100 * b['share_above_min_entropy']:.1f}% of these "
+            f"pairs do, and they hold {100 * b['head_sq_error_share_above_min']:.0f}% of the head's squared "
+            f"error ({'this head never passes' if b['head_above_min_entropy'] == 0 else 'this head can pass'} the min"
+            f"; docs/mi.md, excess). Pearson without them: "
+            f"{b['pearson_pairs_within_min']:.3f}."
+        )

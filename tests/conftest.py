@@ -9,13 +9,12 @@ from pathlib import Path
 import pytest
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-torch.set_num_threads(2)
+from mi_viz.core.estimator import HeadConfig, MIHead, save_head
+from mi_viz.domains.sudoku import board as S
+from mi_viz.domains.sudoku.mdm import MDMConfig, SudokuMDM, save_mdm
 
-from mi_viz import sudoku as S  # noqa: E402
-from mi_viz.estimator import HeadConfig, MIHead, save_head  # noqa: E402
-from mi_viz.models import MDMConfig, SudokuMDM, save_mdm  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+torch.set_num_threads(2)
 
 TINY = MDMConfig(n_layer=2, n_head=2, d_model=32)
 
@@ -54,7 +53,24 @@ def tiny_data(tmp_path_factory):
     d = tmp_path_factory.mktemp("data")
     import subprocess
 
-    subprocess.run([sys.executable, str(ROOT / "training" / "make_sudoku_data.py"), "--out", str(d),
-                    "--n-train", "64", "--n-train-puzzles", "12", "--n-hard", "3", "--n-medium", "2",
-                    "--workers", "1"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "training" / "make_sudoku_data.py"),
+            "--out",
+            str(d),
+            "--n-train",
+            "64",
+            "--n-train-puzzles",
+            "12",
+            "--n-hard",
+            "3",
+            "--n-medium",
+            "2",
+            "--workers",
+            "1",
+        ],
+        check=True,
+        capture_output=True,
+    )
     return d

@@ -16,13 +16,14 @@ import time
 import urllib.request
 
 import pytest
-
 from conftest import ROOT
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ART = ROOT / "test-artifacts"
-pytestmark = pytest.mark.skipif(not os.path.exists(CHROMIUM) and not os.environ.get("CI"),
-                                reason="system Chromium not installed (make test installs it)")
+pytestmark = pytest.mark.skipif(
+    not os.path.exists(CHROMIUM) and not os.environ.get("CI"),
+    reason="system Chromium not installed (make test installs it)",
+)
 
 
 def _free_port():
@@ -38,9 +39,26 @@ def server():
     port = _free_port()
     env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--server.fileWatcherType", "none"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(ROOT / "app.py"),
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     for _ in range(120):
         try:
@@ -61,9 +79,20 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-            "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"])
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-dev-shm-usage",
+            ],
+        )
         yield b
         b.close()
 
@@ -71,14 +100,14 @@ def browser():
 def _wait_idle(page, timeout=120_000):
     """Wait until the app stops running (the status widget disappears)."""
     page.wait_for_timeout(500)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
     page.wait_for_timeout(300)
 
 
 def _no_exception(page):
     assert page.locator('[data-testid="stException"]').count() == 0, page.locator(
-        '[data-testid="stException"]').first.inner_text()
+        '[data-testid="stException"]'
+    ).first.inner_text()
 
 
 def _step_value(page):
@@ -131,8 +160,10 @@ def test_every_page_and_stepping(server, browser):
     _no_exception(page)
     page.screenshot(path=str(ART / "sudoku_decode.png"), full_page=True)
 
-    for path, text, name in (("/sampler_comparison", "Cells filled vs passes", "sampler_comparison.png"),
-                             ("/mi_estimator", "structure AUROC", "mi_estimator.png")):
+    for path, text, name in (
+        ("/sampler_comparison", "Cells filled vs passes", "sampler_comparison.png"),
+        ("/mi_estimator", "structure AUROC", "mi_estimator.png"),
+    ):
         page.goto(server + path, wait_until="networkidle")
         _wait_idle(page)
         page.get_by_text(text).first.wait_for(timeout=120_000)
@@ -187,10 +218,10 @@ def test_sidebar_head_choice_follows_to_the_estimator(server, browser):
     import csv
 
     rows = {r["head"]: r for r in csv.DictReader(open(ROOT / "results" / "sudoku" / "head_candidates_test.csv"))}
-    want = f"{float(rows['checkpoints/candidates/sudoku_mi_head_aug_excess']['pearson']):.3f}"
+    want = f"{float(rows['checkpoints/sudoku_mi_head_baseline']['pearson']):.3f}"
     ctx, page = _open(browser, server + "/")
     page.locator('[data-testid="stSelectbox"]', has_text="MI head").click()
-    page.get_by_role("option", name="aug_excess", exact=True).click()
+    page.get_by_role("option", name="baseline (previous release)", exact=True).click()
     _wait_idle(page)
     page.get_by_text("0 mix blocks").wait_for(timeout=60_000)
     page.get_by_role("link", name="MI estimator").click()

@@ -4,9 +4,9 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from mi_viz.checkpoints import CheckpointError, FORMAT_VERSION, checkpoint_paths
-from mi_viz.estimator import load_head
-from mi_viz.models import load_mdm, save_mdm
+from mi_viz.core.checkpoints import FORMAT_VERSION, CheckpointError, checkpoint_paths
+from mi_viz.core.estimator import load_head
+from mi_viz.domains.sudoku.mdm import load_mdm, save_mdm
 
 
 def test_round_trip(tmp_path, tiny_mdm):
@@ -81,7 +81,7 @@ def test_corrupt_weights(tmp_path, tiny_mdm):
 
 
 def test_shipped_checkpoints_load():
-    from mi_viz.bench import DEFAULT_MDM
+    from mi_viz.domains import get_domain
 
-    model, meta = load_mdm(DEFAULT_MDM)
+    model, meta = load_mdm(get_domain("sudoku").default_model)
     assert meta["kind"] == "sudoku-mdm" and model.n_params() > 1_000_000

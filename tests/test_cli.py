@@ -8,17 +8,17 @@ import sys
 import numpy as np
 import pytest
 import torch
-
-from mi_viz.samplers import SAMPLERS
-
 from conftest import ROOT
+
+from mi_viz.core.samplers import SAMPLERS
 
 GOOD = "..8...5......3.....1.....96...49..21.7...8.....41..8.5.....73...9......83...869.."
 
 
 def _cli(*args):
-    r = subprocess.run([sys.executable, "-m", "mi_viz", *map(str, args)], cwd=ROOT, capture_output=True, text=True,
-                       timeout=600)
+    r = subprocess.run(
+        [sys.executable, "-m", "mi_viz", *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
     return r
 
 
@@ -27,9 +27,13 @@ def test_bench_with_malformed_line(tmp_path, tiny_ckpt):
     f = tmp_path / "p.txt"
     f.write_text(f"# a comment\n{GOOD} some other field\nthis-line-is-bad\n{GOOD.replace('.', '0')}\n")
     out = tmp_path / "o.csv"
-    for sampler, extra in (("sequential", []), ("topk", ["--k", "7"]), ("eb", ["--gamma", "0.5"]),
-                           ("mi", ["--gamma", "0.3", "--lam", "0.5", "--head", head]),
-                           ("mi-gt", ["--gamma", "0.3", "--lam", "0", "--gt-eps", "0.05"])):
+    for sampler, extra in (
+        ("sequential", []),
+        ("topk", ["--k", "7"]),
+        ("eb", ["--gamma", "0.5"]),
+        ("mi", ["--gamma", "0.3", "--lam", "0.5", "--head", head]),
+        ("mi-gt", ["--gamma", "0.3", "--lam", "0", "--gt-eps", "0.05"]),
+    ):
         r = _cli("bench", "sudoku", "--puzzles", f, "--sampler", sampler, "--checkpoint", mdm, "--out", out, *extra)
         assert r.returncode == 0, r.stderr
         assert "line 3:" in r.stderr and "skipped" in r.stderr
@@ -66,29 +70,81 @@ def test_sweep_and_mi_report(tmp_path, tiny_ckpt):
     mdm, head = tiny_ckpt
     f = tmp_path / "p.txt"
     f.write_text((GOOD + "\n") * 2)
-    r = _cli("sweep", "sudoku", "--puzzles", f, "--checkpoint", mdm, "--head", head, "--grid",
-             "sequential; topk:k=3,9; mi:gamma=0.3:lam=0,1", "--out-dir", tmp_path / "sw")
+    r = _cli(
+        "sweep",
+        "sudoku",
+        "--puzzles",
+        f,
+        "--checkpoint",
+        mdm,
+        "--head",
+        head,
+        "--grid",
+        "sequential; topk:k=3,9; mi:gamma=0.3:lam=0,1",
+        "--out-dir",
+        tmp_path / "sw",
+    )
     assert r.returncode == 0, r.stderr
     rows = list(csv.DictReader(open(tmp_path / "sw" / "sweep.csv")))
     assert [x["sampler"] for x in rows] == ["sequential", "topk", "topk", "mi", "mi"]
     assert (tmp_path / "sw" / "sweep.png").stat().st_size > 1000
     assert (tmp_path / "sw" / "sweep.html").stat().st_size > 1000
     # two settings at a time in worker processes: the same rows, in grid order
-    r = _cli("sweep", "sudoku", "--puzzles", f, "--checkpoint", mdm, "--head", head, "--grid",
-             "sequential; topk:k=3,9; mi:gamma=0.3:lam=0,1", "--out-dir", tmp_path / "sw2", "--jobs", "2")
+    r = _cli(
+        "sweep",
+        "sudoku",
+        "--puzzles",
+        f,
+        "--checkpoint",
+        mdm,
+        "--head",
+        head,
+        "--grid",
+        "sequential; topk:k=3,9; mi:gamma=0.3:lam=0,1",
+        "--out-dir",
+        tmp_path / "sw2",
+        "--jobs",
+        "2",
+    )
     assert r.returncode == 0, r.stderr
     rows2 = list(csv.DictReader(open(tmp_path / "sw2" / "sweep.csv")))
     same = ("sampler", "gamma", "lam", "k", "n", "solved_frac", "avg_passes", "head_sha")
     assert [[x[k] for k in same] for x in rows2] == [[x[k] for k in same] for x in rows]
     assert all(x["jobs"] == "2" and x["threads"] == str(max(1, torch.get_num_threads() // 2)) for x in rows2)
     assert json.loads(r.stdout.strip().splitlines()[-1])["decoded"] == 5
-    r = _cli("mi-report", "sudoku", "--puzzles", f, "--checkpoint", mdm, "--head", head, "--states", "3",
-             "--structure-states", "2", "--out", tmp_path / "rep.json", "--pairs", tmp_path / "pairs.npz")
+    r = _cli(
+        "mi-report",
+        "sudoku",
+        "--puzzles",
+        f,
+        "--checkpoint",
+        mdm,
+        "--head",
+        head,
+        "--states",
+        "3",
+        "--structure-states",
+        "2",
+        "--out",
+        tmp_path / "rep.json",
+        "--pairs",
+        tmp_path / "pairs.npz",
+    )
     assert r.returncode == 0, r.stderr
     s = json.loads(r.stdout.strip().splitlines()[-1])
-    for k in ("n_states", "pearson", "spearman", "mae", "top_pair_recall", "auroc_structure_gt",
-              "auroc_structure_est", "gt_passes_per_state", "gt_seconds_per_state", "head_seconds_per_state",
-              "gt_directional_pearson"):
+    for k in (
+        "n_states",
+        "pearson",
+        "spearman",
+        "mae",
+        "top_pair_recall",
+        "auroc_structure_gt",
+        "auroc_structure_est",
+        "gt_passes_per_state",
+        "gt_seconds_per_state",
+        "head_seconds_per_state",
+        "gt_directional_pearson",
+    ):
         assert k in s
     assert s["n_states"] == 3 and s["gt_passes_per_state"] > 1
     by_ratio = s["structure_by_mask_ratio"]
@@ -99,8 +155,20 @@ def test_sweep_and_mi_report(tmp_path, tiny_ckpt):
     assert by_ratio["0.9"]["n_pairs"] > by_ratio["0.6"]["n_pairs"]
     z = np.load(tmp_path / "pairs.npz")
     assert len(z["hmin"]) == len(z["gt"]) and (z["hmin"] >= 0).all()
-    r = _cli("figure", "sudoku", "--puzzles", f, "--checkpoint", mdm, "--head", head, "--step", "5",
-             "--out", tmp_path / "fig.png")
+    r = _cli(
+        "figure",
+        "sudoku",
+        "--puzzles",
+        f,
+        "--checkpoint",
+        mdm,
+        "--head",
+        head,
+        "--step",
+        "5",
+        "--out",
+        tmp_path / "fig.png",
+    )
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "fig.png").stat().st_size > 10_000
 
@@ -111,8 +179,19 @@ def test_sweep_resume_reuses_only_rows_of_the_same_weights(tmp_path, tiny_ckpt):
     mdm, head = tiny_ckpt
     f = tmp_path / "p.txt"
     f.write_text((GOOD + "\n") * 2)
-    args = ("sweep", "sudoku", "--puzzles", f, "--checkpoint", mdm, "--grid", "topk:k=9; mi:gamma=0.3:lam=1",
-            "--out-dir", tmp_path / "sw", "--resume")
+    args = (
+        "sweep",
+        "sudoku",
+        "--puzzles",
+        f,
+        "--checkpoint",
+        mdm,
+        "--grid",
+        "topk:k=9; mi:gamma=0.3:lam=1",
+        "--out-dir",
+        tmp_path / "sw",
+        "--resume",
+    )
     r1 = _cli(*args, "--head", head)
     assert r1.returncode == 0, r1.stderr
     first = (tmp_path / "sw" / "sweep.csv").read_text()
@@ -125,7 +204,7 @@ def test_sweep_resume_reuses_only_rows_of_the_same_weights(tmp_path, tiny_ckpt):
     other = tmp_path / "head2"
     for ext in (".safetensors", ".json"):
         shutil.copy(str(head) + ext, str(other) + ext)
-    from mi_viz.estimator import load_head, save_head
+    from mi_viz.core.estimator import load_head, save_head
 
     h, _ = load_head(other)
     with torch.no_grad():
@@ -159,7 +238,21 @@ def test_sweep_with_a_corrupt_head_fails_before_decoding(tmp_path, tiny_ckpt, jo
     (tmp_path / "bad.safetensors").write_bytes(b"not a safetensors file")
     f = tmp_path / "p.txt"
     f.write_text(GOOD + "\n")
-    r = _cli("sweep", "sudoku", "--puzzles", f, "--checkpoint", mdm, "--head", bad, "--grid",
-             "topk:k=9; mi:gamma=0.3:lam=1", "--out-dir", tmp_path / "sw", "--jobs", jobs)
+    r = _cli(
+        "sweep",
+        "sudoku",
+        "--puzzles",
+        f,
+        "--checkpoint",
+        mdm,
+        "--head",
+        bad,
+        "--grid",
+        "topk:k=9; mi:gamma=0.3:lam=1",
+        "--out-dir",
+        tmp_path / "sw",
+        "--jobs",
+        jobs,
+    )
     assert r.returncode != 0 and "Traceback" not in r.stderr
     assert "bad" in r.stderr and not (tmp_path / "sw" / "sweep.csv").exists()

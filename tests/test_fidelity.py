@@ -1,6 +1,6 @@
 import numpy as np
 
-from mi_viz.fidelity import PairTable, directional_agreement
+from mi_viz.core.fidelity import PairTable, directional_agreement
 
 
 def _table(a, b):
@@ -26,7 +26,8 @@ def test_entropy_bounds_on_hand_made_pairs():
     the min and holds all of the head's squared error."""
     import numpy as np
 
-    from mi_viz.fidelity import entropy_bounds
+    from mi_viz.core.fidelity import entropy_bounds
+
     gt, est = np.array([0.1, 0.5, 0.0, 0.3]), np.array([0.1, 0.2, 0.0, 0.3])
     h_i, h_j = np.array([0.2, 0.1, 0.5, 0.3]), np.array([0.2, 1.0, 0.5, 0.4])
     r = entropy_bounds(gt, est, np.minimum(h_i, h_j), (h_i + h_j) / 2)
@@ -34,7 +35,9 @@ def test_entropy_bounds_on_hand_made_pairs():
     assert r["head_sq_error_share_above_min"] == 1.0 and r["head_above_min_entropy"] == 1  # est 0.2 > 0.1
     assert r["max_truth_over_mean_entropy"] == round(0.5 / 0.55, 4)
     assert r["pearson_pairs_within_min"] == 1.0
-    assert "share_above_mean_entropy" not in entropy_bounds(gt, est, np.minimum(h_i, h_j))  # the page knows the min only
+    assert "share_above_mean_entropy" not in entropy_bounds(
+        gt, est, np.minimum(h_i, h_j)
+    )  # the page knows the min only
 
 
 def test_head_at_pairs_rescores_a_report_exactly(tiny_mdm, puzzles):
@@ -42,15 +45,21 @@ def test_head_at_pairs_rescores_a_report_exactly(tiny_mdm, puzzles):
     report's estimates bit for bit; for another head, that head's map at the same pairs."""
     import torch
 
-    from mi_viz.estimator import HeadConfig, MIHead
-    from mi_viz.fidelity import head_at_pairs, mi_report
+    from mi_viz.core.estimator import HeadConfig, MIHead
+    from mi_viz.core.fidelity import head_at_pairs, mi_report
 
     torch.manual_seed(0)
     head = MIHead(HeadConfig(d_in=tiny_mdm.config.d_model, d_hidden=16, rank=8, d_pair=8)).eval()
-    _, pt, tokens, _ = mi_report(tiny_mdm, head, [p for p, _ in puzzles[:2]], n_states=3)
+    from mi_viz.domains import get_domain
+
+    sudoku = get_domain("sudoku")
+    _, pt, tokens, _ = mi_report(
+        tiny_mdm, head, sudoku.encode([p for p, _ in puzzles[:2]]), n_states=3, relations=sudoku.relations(81)[0]
+    )
     assert np.array_equal(head_at_pairs(tiny_mdm, head, tokens.numpy(), pt), pt.est)
-    other = MIHead(HeadConfig(d_in=tiny_mdm.config.d_model, d_hidden=16, rank=8, d_pair=8, mix_layers=1,
-                              mix_heads=2)).eval()
+    other = MIHead(
+        HeadConfig(d_in=tiny_mdm.config.d_model, d_hidden=16, rank=8, d_pair=8, mix_layers=1, mix_heads=2)
+    ).eval()
     est = head_at_pairs(tiny_mdm, other, tokens, pt)
     with torch.inference_mode():
         s = int(pt.state[-1])

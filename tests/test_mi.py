@@ -5,9 +5,9 @@ import math
 import pytest
 import torch
 
-from mi_viz.mi import entropy, ground_truth_mi
-from mi_viz.models.base import ModelOutput
-from mi_viz.models.oracle import ExactSudokuOracle
+from mi_viz.core.mi import entropy, ground_truth_mi
+from mi_viz.core.protocol import ModelOutput
+from mi_viz.domains.sudoku.oracle import ExactSudokuOracle
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +77,7 @@ def test_positions_give_the_same_numbers_inside_the_scope(oracle):
 def test_pruning_tolerance_behaves_as_documented(oracle):
     ctx = _contexts(oracle, n=3)
     exact = ground_truth_mi(oracle, ctx, eps=0.0)
-    m = (ctx == oracle.mask_id)
+    m = ctx == oracle.mask_id
     # eps = 0 expands every value of every masked position
     assert exact.passes.tolist() == (1 + 4 * m.sum(1)).tolist()
     assert exact.dropped_mass.abs().max() < 1e-12

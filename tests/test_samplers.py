@@ -2,9 +2,9 @@ import numpy as np
 import pytest
 import torch
 
-from mi_viz.models.oracle import ExactSudokuOracle
-from mi_viz.models.sudoku_mdm import boards_to_tokens
-from mi_viz.samplers import SamplerConfig, Trace, decode, mi_rule_reach, select_eb, select_mi, select_topk
+from mi_viz.core.samplers import SamplerConfig, Trace, decode, mi_rule_reach, select_eb, select_mi, select_topk
+from mi_viz.domains.sudoku.mdm import boards_to_tokens
+from mi_viz.domains.sudoku.oracle import ExactSudokuOracle
 
 
 def test_topk_takes_k_most_confident():
@@ -101,7 +101,7 @@ def test_mi_rule_reads_only_pairs_inside_its_reach():
 def test_mi_gt_expands_only_the_reach(monkeypatch):
     """The oracle decode with the reach-restricted map equals the decode with the full map
     (tokens, passes, batches), and spends fewer oracle passes."""
-    import mi_viz.samplers as smp
+    import mi_viz.core.samplers as smp
 
     o, x = _oracle_states(n=4, masked=12, seed=2)
     cfg = SamplerConfig("mi-gt", gamma=0.05, lam=0.25)
@@ -131,9 +131,17 @@ def _oracle_states(n=5, masked=10, seed=0):
     return o, x
 
 
-@pytest.mark.parametrize("cfg", [SamplerConfig("sequential"), SamplerConfig("topk", k=3),
-                                 SamplerConfig("eb", gamma=0.5), SamplerConfig("mi-gt", gamma=0.3, lam=0.5),
-                                 SamplerConfig("mi-zero", gamma=0.5), SamplerConfig("topk", k=2, temperature=1.0, seed=3)])
+@pytest.mark.parametrize(
+    "cfg",
+    [
+        SamplerConfig("sequential"),
+        SamplerConfig("topk", k=3),
+        SamplerConfig("eb", gamma=0.5),
+        SamplerConfig("mi-gt", gamma=0.3, lam=0.5),
+        SamplerConfig("mi-zero", gamma=0.5),
+        SamplerConfig("topk", k=2, temperature=1.0, seed=3),
+    ],
+)
 def test_batched_decode_equals_one_by_one(cfg):
     o, x = _oracle_states()
     together = decode(o, x, cfg, batch_size=2)
@@ -170,34 +178,3 @@ def test_trace_round_trips_through_json(tiny_mdm):
     assert back == tr
     assert back.tokens_at(0) == tr.initial and back.tokens_at(len(tr.steps)) == tr.final
     assert sum(len(s.selected) for s in back.steps) == 81
-
-
-def test_first_error_probe_names_the_free_member():
-    """benchmarks/first_error.py: the first wrong write, its rank in the batch and any rule clash."""
-    import sys
-
-    from conftest import ROOT
-
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from first_error import first_errors
-
-    from mi_viz.samplers import StepRecord
-
-    sol = [v % 9 for v in range(81)]  # tokens of a made-up solution (only compared, never checked)
-    H = [0.0] * 81
-    H[5], H[7] = 1e-5, 0.4
-
-    def step(i, selected, values):
-        return StepRecord(step=i, tokens=[9] * 81, masked=[True] * 81, entropy=H, probs=[], mi=None,
-                          selected=selected, values=values, passes=i + 1)
-
-    ok = step(0, [0, 1], [sol[0], sol[1]])
-    # cells 5 and 7 share row 1; 7 (the least confident, last) is wrong and repeats 5's digit
-    bad = step(1, [5, 7], [sol[5], sol[5]])
-    e = first_errors([ok, bad], sol)
-    assert e["step"] == 1 and e["rank"] == 1 and e["is_last"] and e["batch"] == 2
-    assert e["h_wrong"] == 0.4 and e["h_mates_max"] == 1e-5 and e["clash_in_batch"]
-    assert first_errors([ok], sol) is None
-    # a wrong first (always-taken) member, no clash: cell 40 is in another row, column and box than 0
-    e = first_errors([step(0, [0, 40], [(sol[0] + 1) % 9, sol[40]])], sol)
-    assert e["rank"] == 0 and not e["is_last"] and not e["clash_in_batch"]

@@ -2,7 +2,7 @@ import random
 
 import pytest
 
-from mi_viz import sudoku as S
+from mi_viz.domains.sudoku import board as S
 
 GOOD = "..8...5......3.....1.....96...49..21.7...8.....41..8.5.....73...9......83...869.."
 SOL = "268719543459632187713854296836495721175268439924173865681927354592341678347586912"
@@ -12,14 +12,17 @@ def test_parse_accepts_dots_zeros_and_whitespace():
     b = S.parse_board(GOOD)
     assert len(b) == 81 and b[2] == 8 and b[0] == 0
     assert S.parse_board(GOOD.replace(".", "0")) == b
-    assert S.parse_board("\n".join(GOOD[i:i + 9] for i in range(0, 81, 9))) == b
+    assert S.parse_board("\n".join(GOOD[i : i + 9] for i in range(0, 81, 9))) == b
 
 
-@pytest.mark.parametrize("text,needle", [
-    (GOOD[:80], "needs 81 cells, got 80"),
-    (GOOD + "1", "got 82"),
-    ("x" + GOOD[1:], "bad character 'x' at position 1 (r1c1)"),
-])
+@pytest.mark.parametrize(
+    "text,needle",
+    [
+        (GOOD[:80], "needs 81 cells, got 80"),
+        (GOOD + "1", "got 82"),
+        ("x" + GOOD[1:], "bad character 'x' at position 1 (r1c1)"),
+    ],
+)
 def test_parse_errors_are_specific(text, needle):
     with pytest.raises(S.BoardError, match=needle.replace("(", r"\(").replace(")", r"\)")):
         S.parse_board(text)
@@ -98,8 +101,9 @@ def test_tensor_symmetries_keep_rules_masks_and_pairs():
     transformed board."""
     import torch
 
-    from mi_viz.fidelity import related_matrix
-    from mi_viz.models.sudoku_mdm import MASK_TOKEN, apply_symmetry, boards_to_tokens, permute_pairs, random_symmetries
+    from mi_viz.domains.sudoku import related_matrix
+    from mi_viz.domains.sudoku.mdm import MASK_TOKEN, boards_to_tokens
+    from mi_viz.domains.sudoku.symmetries import apply_symmetry, permute_pairs, random_symmetries
 
     B = 16
     sol = boards_to_tokens([S.parse_board(SOL)] * B)  # (B, 81)

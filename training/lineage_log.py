@@ -1,6 +1,6 @@
 """One training log for a head trained in several runs, each continuing the last (--init).
 
-    python training/lineage_log.py checkpoints/candidates/sudoku_mi_head_7k_mix_more3 --out results/sudoku_mi_head_log.csv
+    python training/lineage_log.py runs/head_7k_mix_more3/sudoku_mi_head --out results/sudoku_mi_head_log.csv
 
 Why: the shipped head is the fourth of a chain of runs (each a warm restart from the previous
 run's kept checkpoint), and each run's log starts again at step 1. This follows the chain back
@@ -32,8 +32,9 @@ def lineage(path: Path) -> list[tuple[str, dict]]:
     chain = []
     while path is not None:
         if path.parent.name != "candidates" or not path.name.startswith(PREFIX):
-            raise SystemExit(f"{path}: not a committed candidate (checkpoints/candidates/{PREFIX}NAME), "
-                             f"so its log is not committed")
+            raise SystemExit(
+                f"{path}: not a committed candidate (checkpoints/candidates/{PREFIX}NAME), so its log is not committed"
+            )
         meta = json.loads(path.with_name(path.name + ".json").read_text())
         chain.append((path.name.removeprefix(PREFIX), meta))
         init = meta["extra"]["args"].get("init")

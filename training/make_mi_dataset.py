@@ -19,10 +19,8 @@ of --shard-size and a shard file is written atomically when complete, so a
 re-run skips finished shards (resumable) and shards from any number of workers
 merge into one data set.
 
---pack writes a folder's states in a compact file (tokens plus the upper triangle of the
-masked pairs only, fp16 as in the shards: about 1.2 kB a state instead of 26 kB), which
-load_mi_dataset reads back bit for bit. Why: ground truth costs about 0.5 s a state on 2
-CPU cores, so a data set made once is worth keeping beside the code.
+--pack writes a folder's states in a compact file (mi_viz.core.mi_data: tokens plus the
+upper triangle of the masked pairs only), which load_mi_dataset reads back bit for bit.
 """
 
 from __future__ import annotations
@@ -30,21 +28,17 @@ from __future__ import annotations
 import argparse
 import csv
 import os
-import sys
 import time
 from pathlib import Path
 
 import torch
-from safetensors import SafetensorError, safe_open
-from safetensors.torch import load_file, save_file
+from safetensors.torch import save_file
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from mi_viz import sudoku as S  # noqa: E402
-from mi_viz.mi import ground_truth_mi  # noqa: E402
-from mi_viz.models import load_mdm  # noqa: E402
-from mi_viz.models.sudoku_mdm import MASK_TOKEN, boards_to_tokens  # noqa: E402
-from mi_viz.samplers import SamplerConfig, decode  # noqa: E402
+from mi_viz.core.mi import ground_truth_mi
+from mi_viz.core.mi_data import MIDataError, merge, pack
+from mi_viz.core.samplers import SamplerConfig, decode
+from mi_viz.domains.sudoku import board as S
+from mi_viz.domains.sudoku.mdm import MASK_TOKEN, boards_to_tokens, load_mdm
 
 
 def states_for_jobs(model, jobs, puzzles, solutions, states_per_puzzle, seed, device, mask_range=(0.2, 0.8)):
@@ -75,81 +69,6 @@ def states_for_jobs(model, jobs, puzzles, solutions, states_per_puzzle, seed, de
     return torch.stack(out) if out else torch.zeros(0, 81, dtype=torch.long)
 
 
-def merge(folder: Path):
-    shards = sorted(folder.glob("shard_*.safetensors"))
-    if not shards:
-        raise SystemExit(f"no shards in {folder}")
-    parts = [load_file(str(s)) for s in shards]
-    merged = {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
-    tmp = folder / "merged.safetensors.tmp"
-    save_file(merged, str(tmp))
-    os.replace(tmp, folder / "merged.safetensors")
-    print(f"merged {len(shards)} shards: {merged['tokens'].shape[0]} states -> {folder / 'merged.safetensors'}")
-
-
-PACKED_FORMAT = "mi-pairs-1"  # safetensors metadata "format" of a --pack file
-
-
-def masked_upper_pairs(tokens: torch.Tensor) -> torch.Tensor:
-    """(N, L) tokens -> (N, L, L) bool: pairs i < j of two masked cells, the only entries of a
-    map that are not zero or a mirror by definition."""
-    m = tokens == MASK_TOKEN  # (N, L)
-    L = tokens.shape[1]
-    return m[:, :, None] & m[:, None, :] & torch.ones(L, L, dtype=torch.bool).triu(1)
-
-
-def pack(folder: Path, out: Path, max_mb: float = 0.0):
-    """A folder's states -> one compact file: tokens (N, L) uint8 and the maps' masked upper
-    triangles (P,) fp16, state by state, row-major (boolean indexing order). max_mb > 0 keeps
-    the first states that fit in that many MiB (a GPU lease returns files of 16 MiB at most)."""
-    d = load_mi_dataset(folder)
-    tokens, mi = d["tokens"].to(torch.uint8), d["mi"]
-    if max_mb > 0:
-        per_state = 2 * masked_upper_pairs(tokens.long()).sum((1, 2)) + tokens.shape[1]  # (N,) bytes
-        n = int((per_state.cumsum(0) <= max_mb * 2**20 - 4096).sum())  # 4 kB for the header
-        if n < len(tokens):
-            print(f"--max-mb {max_mb}: keeping the first {n} of {len(tokens)} states")
-        tokens, mi = tokens[:n], mi[:n]
-    values = mi.half()[masked_upper_pairs(tokens.long())]  # (P,)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    save_file({"tokens": tokens.contiguous(), "mi_pairs": values.contiguous()}, str(tmp),
-              metadata={"format": PACKED_FORMAT, "source": str(folder)})
-    os.replace(tmp, out)
-    print(f"packed {len(tokens)} states ({len(values)} masked pairs) -> {out} ({out.stat().st_size / 2**20:.1f} MiB)")
-
-
-def unpack(path: Path) -> dict[str, torch.Tensor]:
-    """A --pack file -> {tokens (N, L) uint8, mi (N, L, L) fp16}: symmetric, zero off the masked pairs."""
-    try:
-        with safe_open(str(path), "pt") as f:
-            fmt = (f.metadata() or {}).get("format")
-            if fmt != PACKED_FORMAT:
-                raise SystemExit(f"{path} is not a packed MI data set (format {fmt!r}, expected {PACKED_FORMAT!r})")
-            tokens, values = f.get_tensor("tokens"), f.get_tensor("mi_pairs")
-    except (SafetensorError, OSError) as e:
-        raise SystemExit(f"{path} is not a readable packed MI data set ({e})") from None
-    upper = masked_upper_pairs(tokens.long())  # (N, L, L)
-    if int(upper.sum()) != len(values):
-        raise SystemExit(f"{path} is corrupt: {len(values)} values for {int(upper.sum())} masked pairs")
-    mi = torch.zeros(upper.shape, dtype=torch.float16)
-    mi[upper] = values
-    return {"tokens": tokens, "mi": mi + mi.transpose(1, 2)}  # the lower triangle is zero: the sum mirrors exactly
-
-
-def load_mi_dataset(folder) -> dict[str, torch.Tensor]:
-    """All states of a data folder (merged file if present, else every shard), or of a --pack file."""
-    folder = Path(folder)
-    if folder.is_file():
-        return unpack(folder)
-    if (folder / "merged.safetensors").exists():
-        return load_file(str(folder / "merged.safetensors"))
-    parts = [load_file(str(s)) for s in sorted(folder.glob("shard_*.safetensors"))]
-    if not parts:
-        raise SystemExit(f"no MI data in {folder}")
-    return {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mdm", default="checkpoints/sudoku_mdm")
@@ -167,26 +86,38 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     ap.add_argument("--max-minutes", type=float, default=0.0)
-    ap.add_argument("--max-shards", type=int, default=0, help="only this rank's first N shards (0: all): a set size "
-                    "that does not depend on the machine's speed, unlike --max-minutes")
-    ap.add_argument("--mask-range", default="0.2,0.8",
-                    help="random maskings: ratio ~ U(LO, HI); 0.95 reaches the rules regime (docs/mi.md)")
+    ap.add_argument(
+        "--max-shards",
+        type=int,
+        default=0,
+        help="only this rank's first N shards (0: all): a set size "
+        "that does not depend on the machine's speed, unlike --max-minutes",
+    )
+    ap.add_argument(
+        "--mask-range",
+        default="0.2,0.8",
+        help="random maskings: ratio ~ U(LO, HI); 0.95 reaches the rules regime (docs/mi.md)",
+    )
     ap.add_argument("--merge", metavar="FOLDER", help="merge the shards in FOLDER and exit")
-    ap.add_argument("--pack", nargs=2, metavar=("FOLDER", "FILE"), help="write FOLDER's states compactly to FILE and exit")
+    ap.add_argument(
+        "--pack", nargs=2, metavar=("FOLDER", "FILE"), help="write FOLDER's states compactly to FILE and exit"
+    )
     ap.add_argument("--max-mb", type=float, default=0.0, help="with --pack: the first states that fit in this many MiB")
     a = ap.parse_args(argv)
     mask_range = tuple(float(v) for v in a.mask_range.split(","))
     if len(mask_range) != 2 or not 0 <= mask_range[0] <= mask_range[1] <= 1:
         raise SystemExit(f"--mask-range wants LO,HI with 0 <= LO <= HI <= 1, got {a.mask_range!r}")
-    if a.merge:
-        merge(Path(a.merge))
-        return
-    if a.pack:
-        pack(Path(a.pack[0]), Path(a.pack[1]), a.max_mb)
-        return
+    try:
+        if a.merge:
+            return merge(Path(a.merge))
+        if a.pack:
+            return pack(Path(a.pack[0]), Path(a.pack[1]), MASK_TOKEN, a.max_mb)
+    except MIDataError as e:
+        raise SystemExit(f"error: {e}") from None
     try:
         from tqdm import tqdm
     except ImportError:  # progress bar is a nicety
+
         def tqdm(x, **k):
             return x
 
@@ -199,7 +130,7 @@ def main(argv=None):
     solutions = [S.parse_board(r["solution"]) for r in rows]  # masked at random (every non-held-out row)
     # interleave the two kinds so that a time-boxed run still gets both
     pj, rj = [("p", i) for i in range(len(puzzles))], [("r", i) for i in range(a.n_random)]
-    jobs = sorted(pj + rj, key=lambda j: (j[1] / max(1, len(pj)) if j[0] == "p" else j[1] / max(1, len(rj))))
+    jobs = sorted(pj + rj, key=lambda j: j[1] / max(1, len(pj)) if j[0] == "p" else j[1] / max(1, len(rj)))
     mine = [j for n, j in enumerate(jobs) if n % a.world == a.rank]
     shards = [mine[s : s + a.shard_size] for s in range(0, len(mine), a.shard_size)]
     if a.max_shards:
@@ -223,8 +154,14 @@ def main(argv=None):
             ent.append(gt.entropy.cpu())
             drop.append(gt.dropped_mass.cpu())
             passes.append(gt.passes.cpu())
-        data = {"tokens": x.to(torch.uint8).cpu(), "mi": torch.cat(mis), "asymmetry": torch.cat(asy),
-                "entropy": torch.cat(ent), "dropped_mass": torch.cat(drop), "passes": torch.cat(passes)}
+        data = {
+            "tokens": x.to(torch.uint8).cpu(),
+            "mi": torch.cat(mis),
+            "asymmetry": torch.cat(asy),
+            "entropy": torch.cat(ent),
+            "dropped_mass": torch.cat(drop),
+            "passes": torch.cat(passes),
+        }
         tmp = path.with_name(path.name + ".tmp")
         save_file(data, str(tmp))
         os.replace(tmp, path)

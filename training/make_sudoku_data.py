@@ -28,13 +28,10 @@ import csv
 import multiprocessing as mp
 import os
 import random
-import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from mi_viz import sudoku as S  # noqa: E402
+from mi_viz.domains.sudoku import board as S
 
 SPLIT_IDS = {"train_grid": 1, "train_puzzle": 2, "test": 3}
 
@@ -54,8 +51,14 @@ def _puzzle(args):
     sol = S.random_grid(rng)
     puz = S.make_puzzle(sol, rng)
     r = S.rate(puz)
-    return (S.board_to_string(puz), S.board_to_string(sol), r.givens, r.singles_solvable,
-            r.singles_rounds, r.search_nodes)
+    return (
+        S.board_to_string(puz),
+        S.board_to_string(sol),
+        r.givens,
+        r.singles_solvable,
+        r.singles_rounds,
+        r.search_nodes,
+    )
 
 
 def _write_atomic(path: Path, text: str):
@@ -112,8 +115,10 @@ def main(argv=None):
     _write_csv(out / "test_hard.csv", hard)
     _write_csv(out / "test_medium.csv", medium)
     _write_atomic(out / "test_hard.txt", "".join(r[0] + "\n" for r in hard))
-    print(f"{len(hard)} hard + {len(medium)} medium test puzzles from {i} generated "
-          f"({time.time() - t0:.0f}s); disjoint from {len(train_solutions)} training solutions")
+    print(
+        f"{len(hard)} hard + {len(medium)} medium test puzzles from {i} generated "
+        f"({time.time() - t0:.0f}s); disjoint from {len(train_solutions)} training solutions"
+    )
 
 
 def read_puzzle_csv(path):

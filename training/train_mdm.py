@@ -22,7 +22,6 @@ import argparse
 import csv
 import math
 import os
-import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -30,23 +29,32 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from mi_viz import sudoku as S  # noqa: E402
-from mi_viz.checkpoints import (  # noqa: E402
-    optimizer_from_tensors, optimizer_to_tensors, read_meta, read_tensors, save_checkpoint)
-from mi_viz.models import MDM_KIND, MDMConfig, SudokuMDM, save_mdm  # noqa: E402
-from mi_viz.models.sudoku_mdm import apply_symmetry, boards_to_tokens, mdm_loss, random_symmetries  # noqa: E402
-from mi_viz.samplers import SamplerConfig, decode  # noqa: E402
+from mi_viz.core.checkpoints import (
+    optimizer_from_tensors,
+    optimizer_to_tensors,
+    read_meta,
+    read_tensors,
+    save_checkpoint,
+)
+from mi_viz.core.samplers import SamplerConfig, decode
+from mi_viz.domains.sudoku import board as S
+from mi_viz.domains.sudoku.mdm import MDM_KIND, MDMConfig, SudokuMDM, boards_to_tokens, mdm_loss, save_mdm
+from mi_viz.domains.sudoku.symmetries import apply_symmetry, random_symmetries
 
 PRESETS = {
     # name: (model config, training config overrides)
-    "tiny": (dict(n_layer=2, n_head=2, d_model=32), dict(batch_size=16, lr=3e-3, max_steps=20, save_every=10,
-                                                         eval_every=10, n_val=8)),
-    "cpu": (dict(n_layer=6, n_head=4, d_model=128), dict(batch_size=64, lr=1e-3, max_steps=40_000,
-                                                        save_every=200, eval_every=1000, n_val=100)),
-    "paper": (dict(n_layer=6, n_head=8, d_model=256, mlp_ratio=3),
-              dict(batch_size=256, lr=1e-3, max_steps=4_000, save_every=1000, eval_every=1000, n_val=200)),
+    "tiny": (
+        dict(n_layer=2, n_head=2, d_model=32),
+        dict(batch_size=16, lr=3e-3, max_steps=20, save_every=10, eval_every=10, n_val=8),
+    ),
+    "cpu": (
+        dict(n_layer=6, n_head=4, d_model=128),
+        dict(batch_size=64, lr=1e-3, max_steps=40_000, save_every=200, eval_every=1000, n_val=100),
+    ),
+    "paper": (
+        dict(n_layer=6, n_head=8, d_model=256, mlp_ratio=3),
+        dict(batch_size=256, lr=1e-3, max_steps=4_000, save_every=1000, eval_every=1000, n_val=200),
+    ),
 }
 
 
@@ -146,8 +154,12 @@ def main(argv=None):
         if f.type in ("int", "float"):
             ap.add_argument("--" + f.name.replace("_", "-"), type=eval(f.type), default=None)
     ap.add_argument("--no-augment", action="store_true")
-    ap.add_argument("--stop-at-step", type=int, default=None,
-                    help="stop (and save) at this step without changing the schedule: split a long run into chunks")
+    ap.add_argument(
+        "--stop-at-step",
+        type=int,
+        default=None,
+        help="stop (and save) at this step without changing the schedule: split a long run into chunks",
+    )
     a = ap.parse_args(argv)
 
     ddp = "WORLD_SIZE" in os.environ and int(os.environ["WORLD_SIZE"]) > 1
@@ -193,8 +205,11 @@ def main(argv=None):
     grids = load_grids(a.data)
     val = load_val(a.val, tc.n_val) if master and Path(a.val).exists() else []
     if master:
-        print(f"{model.n_params():,} parameters; {len(grids):,} training grids; preset {a.preset}; "
-              f"world {world}; device {device}", flush=True)
+        print(
+            f"{model.n_params():,} parameters; {len(grids):,} training grids; preset {a.preset}; "
+            f"world {world}; device {device}",
+            flush=True,
+        )
     log_path = run / "log.csv"
     new_log = not log_path.exists()
     logf = open(log_path, "a", newline="") if master else None
@@ -205,11 +220,23 @@ def main(argv=None):
     def checkpoint(metrics):
         ot, ometa = optimizer_to_tensors(opt)
         tensors = {**model.state_dict(), **ot}
-        extra = {"optimizer": ometa, "best": best, "examples": examples, "wall_seconds": wall,
-                 "train": asdict(tc), "preset": a.preset, "world_size": world, "data": a.data}
+        extra = {
+            "optimizer": ometa,
+            "best": best,
+            "examples": examples,
+            "wall_seconds": wall,
+            "train": asdict(tc),
+            "preset": a.preset,
+            "world_size": world,
+            "data": a.data,
+        }
         save_checkpoint(last, tensors, MDM_KIND, model.config.to_dict(), step, metrics, extra)
 
-    amp = torch.autocast("cuda", dtype=torch.bfloat16) if device.startswith("cuda") else torch.autocast("cpu", enabled=False)
+    amp = (
+        torch.autocast("cuda", dtype=torch.bfloat16)
+        if device.startswith("cuda")
+        else torch.autocast("cpu", enabled=False)
+    )
     t_start = time.time()
     wall0 = wall
     model.train()
@@ -250,11 +277,23 @@ def main(argv=None):
                 val_solved = metrics["val_solved"]
                 if val_solved >= best:
                     best = val_solved
-                    save_mdm(run / "best", model, step, {**metrics, "loss": loss.item()},
-                             {"train": asdict(tc), "preset": a.preset, "examples": examples,
-                              "wall_seconds": wall, "device": device, "world_size": world})
-                print(f"step {step} loss {loss.item():.4f} val_solved {val_solved:.3f} "
-                      f"({wall / 60:.1f} min)", flush=True)
+                    save_mdm(
+                        run / "best",
+                        model,
+                        step,
+                        {**metrics, "loss": loss.item()},
+                        {
+                            "train": asdict(tc),
+                            "preset": a.preset,
+                            "examples": examples,
+                            "wall_seconds": wall,
+                            "device": device,
+                            "world_size": world,
+                        },
+                    )
+                print(
+                    f"step {step} loss {loss.item():.4f} val_solved {val_solved:.3f} ({wall / 60:.1f} min)", flush=True
+                )
             if step % 10 == 0 or val_solved != "":
                 logw.writerow([step, f"{loss.item():.5f}", f"{lr:.6g}", examples, f"{wall:.1f}", val_solved])
                 logf.flush()

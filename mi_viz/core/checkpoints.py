@@ -1,0 +1,193 @@
+"""Self-describing checkpoints: safetensors weights + a JSON config, loaded strictly.
+
+A checkpoint NAME is two files, NAME.safetensors (tensors only: nothing is ever
+unpickled) and NAME.json:
+
+    {"format_version": 1, "kind": "sudoku-mdm", "config": {...}, "step": 1234,
+     "metrics": {...}, "extra": {...}}
+
+Writes are atomic (temporary file + os.replace), so a crash mid-save leaves the
+previous checkpoint intact. Loading checks the kind, the format version, and
+that the weights match the model built from the config exactly: missing,
+unexpected and mis-shaped keys are all named in the error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import torch
+from safetensors import SafetensorError
+from safetensors.torch import load_file, save_file
+
+FORMAT_VERSION = 1
+
+
+class CheckpointError(RuntimeError):
+    """A checkpoint that cannot be used; the message says exactly why."""
+
+
+def checkpoint_paths(path: str | os.PathLike) -> tuple[Path, Path]:
+    """NAME, NAME.json or NAME.safetensors -> (NAME.safetensors, NAME.json)."""
+    p = Path(path)
+    if p.suffix in (".json", ".safetensors"):
+        p = p.with_suffix("")
+    return p.with_name(p.name + ".safetensors"), p.with_name(p.name + ".json")
+
+
+def fingerprint(path: str | os.PathLike) -> str:
+    """First 12 hex digits of the sha256 of a checkpoint's weights file: which weights
+    produced a result row (so a resumed sweep never mixes two heads' numbers)."""
+    h = hashlib.sha256()
+    with open(checkpoint_paths(path)[0], "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:12]
+
+
+def _atomic_write_bytes(path: Path, data: bytes):
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def save_checkpoint(
+    path,
+    tensors: dict[str, torch.Tensor],
+    kind: str,
+    config: dict,
+    step: int = 0,
+    metrics: dict | None = None,
+    extra: dict | None = None,
+) -> Path:
+    """Write NAME.safetensors and NAME.json atomically; returns the weights path."""
+    wpath, jpath = checkpoint_paths(path)
+    wpath.parent.mkdir(parents=True, exist_ok=True)
+    tmp = wpath.with_name(wpath.name + ".tmp")
+    save_file({k: v.detach().contiguous().cpu() for k, v in tensors.items()}, str(tmp))
+    os.replace(tmp, wpath)
+    meta = {
+        "format_version": FORMAT_VERSION,
+        "kind": kind,
+        "config": config,
+        "step": int(step),
+        "metrics": metrics or {},
+        "extra": extra or {},
+    }
+    _atomic_write_bytes(jpath, json.dumps(meta, indent=1).encode())
+    return wpath
+
+
+def read_meta(path, kind: str | None = None) -> dict:
+    """The JSON half, validated: exists, parses, right format version and kind."""
+    wpath, jpath = checkpoint_paths(path)
+    for p in (jpath, wpath):
+        if not p.exists():
+            raise CheckpointError(f"checkpoint file not found: {p}")
+    try:
+        meta = json.loads(jpath.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CheckpointError(f"{jpath} is not valid JSON ({e})") from None
+    if not isinstance(meta, dict) or "format_version" not in meta:
+        raise CheckpointError(f"{jpath} has no format_version: not an mi_viz checkpoint")
+    if meta["format_version"] != FORMAT_VERSION:
+        raise CheckpointError(
+            f"{jpath} has format_version {meta['format_version']}; this mi_viz reads version {FORMAT_VERSION}"
+        )
+    if kind is not None and meta.get("kind") != kind:
+        raise CheckpointError(f"{jpath} holds a {meta.get('kind')!r} checkpoint, expected {kind!r}")
+    if not isinstance(meta.get("config"), dict):
+        raise CheckpointError(f"{jpath} has no config object")
+    return meta
+
+
+def read_tensors(path) -> dict[str, torch.Tensor]:
+    wpath, _ = checkpoint_paths(path)
+    if not wpath.exists():
+        raise CheckpointError(f"checkpoint file not found: {wpath}")
+    try:
+        return load_file(str(wpath))
+    except (SafetensorError, OSError, ValueError) as e:
+        raise CheckpointError(f"{wpath} is not a readable safetensors file ({e})") from None
+
+
+def load_state_strict(module: torch.nn.Module, tensors: dict[str, torch.Tensor], where: str = "checkpoint"):
+    """load_state_dict, but every mismatch is named before anything is loaded."""
+    own = module.state_dict()
+    missing = sorted(set(own) - set(tensors))
+    unexpected = sorted(set(tensors) - set(own))
+    shapes = [
+        f"{k}: checkpoint {tuple(tensors[k].shape)} vs model {tuple(own[k].shape)}"
+        for k in sorted(set(own) & set(tensors))
+        if tensors[k].shape != own[k].shape
+    ]
+    problems = []
+    if missing:
+        problems.append(f"missing keys {missing[:8]}{' ...' if len(missing) > 8 else ''}")
+    if unexpected:
+        problems.append(f"unexpected keys {unexpected[:8]}{' ...' if len(unexpected) > 8 else ''}")
+    if shapes:
+        problems.append(f"mis-shaped keys {shapes[:8]}")
+    if problems:
+        raise CheckpointError(f"{where} does not match the model: " + "; ".join(problems))
+    module.load_state_dict(tensors, strict=True)
+
+
+def save_module(
+    path, module: torch.nn.Module, kind: str, step: int = 0, metrics: dict | None = None, extra: dict | None = None
+) -> Path:
+    """Save a module that carries a `config` dataclass with to_dict()."""
+    return save_checkpoint(path, module.state_dict(), kind, module.config.to_dict(), step, metrics, extra)
+
+
+def load_module(path, kind: str, config_cls, module_cls, device: str = "cpu", ignore_prefix: str | None = None):
+    """Build module_cls(config_cls(**config)) from the JSON half, load the weights strictly.
+
+    ignore_prefix drops keys that a training checkpoint adds on purpose (optimizer
+    state, 'opt.'), so that `last` and `best` checkpoints both load."""
+    meta = read_meta(path, kind)
+    try:
+        config = config_cls(**meta["config"])
+    except (TypeError, ValueError) as e:
+        raise CheckpointError(f"bad {kind} config in checkpoint {path}: {e}") from None
+    module = module_cls(config)
+    tensors = read_tensors(path)
+    if ignore_prefix:
+        tensors = {k: v for k, v in tensors.items() if not k.startswith(ignore_prefix)}
+    load_state_strict(module, tensors, where=f"checkpoint {path}")
+    return module.to(device).eval(), meta
+
+
+# --- optimizer state as plain tensors (for resumable training without pickle) ---------
+
+
+def optimizer_to_tensors(opt: torch.optim.Optimizer) -> tuple[dict[str, torch.Tensor], dict]:
+    """Flatten an optimizer's state into named tensors plus JSON-able scalars."""
+    sd = opt.state_dict()
+    tensors, scalars = {}, {}
+    for pid, st in sd["state"].items():
+        for k, v in st.items():
+            if torch.is_tensor(v):
+                tensors[f"opt.{pid}.{k}"] = v
+            else:
+                scalars[f"{pid}.{k}"] = v
+    return tensors, {"param_groups": sd["param_groups"], "scalars": scalars}
+
+
+def optimizer_from_tensors(opt: torch.optim.Optimizer, tensors: dict[str, torch.Tensor], meta: dict):
+    state: dict = {}
+    for name, v in tensors.items():
+        if not name.startswith("opt."):
+            continue
+        _, pid, k = name.split(".", 2)
+        state.setdefault(int(pid), {})[k] = v
+    for key, v in meta.get("scalars", {}).items():
+        pid, k = key.split(".", 1)
+        state.setdefault(int(pid), {})[k] = v
+    opt.load_state_dict({"state": state, "param_groups": meta["param_groups"]})

@@ -1,0 +1,353 @@
+"""How well does the MI head reproduce the ground truth, and does MI recover known structure?
+
+Used by `python -m mi_viz mi-report DOMAIN` and by the app's MI-estimator page. Generic:
+the states come from the caller, the known relations between positions (Sudoku's units;
+none for proteins) from the domain, as an (L, L) code matrix.
+
+Metrics over masked pairs i < j of held-out states:
+- pearson / spearman / mae between estimated and ground-truth MI (pooled pairs);
+- top_pair_recall: per state, with m masked cells, the share of the m
+  highest-ground-truth pairs that are also among the m highest-estimated pairs
+  (mean over states);
+- auroc_structure_gt / _est: how well MI separates pairs with a known relation
+  (Sudoku: sharing a row, column or box) from all other masked pairs (AUROC, ties
+  counted half); None where the domain knows no relations. The model is never told
+  the rules: a high AUROC means the map recovered them.
+- gt_directional_pearson: agreement of the two ground-truth directions (conditioning
+  on i vs on j) over pairs: the model's self-consistency as one number, and a
+  bound on how predictable the symmetrised map is (directional_agreement).
+- auroc_structure_*_uncertain: the same over pairs whose two marginals both have
+  entropy > UNCERTAIN_NATS (a near-certain cell has MI ~ 0 whatever its relation).
+- structure_by_mask_ratio: the structure AUROC on randomly masked SOLUTIONS of
+  the puzzles at fixed masking ratios. On a mid-decode state of a hard puzzle the
+  model's uncertainty is largely board-wide guesses ("if this cell is 3, that far
+  cell is 7"), so unrelated cells are genuinely dependent under the model and the
+  AUROC of even the exact map is low; on a heavily masked valid board the rules are
+  the dominant dependence, which is where the paper's "the map recovers the rules"
+  picture lives. Both are reported; neither replaces the other.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .mi import ground_truth_mi, marginals
+from .reading import read_state
+from .samplers import SamplerConfig, decode
+
+
+def sample_states(
+    model, start: torch.Tensor, n_states: int, seed: int = 0, cfg: SamplerConfig | None = None
+) -> torch.Tensor:
+    """States from decodes (sequential unless cfg says otherwise) of the starting states
+    start (B, L), one per start at a random step (cycling through them until n_states):
+    (N, L) tokens, >= 2 masked each."""
+    res = decode(model, start, cfg or SamplerConfig("sequential"), keep_states=True)
+    traj = torch.stack(res.states, 1)  # (B, T, L)
+    g = np.random.default_rng(seed)
+    out = []
+    k = 0
+    while len(out) < n_states and k < 50 * n_states:
+        b = k % len(start)
+        T = len(res.batch_sizes[b])
+        t = int(g.integers(0, max(1, T - 1)))  # keep >= 2 masked cells
+        s = traj[b, t]
+        if int((s == model.mask_id).sum()) >= 2:
+            out.append(s)
+        k += 1
+    return torch.stack(out)
+
+
+def auroc(scores: np.ndarray, labels: np.ndarray) -> float:
+    """Area under the ROC curve (Mann-Whitney with average ranks for ties)."""
+    labels = labels.astype(bool)
+    n_pos, n_neg = labels.sum(), (~labels).sum()
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    ranks = _rankdata(np.asarray(scores)) + 1  # 1-based average ranks
+    return float((ranks[labels].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
+
+
+def _rankdata(x: np.ndarray) -> np.ndarray:
+    order = np.argsort(x, kind="mergesort")
+    r = np.empty(len(x))
+    r[order] = np.arange(len(x))
+    # average ties
+    xs = x[order]
+    i = 0
+    while i < len(x):
+        j = i
+        while j + 1 < len(x) and xs[j + 1] == xs[i]:
+            j += 1
+        if j > i:
+            r[order[i : j + 1]] = 0.5 * (i + j)
+        i = j + 1
+    return r
+
+
+def pearson(a, b) -> float:
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    a, b = a - a.mean(), b - b.mean()
+    d = np.sqrt((a * a).sum() * (b * b).sum())
+    return float((a * b).sum() / d) if d > 0 else float("nan")
+
+
+@dataclass
+class PairTable:
+    """Every masked pair i < j of every state, flattened (for plots and metrics)."""
+
+    state: np.ndarray
+    i: np.ndarray
+    j: np.ndarray
+    gt: np.ndarray
+    est: np.ndarray
+    asym: np.ndarray
+    relation: np.ndarray  # the domain's relation code of each pair (0: none known)
+    hmin: np.ndarray | None = None  # min(H_i, H_j), nats (absent in reports written before it existed)
+
+
+UNCERTAIN_NATS = 0.1
+
+
+def pair_table(
+    tokens, gt_mi, est_mi, asym, mask_id: int, entropy=None, relations: np.ndarray | None = None
+) -> PairTable:
+    """tokens (N, L); gt_mi / est_mi / asym (N, L, L); entropy (N, L) or None; relations (L, L)
+    int codes from the domain, or None (no known relation: every pair 0)."""
+    L = tokens.shape[1]
+    rel = np.zeros((L, L), dtype=np.int64) if relations is None else relations
+    rows = {k: [] for k in ("state", "i", "j", "gt", "est", "asym", "relation", "hmin")}
+    for s in range(len(tokens)):
+        m = np.nonzero((tokens[s] == mask_id).cpu().numpy())[0]
+        ii, jj = np.triu_indices(len(m), 1)
+        i, j = m[ii], m[jj]
+        rows["state"].append(np.full(len(i), s))
+        rows["i"].append(i)
+        rows["j"].append(j)
+        rows["gt"].append(gt_mi[s].cpu().numpy()[i, j])
+        rows["est"].append(est_mi[s].cpu().numpy()[i, j])
+        rows["asym"].append(asym[s].cpu().numpy()[i, j])
+        rows["relation"].append(rel[i, j])
+        if entropy is not None:
+            h = entropy[s].cpu().numpy()
+            rows["hmin"].append(np.minimum(h[i], h[j]))
+    if entropy is None:
+        rows.pop("hmin")
+    return PairTable(**{k: np.concatenate(v) for k, v in rows.items()})
+
+
+PAIR_FIELDS = ("state", "i", "j", "gt", "est", "asym", "relation")
+
+
+def read_pairs(path) -> tuple[PairTable, np.ndarray]:
+    """A report's pairs file (mi-report --pairs) -> (PairTable, tokens (N, L) uint8).
+    Files written before hmin existed load with hmin None."""
+    z = np.load(path)
+    return PairTable(**{k: z[k] for k in PAIR_FIELDS}, hmin=z["hmin"] if "hmin" in z.files else None), z["tokens"]
+
+
+@torch.inference_mode()  # as mi_report runs the head
+def head_at_pairs(model, head, tokens, pt: PairTable) -> np.ndarray:
+    """Another head's estimates (P,) at a pair table's pairs, each state read alone as
+    mi_report reads it: scores any head on a report's states without recomputing the truth.
+    tokens (N, L) are the table's states."""
+    tokens = torch.as_tensor(np.asarray(tokens), dtype=torch.long)
+    est = np.empty(len(pt.state), dtype=np.float32)
+    for s in range(len(tokens)):
+        mi = read_state(model, tokens[s : s + 1], head).mi[0].numpy()  # (L, L)
+        sel = pt.state == s
+        est[sel] = mi[pt.i[sel], pt.j[sel]]
+    return est
+
+
+def entropy_bounds(gt, est, hmin, hmean=None, tol=1e-6) -> dict:
+    """Over pairs (P,): the truth gt, the head est, min(H_i, H_j) and, when given,
+    (H_i + H_j)/2 -> shares of pairs above each bound, the head's squared error on the
+    pairs above the min (a head capped there cannot reach them), and Pearson without them.
+    The symmetrised truth is bounded by the mean, by the min only for a consistent model."""
+    above_min = gt > hmin + tol
+    err2 = (gt - est) ** 2
+    res = {
+        "n_pairs": int(len(gt)),
+        "share_above_min_entropy": round(float(above_min.mean()), 4),
+        "head_sq_error_share_above_min": round(float(err2[above_min].sum() / max(err2.sum(), 1e-30)), 4),
+        "head_above_min_entropy": int((est > hmin + tol).sum()),
+        "pearson_all_pairs": round(pearson(est, gt), 4),
+        "pearson_pairs_within_min": round(pearson(est[~above_min], gt[~above_min]), 4),
+    }
+    if hmean is not None:
+        res["share_above_mean_entropy"] = round(float((gt > hmean + tol).mean()), 4)
+        res["max_truth_over_mean_entropy"] = round(float((gt / np.maximum(hmean, 1e-12)).max()), 4)
+    return res
+
+
+def metrics(pt: PairTable, tokens, mask_id: int, has_relations: bool = True) -> dict:
+    """The report's pair metrics; the structure keys are None when the domain knows no relations."""
+    recalls = []
+    for s in range(len(tokens)):
+        sel = pt.state == s
+        m = int((tokens[s] == mask_id).sum())
+        k = min(m, int(sel.sum()))
+        if k == 0:
+            continue
+        top_gt = set(np.argsort(-pt.gt[sel], kind="stable")[:k])
+        top_est = set(np.argsort(-pt.est[sel], kind="stable")[:k])
+        recalls.append(len(top_gt & top_est) / k)
+    related = pt.relation > 0
+    return {
+        "n_pairs": int(len(pt.gt)),
+        "pearson": round(pearson(pt.est, pt.gt), 4),
+        "spearman": round(pearson(_rankdata(pt.est), _rankdata(pt.gt)), 4),
+        "mae": round(float(np.abs(pt.est - pt.gt).mean()), 5),
+        "top_pair_recall": round(float(np.mean(recalls)), 4),
+        "auroc_structure_gt": round(auroc(pt.gt, related), 4) if has_relations else None,
+        "auroc_structure_est": round(auroc(pt.est, related), 4) if has_relations else None,
+        **(_uncertain_aurocs(pt, related) if has_relations else {}),
+        "gt_directional_pearson": round(directional_agreement(pt), 4),
+        "asymmetry_mean": round(float(pt.asym.mean()), 5),
+        "asymmetry_p99": round(float(np.quantile(pt.asym, 0.99)), 5),
+    }
+
+
+def directional_agreement(pt: PairTable) -> float:
+    """Pearson between the two ground-truth estimates of each pair, I_{i->j} (condition
+    on i) and I_{j->i}, over both orders of every masked pair.
+
+    A perfectly consistent joint gives 1. Below 1 it measures how far the model's own
+    conditionals disagree about a pair, which is also how well the ground truth can be
+    predicted from one pass: if the two directions were the map plus independent noise,
+    the symmetrised map's reliability would be 2r/(1+r) (Spearman-Brown) and no
+    estimator could correlate with it above the square root of that.
+    The pair table keeps the mean and |difference|, which fix the two values up to order.
+    """
+    lo, hi = pt.gt - pt.asym / 2, pt.gt + pt.asym / 2
+    return pearson(np.concatenate([lo, hi]), np.concatenate([hi, lo]))
+
+
+def _uncertain_aurocs(pt: PairTable, related) -> dict:
+    if pt.hmin is None:
+        return {}
+    sel = pt.hmin > UNCERTAIN_NATS
+    if related[sel].all() or not related[sel].any():
+        return {}
+    return {
+        "n_pairs_uncertain": int(sel.sum()),
+        "auroc_structure_gt_uncertain": round(auroc(pt.gt[sel], related[sel]), 4),
+        "auroc_structure_est_uncertain": round(auroc(pt.est[sel], related[sel]), 4),
+    }
+
+
+@torch.no_grad()
+def structure_by_mask_ratio(
+    model,
+    head,
+    solutions: torch.Tensor,
+    relations: np.ndarray,
+    ratios=(0.9, 0.75, 0.6),
+    n_states: int = 8,
+    eps: float = 1e-3,
+    seed: int = 0,
+) -> dict:
+    """Structure AUROC of the exact and the estimated map on random maskings of complete,
+    valid sequences (solutions (S, L) tokens): where the known relations are the only
+    dependence left.
+
+    For each ratio, n_states states: solution k (cycling), each position masked with
+    that probability (>= 2 masked). Returns {ratio: {n_states, n_pairs, auroc_gt,
+    auroc_est, pearson, gt_passes_per_state}}.
+    """
+    g = np.random.default_rng(seed)
+    out = {}
+    for ratio in ratios:
+        states, gts, ests, passes = [], [], [], []
+        for k in range(n_states):
+            x = solutions[k % len(solutions)][None].clone()  # (1, L)
+            m = g.random(x.shape[1]) < ratio
+            while m.sum() < 2:
+                m[g.integers(0, len(m))] = True
+            x[0, torch.from_numpy(m).to(x.device)] = model.mask_id
+            o = head.backbone_pass(model, x)
+            ests.append(head.read(o, x == model.mask_id)[0])
+            gt = ground_truth_mi(model, x, eps=eps)
+            gts.append(gt.mi[0])
+            states.append(x[0])
+            passes.append(int(gt.passes[0]))
+        gt_mi = torch.stack(gts)
+        pt = pair_table(
+            torch.stack(states), gt_mi, torch.stack(ests), torch.zeros_like(gt_mi), model.mask_id, relations=relations
+        )
+        lab = pt.relation > 0
+        out[f"{ratio:g}"] = {
+            "n_states": n_states,
+            "n_pairs": int(len(lab)),
+            "auroc_gt": round(auroc(pt.gt, lab), 4),
+            "auroc_est": round(auroc(pt.est, lab), 4),
+            "pearson": round(pearson(pt.est, pt.gt), 4),
+            "gt_passes_per_state": round(float(np.mean(passes)), 1),
+        }
+    return out
+
+
+@torch.inference_mode()  # as decode: the head timed as the sampler runs it
+def mi_report(
+    model,
+    head,
+    start: torch.Tensor,
+    n_states: int = 100,
+    eps: float = 1e-3,
+    seed: int = 0,
+    relations: np.ndarray | None = None,
+    states: torch.Tensor | None = None,
+):
+    """Ground truth vs head on states drawn from sequential decodes of the starting states
+    start (B, L), or on the given states (N, L) as they are.
+
+    Timing is per state, one state at a time (what the app does): a backbone
+    pass alone, the head on that pass's hidden states, log-marginals and entropies (which
+    any sampler has computed), and the ground truth.
+    Returns (summary dict, PairTable, tokens, gt results).
+    """
+    mask_id = model.mask_id
+    tokens = states if states is not None else sample_states(model, start, n_states, seed)
+    gt_mi, est_mi, asym, passes, ent = [], [], [], [], []
+    t_fwd = t_head = t_gt = 0.0
+    warm = tokens[:1]
+    head.read(head.backbone_pass(model, warm), warm == mask_id)  # a first read traces the head (once): not timed
+    for s in range(len(tokens)):
+        x = tokens[s : s + 1]
+        t0 = time.perf_counter()
+        out = head.backbone_pass(model, x)
+        t1 = time.perf_counter()
+        logp, H = marginals(out.logits, x == mask_id)  # (1, L, V), (1, L): what any sampler computes
+        t1b = time.perf_counter()
+        est = head.read(out, x == mask_id, logp, H)
+        t2 = time.perf_counter()
+        gt = ground_truth_mi(model, x, eps=eps)
+        t3 = time.perf_counter()
+        t_fwd, t_head, t_gt = t_fwd + t1 - t0, t_head + t2 - t1b, t_gt + t3 - t2
+        gt_mi.append(gt.mi[0])
+        est_mi.append(est[0])
+        ent.append(H[0])  # (L,) masked entropies: the pair table reads them at masked pairs only
+        asym.append(gt.asymmetry[0])
+        passes.append(int(gt.passes[0]))
+    gt_mi, est_mi, asym = torch.stack(gt_mi), torch.stack(est_mi), torch.stack(asym)
+    pt = pair_table(tokens, gt_mi, est_mi, asym, mask_id, torch.stack(ent), relations)
+    n = len(tokens)
+    summary = {
+        "n_states": n,
+        **metrics(pt, tokens, mask_id, relations is not None),
+        "avg_masked": round(float((tokens == mask_id).sum(1).float().mean()), 2),
+        "gt_passes_per_state": round(float(np.mean(passes)), 1),
+        "gt_seconds_per_state": round(t_gt / n, 4),
+        "forward_seconds_per_state": round(t_fwd / n, 5),
+        "head_seconds_per_state": round(t_head / n, 5),
+        "head_over_forward": round(t_head / max(t_fwd, 1e-12), 4),
+        "eps": eps,
+        "torch_threads": torch.get_num_threads(),
+        "uncertain_nats": UNCERTAIN_NATS,
+    }
+    return summary, pt, tokens, (gt_mi, est_mi, asym)

@@ -1,0 +1,103 @@
+"""Ground-truth MI data sets on disk: shards, one merged file, or one packed file.
+
+A shard holds states (tokens (N, L)) with their exact MI maps (N, L, L), written atomically
+by a training/make_*_mi_dataset.py run. A packed file keeps only the tokens and the upper
+triangles of the masked pairs (fp16): about 1.2 kB a Sudoku state instead of 26 kB, read back
+bit for bit. Why: ground truth costs about half a second a state on 2 CPU cores, so a data
+set made once is worth keeping beside the code.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import torch
+from safetensors import SafetensorError, safe_open
+from safetensors.torch import load_file, save_file
+
+
+def merge(folder: Path):
+    """Every shard of a folder -> FOLDER/merged.safetensors (atomic)."""
+    shards = sorted(Path(folder).glob("shard_*.safetensors"))
+    if not shards:
+        raise MIDataError(f"no shards in {folder}")
+    parts = [load_file(str(s)) for s in shards]
+    merged = {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
+    tmp = folder / "merged.safetensors.tmp"
+    save_file(merged, str(tmp))
+    os.replace(tmp, folder / "merged.safetensors")
+    print(f"merged {len(shards)} shards: {merged['tokens'].shape[0]} states -> {folder / 'merged.safetensors'}")
+
+
+PACKED_FORMAT = "mi-pairs-1"  # safetensors metadata "format" of a packed file
+SUDOKU_MASK = 9  # files written before the "mask_id" field existed are Sudoku's
+
+
+class MIDataError(ValueError):
+    """An MI data file or folder that cannot be read; the message says which and why."""
+
+
+def masked_upper_pairs(tokens: torch.Tensor, mask_id: int) -> torch.Tensor:
+    """(N, L) tokens -> (N, L, L) bool: pairs i < j of two masked positions, the only entries of a
+    map that are not zero or a mirror by definition."""
+    m = tokens == mask_id  # (N, L)
+    L = tokens.shape[1]
+    return m[:, :, None] & m[:, None, :] & torch.ones(L, L, dtype=torch.bool).triu(1)
+
+
+def pack(folder: Path, out: Path, mask_id: int, max_mb: float = 0.0):
+    """A folder's states -> one compact file: tokens (N, L) uint8 and the maps' masked upper
+    triangles (P,) fp16, state by state, row-major (boolean indexing order). max_mb > 0 keeps
+    the first states that fit in that many MiB (a GPU lease returns files of 16 MiB at most)."""
+    d = load_mi_dataset(folder)
+    tokens, mi = d["tokens"].to(torch.uint8), d["mi"]
+    if max_mb > 0:
+        per_state = 2 * masked_upper_pairs(tokens.long(), mask_id).sum((1, 2)) + tokens.shape[1]  # (N,) bytes
+        n = int((per_state.cumsum(0) <= max_mb * 2**20 - 4096).sum())  # 4 kB for the header
+        if n < len(tokens):
+            print(f"--max-mb {max_mb}: keeping the first {n} of {len(tokens)} states")
+        tokens, mi = tokens[:n], mi[:n]
+    values = mi.half()[masked_upper_pairs(tokens.long(), mask_id)]  # (P,)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    save_file(
+        {"tokens": tokens.contiguous(), "mi_pairs": values.contiguous()},
+        str(tmp),
+        metadata={"format": PACKED_FORMAT, "source": str(folder), "mask_id": str(mask_id)},
+    )
+    os.replace(tmp, out)
+    print(f"packed {len(tokens)} states ({len(values)} masked pairs) -> {out} ({out.stat().st_size / 2**20:.1f} MiB)")
+
+
+def unpack(path: Path) -> dict[str, torch.Tensor]:
+    """A --pack file -> {tokens (N, L) uint8, mi (N, L, L) fp16}: symmetric, zero off the masked pairs."""
+    try:
+        with safe_open(str(path), "pt") as f:
+            meta = f.metadata() or {}
+            fmt = meta.get("format")
+            if fmt != PACKED_FORMAT:
+                raise MIDataError(f"{path} is not a packed MI data set (format {fmt!r}, expected {PACKED_FORMAT!r})")
+            tokens, values = f.get_tensor("tokens"), f.get_tensor("mi_pairs")
+            mask_id = int(meta.get("mask_id", SUDOKU_MASK))
+    except (SafetensorError, OSError) as e:
+        raise MIDataError(f"{path} is not a readable packed MI data set ({e})") from None
+    upper = masked_upper_pairs(tokens.long(), mask_id)  # (N, L, L)
+    if int(upper.sum()) != len(values):
+        raise MIDataError(f"{path} is corrupt: {len(values)} values for {int(upper.sum())} masked pairs")
+    mi = torch.zeros(upper.shape, dtype=torch.float16)
+    mi[upper] = values
+    return {"tokens": tokens, "mi": mi + mi.transpose(1, 2)}  # the lower triangle is zero: the sum mirrors exactly
+
+
+def load_mi_dataset(folder) -> dict[str, torch.Tensor]:
+    """All states of a data folder (merged file if present, else every shard), or of a --pack file."""
+    folder = Path(folder)
+    if folder.is_file():
+        return unpack(folder)
+    if (folder / "merged.safetensors").exists():
+        return load_file(str(folder / "merged.safetensors"))
+    parts = [load_file(str(s)) for s in sorted(folder.glob("shard_*.safetensors"))]
+    if not parts:
+        raise MIDataError(f"no MI data in {folder}")
+    return {k: torch.cat([p[k] for p in parts]) for k in parts[0]}

@@ -1,0 +1,66 @@
+"""The two small protocols the core reads: a masked model, and the domain around it.
+
+The MI code, the samplers, the head and the benchmarks only need a forward pass that
+returns logits over the candidate values and the hidden states of the same pass, the
+token ids of those values, and the mask token (MaskedModel). Everything that knows what
+a token *means* (a Sudoku digit, an amino acid), which positions are known to depend on
+each other, how a finished decode is scored and how a state is drawn sits behind one
+Domain object per folder of mi_viz/domains/. The core never imports a domain: it is
+handed one (tests/test_imports.py checks the rule).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+import torch
+
+
+@dataclass
+class ModelOutput:
+    logits: torch.Tensor  # (B, L, V) over the candidate values, not the whole vocabulary
+    hidden: torch.Tensor | None  # (B, L, D) final hidden states the MI head reads
+    layers: dict[int, torch.Tensor] = field(default_factory=dict)  # block index -> (B, L, D), only those asked for
+
+
+class MaskedModel(Protocol):
+    mask_id: int  # token id of MASK
+    value_tokens: torch.Tensor  # (V,) token id of each candidate value
+    d_model: int  # width of the hidden states (what an MI head reads)
+    n_layers: int  # blocks whose outputs forward_tokens can return
+
+    def forward_tokens(self, tokens: torch.Tensor, hidden_layers: tuple[int, ...] = ()) -> ModelOutput:
+        """tokens (B, L) long; hidden_layers: block outputs to return as well."""
+        ...
+
+
+class Domain(Protocol):
+    """What the core needs to know about one kind of sequence (in the spirit of esm's client API).
+
+    encode / decode turn user input into (B, L) tokens and back; load_model builds the
+    domain's masked model from a checkpoint (its shipped default when spec is None);
+    relations gives the known dependence structure, if any; score judges finished decodes;
+    position_name labels a position for plots and exports."""
+
+    name: str  # "sudoku", "protein": the CLI's and the app's key
+    value_names: tuple[str, ...]  # display name of each candidate value, in value_tokens order
+
+    def load_model(self, spec: Any = None, device: str = "cpu") -> MaskedModel: ...
+
+    def default_head(self) -> Any: ...  # path of the shipped MI head for the default model, or None
+
+    def encode(self, items: list) -> torch.Tensor: ...  # user inputs -> (B, L) starting tokens
+
+    def decode(self, tokens: torch.Tensor) -> list: ...  # (B, L) tokens -> user-facing objects
+
+    def position_name(self, i: int, length: int) -> str: ...
+
+    def relations(self, length: int) -> tuple[np.ndarray, tuple[str, ...]] | None:
+        """(L, L) int codes (0 = no known relation) and a name per code, or None (none known)."""
+        ...
+
+    def score(self, items: list, final: torch.Tensor) -> list[dict]:
+        """One row per decoded item (B rows) from its input and its final (B, L) tokens."""
+        ...

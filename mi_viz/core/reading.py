@@ -1,0 +1,34 @@
+"""One way to read a state: backbone pass -> marginals -> (optionally) the MI head's map.
+
+Every place that shows or scores an MI map (decode, the reports, the app, the figure,
+the benchmarks) goes through read_state, so that what a page draws is bit for bit what
+the sampler decided on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from .mi import marginals
+from .protocol import ModelOutput
+
+
+@dataclass
+class Reading:
+    out: ModelOutput  # the backbone pass (logits, hidden states, the blocks the head reads)
+    masked: torch.Tensor  # (B, L) bool
+    logp: torch.Tensor  # (B, L, V) float32 log-marginals
+    entropy: torch.Tensor  # (B, L) nats, 0 on unmasked positions
+    mi: torch.Tensor | None  # (B, L, L) the head's map, None without a head
+
+
+def read_state(model, tokens: torch.Tensor, head=None) -> Reading:
+    """One backbone pass over tokens (B, L) and, with a head, its MI map from the same pass.
+    Autograd follows the caller's mode (decode and the app run under inference_mode)."""
+    out = head.backbone_pass(model, tokens) if head is not None else model.forward_tokens(tokens)
+    masked = tokens == model.mask_id
+    logp, H = marginals(out.logits, masked)
+    mi = head.read(out, masked, logp, H) if head is not None else None
+    return Reading(out, masked, logp, H, mi)

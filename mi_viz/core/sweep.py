@@ -1,0 +1,145 @@
+"""Sweeps: a grid of sampler settings over one set of inputs, resumable, one CSV row per setting.
+
+Every row records its setting, the inputs (by name and count) and the sha256 fingerprints
+of the backbone and, for `mi` rows, the head that produced it; `resume` reuses a row only
+when all of those match (decoding is deterministic), so adding a setting or retraining the
+head re-decodes just what changed. The CSV is rewritten after every point, in grid order:
+nothing is lost if a run stops.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+import time
+from pathlib import Path
+
+from .bench import load_models, plot_sweep, run_grid, write_rows
+from .checkpoints import fingerprint
+from .samplers import SAMPLERS, SamplerConfig
+
+SETTING_KEYS = ("sampler", "gamma", "lam", "k", "scan", "temperature", "seed", "rule_version", "n")
+FINGERPRINTS = ("mdm_sha", "head_sha")
+
+
+def previous_rows(path: Path, keys: tuple[str, ...]) -> dict:
+    """Rows of an earlier sweep.csv keyed by their full setting (for resume)."""
+    if not path.exists():
+        return {}
+    with open(path, newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:  # rows written before rules were versioned: every rule then was version 1 or 2
+        r["rule_version"] = r.get("rule_version") or "1"
+    return {setting_key(r, keys): r for r in rows}
+
+
+def setting_key(row: dict, keys: tuple[str, ...]) -> tuple:
+    """A row's setting as text: the same key for a fresh summary and for a row read back from CSV."""
+    return tuple("" if row.get(k) is None else str(row.get(k)) for k in keys)
+
+
+TEXT_COLUMNS = {"sampler", "scan", "puzzles", "inputs", "mdm_sha", "head_sha"}  # a sha can look like 1e5
+
+
+def typed(row: dict) -> dict:
+    """A sweep.csv row read back as text -> numbers where they are numbers."""
+    out = {}
+    for k, v in row.items():
+        if isinstance(v, str) and k not in TEXT_COLUMNS:
+            try:
+                v = None if v == "" else (int(v) if v.lstrip("-").isdigit() else float(v))
+            except ValueError:
+                pass
+        out[k] = v
+    return out
+
+
+def run_sweep(
+    domain,
+    cfgs: list[SamplerConfig],
+    items,
+    inputs: dict,
+    out_dir,
+    checkpoint=None,
+    head=None,
+    device="cpu",
+    batch_size: int = 64,
+    jobs: int = 1,
+    resume: bool = False,
+    save_rows: bool = False,
+    title: str = "",
+    plot: dict | None = None,
+    mdm_path=None,
+) -> list[dict]:
+    """Decode items under every setting and write OUT/sweep.csv (+ sweep.png / sweep.html).
+
+    inputs: what identifies the items in a row ({"puzzles": "test_hard.txt"} for Sudoku);
+    mdm_path: the backbone's checkpoint file for its fingerprint (default: checkpoint, else
+    the domain's default). Prints each row as a JSON line; returns the rows in grid order."""
+    t0 = time.perf_counter()
+    need_head = any(c.needs == "mi" for c in cfgs)
+    if need_head and jobs > 1:  # a bad head fails here, not in a worker after other settings ran
+        load_models(domain, checkpoint, head, device, need_head=True)
+    mdm_sha = fingerprint(mdm_path or checkpoint or domain.default_model)
+    head_sha = fingerprint(head or domain.default_head()) if need_head else ""
+    keys = SETTING_KEYS + tuple(inputs) + FINGERPRINTS
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    previous = previous_rows(out / "sweep.csv", keys) if resume else {}
+    summaries: dict[int, dict] = {}
+    idents, todo = [], []
+    for i, c in enumerate(cfgs):
+        ident = {
+            "sampler": c.name,
+            "gamma": c.gamma,
+            "lam": c.lam,
+            "k": c.k,
+            "scan": c.scan,
+            "temperature": c.temperature if c.temperature > 0 else None,
+            "seed": c.seed if c.temperature > 0 else None,
+            "rule_version": SAMPLERS[c.name].version,
+            "n": len(items),
+            **inputs,
+            "mdm_sha": mdm_sha,
+            "head_sha": head_sha if c.needs == "mi" else "",
+        }
+        idents.append(ident)
+        old = previous.get(setting_key(ident, keys))
+        if old is not None:  # same setting, same inputs, same weights: the decode is deterministic
+            summaries[i] = typed(old)
+            print(f"reused: {c.label()} (same inputs and weights)", file=sys.stderr, flush=True)
+            print(json.dumps(summaries[i]), flush=True)
+        else:
+            todo.append(i)
+
+    def write_csv():
+        rows = [summaries[i] for i in sorted(summaries)]
+        with open(out / "sweep.csv", "w", newline="") as f:
+            cols = list(dict.fromkeys(k for s in rows for k in s))  # rows of older sweeps may lack a column
+            w = csv.DictWriter(f, fieldnames=cols, restval="")
+            w.writeheader()
+            w.writerows(rows)
+
+    for j, r in run_grid(domain, [cfgs[i] for i in todo], items, checkpoint, head, device, batch_size, jobs):
+        i = todo[j]
+        if save_rows:
+            write_rows(r.rows, out / "rows" / (cfgs[i].label().replace(" ", "_") + ".csv"))
+        summaries[i] = {**r.summary, **{k: idents[i][k] for k in (*inputs, *FINGERPRINTS)}, "jobs": jobs}
+        print(json.dumps(summaries[i]), flush=True)
+        write_csv()
+    write_csv()
+    rows = [summaries[i] for i in sorted(summaries)]
+    plot_sweep(rows, out / "sweep.png", out / "sweep.html", title=title, **(plot or {}))
+    print(
+        json.dumps(
+            {
+                "points": len(rows),
+                "decoded": len(todo),
+                "jobs": jobs,
+                "wall_seconds": round(time.perf_counter() - t0, 1),
+                "out_dir": str(out),
+            }
+        )
+    )
+    return rows

@@ -1,0 +1,18 @@
+"""One folder per domain; each exposes DOMAIN (mi_viz.core.protocol.Domain).
+
+Adding a domain: a folder here with a DOMAIN object, its registry line below, a checkpoint
+under checkpoints/ and a page under pages/ (tests/test_domain_template.py shows the minimum).
+"""
+
+from __future__ import annotations
+
+import importlib
+
+DOMAINS = {"sudoku": "mi_viz.domains.sudoku", "protein": "mi_viz.domains.protein"}
+
+
+def get_domain(name: str):
+    """The domain object by name, imported on first use (proteins pull in esm)."""
+    if name not in DOMAINS:
+        raise ValueError(f"unknown domain {name!r}; choose from {sorted(DOMAINS)}")
+    return importlib.import_module(DOMAINS[name]).DOMAIN

@@ -1,0 +1,217 @@
+"""ESM-C backbones behind the masked-model protocol: our small one, and ESM-C 300M.
+
+Both are `esm.models.esmc.ESMC` (EvolutionaryScale's esm package): the small one is
+built with a small d_model / depth and trained by training/train_protein_mdm.py; ESM-C
+300M is d_model 960, 15 heads, 30 layers with the released weights. The core sees a
+protein as (B, L) residue tokens (alphabet.py); this wrapper adds BOS / EOS, runs ESMC,
+and returns logits restricted to the 20 amino acids and the final hidden states of the
+residues only, so nothing outside the 20 standard amino acids can ever be decoded.
+
+ESM-C 300M's weights are never downloaded unless the caller asks (allow_download): they
+are read from a file the user names or from the local Hugging Face cache (offline).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from ...core.checkpoints import CheckpointError, load_module, load_state_strict, save_module
+from ...core.protocol import ModelOutput
+from .alphabet import BOS, EOS, MASK, PAD, VALUE_TOKENS
+
+PROTEIN_MDM_KIND = "protein-mdm"
+ESMC_300M = "esmc_300m"
+ESMC_300M_REPO = "EvolutionaryScale/esmc-300m-2024-12"
+ESMC_300M_FILE = "data/weights/esmc_300m_2024_12_v0.pth"  # inside the snapshot, as esm.pretrained reads it
+GET_ESMC_300M = (
+    "ESM-C 300M weights are not on this machine: download them once with "
+    "`python -m mi_viz fetch-esmc` (Hugging Face, about 1.2 GB), or pass --backbone PATH/TO/"
+    "esmc_300m_2024_12_v0.pth"
+)
+
+
+class BackboneUnavailable(RuntimeError):
+    """An optional backbone whose weights are absent; the message says how to get them."""
+
+
+@dataclass
+class ProteinMDMConfig:
+    d_model: int = 256  # ESMC width
+    n_heads: int = 4  # ESMC attention heads (d_model / n_heads is the head width)
+    n_layers: int = 4  # ESMC transformer blocks
+    name: str = "esmc-small"  # what the app and the results call it
+
+    def __post_init__(self):
+        for k in ("d_model", "n_heads", "n_layers"):
+            if int(getattr(self, k)) <= 0:
+                raise ValueError(f"{k} must be positive")
+        if self.d_model % self.n_heads:
+            raise ValueError(f"d_model {self.d_model} is not divisible by n_heads {self.n_heads}")
+
+    def to_dict(self):
+        return asdict(self)
+
+
+def _tokenizer():
+    from esm.tokenization import get_esmc_model_tokenizers
+
+    return get_esmc_model_tokenizers()
+
+
+class ESMCBackbone(nn.Module):
+    """An ESMC speaking the masked-model protocol over residue tokens (B, L)."""
+
+    mask_id = MASK
+
+    def __init__(self, config: ProteinMDMConfig):
+        super().__init__()
+        from esm.models.esmc import ESMC
+
+        self.config = config
+        # use_flash_attn=False: esm falls back to scaled_dot_product_attention (CPU, any GPU)
+        self.esmc = ESMC(config.d_model, config.n_heads, config.n_layers, _tokenizer(), use_flash_attn=False)
+        self.register_buffer("value_tokens", VALUE_TOKENS.clone(), persistent=False)
+
+    @property
+    def d_model(self) -> int:
+        return self.config.d_model
+
+    @property
+    def n_layers(self) -> int:
+        return self.config.n_layers
+
+    def n_params(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+    def with_specials(self, tokens: torch.Tensor) -> torch.Tensor:
+        """(B, L) residues, PAD only at the end -> (B, L + 2): BOS, residues, EOS, then PAD."""
+        B, L = tokens.shape
+        n = (tokens != PAD).sum(1)  # (B,) residues per row
+        x = torch.full((B, L + 2), PAD, dtype=torch.long, device=tokens.device)
+        x[:, 0] = BOS
+        x[:, 1 : L + 1] = tokens
+        x[torch.arange(B, device=tokens.device), n + 1] = EOS
+        return x
+
+    def esmc_logits(self, tokens: torch.Tensor, hidden_layers: tuple[int, ...] = ()):
+        """ESMC on (B, L) residues -> its 20-way logits (B, L, 20), final hidden (B, L, D) and
+        {block: (B, L, D)} for the blocks asked for; BOS / EOS stripped."""
+        out = self.esmc(sequence_tokens=self.with_specials(tokens))
+        v0, v1 = int(self.value_tokens[0]), int(self.value_tokens[-1]) + 1
+        logits = out.sequence_logits[:, 1:-1, v0:v1]  # (B, L, 20): the 20 standard amino acids only
+        layers = {i: out.hidden_states[i][:, 1:-1] for i in hidden_layers}
+        return logits, out.embeddings[:, 1:-1], layers
+
+    def forward_tokens(self, tokens: torch.Tensor, hidden_layers: tuple[int, ...] = ()) -> ModelOutput:
+        for i in hidden_layers:
+            if not 0 <= i < self.config.n_layers:
+                raise ValueError(
+                    f"hidden layer {i} does not exist: the backbone has blocks 0..{self.config.n_layers - 1}"
+                )
+        logits, hidden, layers = self.esmc_logits(tokens, tuple(hidden_layers))
+        return ModelOutput(logits=logits, hidden=hidden, layers=layers)
+
+    @torch.no_grad()
+    def embed(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Mean-pooled final hidden states over the residues (PAD excluded): (B, L) -> (B, D).
+        The embedding the paper's k-means JSD clusters."""
+        _, h, _ = self.esmc_logits(tokens)
+        keep = (tokens != PAD).float()[..., None]  # (B, L, 1)
+        return (h.float() * keep).sum(1) / keep.sum(1).clamp_min(1)
+
+
+def masked_lm_loss(
+    model: ESMCBackbone, x0: torch.Tensor, generator: torch.Generator | None = None, mask_ratio: float | None = None
+) -> tuple[torch.Tensor, int]:
+    """The MDM objective on proteins: per sequence t ~ U(0, 1) (or a fixed mask_ratio), each
+    residue masked with probability t, cross-entropy over the 20 amino acids on the masked
+    residues. x0 (B, L) residue tokens, PAD at the end of short rows. Returns (mean CE over
+    masked residues, number of masked residues). Generation starts all-masked and ends nearly
+    clean, so every ratio matters: no 1/t weighting (it would put most weight on clean rows)."""
+    B, L = x0.shape
+    dev = x0.device
+    real = x0 != PAD  # (B, L)
+    t = (
+        torch.rand(B, 1, device=dev, generator=generator)
+        if mask_ratio is None
+        else torch.full((B, 1), float(mask_ratio), device=dev)
+    )
+    masked = (torch.rand(B, L, device=dev, generator=generator) < t) & real  # (B, L)
+    none = ~masked.any(1)
+    if none.any():  # at least one masked residue per row
+        first = torch.multinomial(real[none].float(), 1, generator=generator).squeeze(1)
+        masked[none.nonzero().squeeze(1), first] = True
+    xt = torch.where(masked, torch.full_like(x0, MASK), x0)
+    logits = model.forward_tokens(xt).logits.float()  # (B, L, 20)
+    target = (x0 - int(model.value_tokens[0])).clamp(0, logits.shape[-1] - 1)  # (B, L) class 0..19
+    ce = F.cross_entropy(logits[masked], target[masked], reduction="sum")
+    n = int(masked.sum())
+    return ce / max(n, 1), n
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+
+def save_protein_mdm(path, model: ESMCBackbone, step: int = 0, metrics: dict | None = None, extra: dict | None = None):
+    return save_module(path, model, PROTEIN_MDM_KIND, step, metrics, extra)
+
+
+def load_protein_mdm(path, device: str = "cpu") -> tuple[ESMCBackbone, dict]:
+    """Our small backbone from its checkpoint, loaded strictly (optimizer state 'opt.' ignored)."""
+    return load_module(path, PROTEIN_MDM_KIND, ProteinMDMConfig, ESMCBackbone, device, ignore_prefix="opt.")
+
+
+ESMC_300M_CONFIG = ProteinMDMConfig(d_model=960, n_heads=15, n_layers=30, name=ESMC_300M)
+
+
+def esmc_300m_weights(allow_download: bool = False) -> Path:
+    """The released weights file in the local Hugging Face cache (offline), or, with
+    allow_download, after fetching the snapshot. BackboneUnavailable when absent."""
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    try:
+        root = snapshot_download(ESMC_300M_REPO, local_files_only=not allow_download, allow_patterns=[ESMC_300M_FILE])
+    except LocalEntryNotFoundError:
+        raise BackboneUnavailable(GET_ESMC_300M) from None
+    p = Path(root) / ESMC_300M_FILE
+    if not p.exists():
+        raise BackboneUnavailable(GET_ESMC_300M)
+    return p
+
+
+def load_esmc_300m(
+    weights: str | os.PathLike | None = None, device: str = "cpu", allow_download: bool = False
+) -> ESMCBackbone:
+    """ESM-C 300M behind the protocol, from `weights` (the released .pth file) or the local
+    Hugging Face cache. The file is read with torch.load(weights_only=True): tensors only,
+    no code is ever unpickled. Loaded strictly: missing / unexpected keys are named."""
+    path = Path(weights) if weights is not None else esmc_300m_weights(allow_download)
+    if not path.exists():
+        raise BackboneUnavailable(f"no ESM-C 300M weights at {path}. " + GET_ESMC_300M)
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # a truncated / foreign file: say which
+        raise CheckpointError(f"{path} is not a readable ESM-C weights file ({type(e).__name__}: {e})") from None
+    if not isinstance(state, dict):
+        raise CheckpointError(f"{path} does not hold a state dict")
+    model = ESMCBackbone(ESMC_300M_CONFIG)
+    load_state_strict(model.esmc, state, where=f"ESM-C 300M weights {path}")
+    return model.to(device).eval()
+
+
+def load_backbone(spec: str | os.PathLike, device: str = "cpu", allow_download: bool = False) -> ESMCBackbone:
+    """A backbone by name or path: 'esmc_300m' (local cache), a .pth file (ESM-C 300M
+    weights), or one of our checkpoints (NAME, NAME.json or NAME.safetensors)."""
+    s = str(spec)
+    if s == ESMC_300M:
+        return load_esmc_300m(device=device, allow_download=allow_download)
+    if s.endswith(".pth"):
+        return load_esmc_300m(s, device=device)
+    return load_protein_mdm(s, device=device)[0]

@@ -1,0 +1,3 @@
+"""Protein command-line verbs (filled in by the protein issues)."""
+
+COMMANDS: tuple[str, ...] = ()
