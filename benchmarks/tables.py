@@ -170,14 +170,16 @@ def latency_table() -> str:
     rows = [
         ("one MDM forward pass (1 board)", f"{lat['forward_ms']:.2f} ms", ""),
         (
-            f"MI head on that pass ({lat['gt_mid_decode_masked_median']:.0f} masked cells), given the sampler's marginals",
+            f"MI head on that pass ({lat['gt_mid_decode_masked_median']:.0f} masked cells), "
+            "given the sampler's marginals",
             f"{lat['head_ms']:.2f} ms ({100 * lat['head_over_forward']:.1f} % of the pass; eager: "
             f"{100 * lat['head_over_forward_eager']:.1f} %)",
             "<= 10 %",
         ),
         (
             f"the same at the decoding batch of {lat['batch']} states",
-            f"{lat['head_ms_batch']:.1f} ms / {lat['forward_ms_batch']:.1f} ms ({100 * lat['head_over_forward_batch']:.1f} %)",
+            f"{lat['head_ms_batch']:.1f} ms / {lat['forward_ms_batch']:.1f} ms "
+            f"({100 * lat['head_over_forward_batch']:.1f} %)",
             "<= 10 %",
         ),
         ("one decode step with estimated MI (pass + head + selection)", f"{lat['decode_step_mi_ms']:.1f} ms", ""),

@@ -4,6 +4,7 @@
     sweep      a grid of samplers and parameters; summary CSV + plots
     mi-report  estimated vs ground-truth MI on held-out states
     figure     the paper's Figure 1 picture (Sudoku)
+    fetch-esmc download ESM-C 300M's weights into the Hugging Face cache (the only download mi-viz makes)
 
 Each domain (mi_viz/domains/NAME/cli.py) adds its own input arguments and runs the verb;
 the sampler arguments are shared. Contract (stable): the last line printed to stdout is a
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import sys
 
 import torch
@@ -100,7 +102,22 @@ def build_parser() -> argparse.ArgumentParser:
                 p.add_argument("--eps", type=float, default=1e-3)
                 p.add_argument("--out", required=True, help="PNG path")
             mod.add_arguments(cmd, p)
+    sub.add_parser("fetch-esmc", help="download ESM-C 300M's weights (about 1.2 GB) into the Hugging Face cache")
     return ap
+
+
+def fetch_esmc() -> int:
+    """The one explicit download: ESM-C 300M's weights file, from Hugging Face, into its cache."""
+    from .domains.protein.backbone import ESMC_300M_REPO, esmc_300m_weights
+
+    print(f"downloading {ESMC_300M_REPO} (weights only) into the Hugging Face cache ...", file=sys.stderr)
+    try:
+        path = esmc_300m_weights(allow_download=True)
+    except Exception as e:  # no network, no access: say so in one line
+        print(f"error: could not download ESM-C 300M ({type(e).__name__}: {e})", file=sys.stderr)
+        return 2
+    print(json.dumps({"weights": str(path)}))
+    return 0
 
 
 def _sampler_or_grid(a, mod):
@@ -121,6 +138,8 @@ def main(argv=None):
     from .core.checkpoints import CheckpointError
 
     a = build_parser().parse_args(argv)
+    if a.cmd == "fetch-esmc":
+        return fetch_esmc()
     if getattr(a, "threads", None):
         torch.set_num_threads(a.threads)
     mod = _domain_cli(a.domain)

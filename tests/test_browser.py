@@ -20,10 +20,13 @@ from conftest import ROOT
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ART = ROOT / "test-artifacts"
-pytestmark = pytest.mark.skipif(
-    not os.path.exists(CHROMIUM) and not os.environ.get("CI"),
-    reason="system Chromium not installed (make test installs it)",
-)
+pytestmark = [
+    pytest.mark.browser,  # a real Chromium: make test-fast leaves this file out
+    pytest.mark.skipif(
+        not os.path.exists(CHROMIUM) and not os.environ.get("CI"),
+        reason="system Chromium not installed (make test installs it)",
+    ),
+]
 
 
 def _free_port():

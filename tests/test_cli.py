@@ -12,6 +12,8 @@ from conftest import ROOT
 
 from mi_viz.core.samplers import SAMPLERS
 
+pytestmark = pytest.mark.slow  # subprocesses: make test-fast leaves this file out
+
 GOOD = "..8...5......3.....1.....96...49..21.7...8.....41..8.5.....73...9......83...869.."
 
 

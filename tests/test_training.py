@@ -13,6 +13,8 @@ from conftest import ROOT
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.mdm import load_mdm
 
+pytestmark = pytest.mark.slow  # subprocesses: make test-fast leaves this file out
+
 TRAIN = [sys.executable, str(ROOT / "training" / "train_mdm.py")]
 
 

@@ -7,21 +7,23 @@
 2. Remove exact duplicates (first record of each sequence kept).
 3. Cluster with MMseqs2 (`easy-cluster`, 50 % identity, 80 % coverage of the member:
    --cov-mode 1, as UniRef50, so fragments join the cluster of the protein they come from).
-4. Deal whole clusters into train / validation / test, seeded, so near-identical
-   sequences never straddle splits: 60 / 15 / 25 % of the clusters that hold a sequence of
-   length 50-100 (the references' length; about 1 cluster in 12), 90 / 5 / 5 % of the rest.
-   Then every validation / test sequence is searched against the training split (mmseqs
-   easy-search) and each held-out cluster with a hit (>= 50 % identity over >= 80 % of the
-   held-out sequence) moves to train: clusters are stars, not connected components.
+4. Link clusters: every cluster with a member of length 50-100 (the references' length)
+   gets one candidate (a random such member), searched against all sequences (mmseqs
+   easy-search); a hit at >= 50 % identity over >= 80 % of the candidate joins the two
+   clusters into one component (clusters are stars, not connected components). Components,
+   never sequences, are dealt into train / validation / test (seeded): components with a
+   candidate until the held-out splits hold enough candidates for their references, the
+   others 90 / 5 / 5 %.
 5. Write the full splits under runs/protein_data/ (not committed: the training data) and
    the small committed files under data/protein/:
-   - reference_test.fasta: 500 natural sequences of length 50-100 from the test clusters,
-     one per cluster (the paper's reference: UniRef50 50-100),
+   - reference_test.fasta: 500 natural sequences of length 50-100 from the test split, one
+     candidate per cluster (the paper's reference: UniRef50 50-100),
    - natural_test_b.fasta: 500 more from other test clusters (the natural-vs-natural floor),
    - reference_val.fasta: 500 from the validation clusters (for choosing defaults),
-   - heldout_test.fasta: 500 test-cluster sequences of any length, one per cluster (the
-     backbone's held-out loss and pseudo-perplexity),
-   - splits.tsv.gz: every unique record id, its cluster representative and its split,
+   - heldout_test.fasta: 500 test sequences of any length, one per cluster, without a
+     covering hit in train (the backbone's held-out loss and pseudo-perplexity),
+   - splits.tsv.gz: every held-out record id, its cluster representative and its split
+     (every other unique record is train),
    - stats.json: counts, thresholds, and the leakage check (test references against the
      training split with mmseqs easy-search).
 """
@@ -31,6 +33,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+import random
 import shutil
 import subprocess
 import tempfile
@@ -38,17 +41,17 @@ import time
 from pathlib import Path
 
 from mi_viz.domains.protein.fasta import read_fasta, write_fasta
-from mi_viz.domains.protein.splits import cluster_mmseqs, dedupe, pick_one_per_cluster, split_clusters
+from mi_viz.domains.protein.splits import cluster_mmseqs, dedupe, merge_linked, pick_one_per_cluster
 
 ROOT = Path(__file__).resolve().parents[1]
-SHORT_FRACTIONS = (0.60, 0.15, 0.25)  # train / val / test of the clusters with a 50-100 residue member
-OTHER_FRACTIONS = (0.90, 0.05, 0.05)
+SHORT_HELD = {"test": 2.2, "val": 1.2}  # candidate clusters dealt to the held-out splits, per reference sequence
+OTHER_FRACTIONS = (0.90, 0.05, 0.05)  # train / val / test of the components without a candidate
 
 
-def hits(queries, targets, identity: float, threads: int, coverage: float) -> tuple[dict, dict]:
+def hits(queries, targets, identity: float, threads: int, coverage: float) -> tuple[dict, dict, dict]:
     """mmseqs easy-search of queries against targets at >= identity (default sensitivity):
     ({query: best identity over hits covering >= coverage of it}, {query: best identity of any
-    local hit})."""
+    local hit}, {query: the targets of its covering hits})."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         write_fasta(tmp / "q.fasta", queries)
@@ -73,19 +76,22 @@ def hits(queries, targets, identity: float, threads: int, coverage: float) -> tu
         qlen = {rid: len(seq) for rid, seq in queries}
         local: dict[str, float] = {}
         covered: dict[str, float] = {}
+        links: dict[str, set[str]] = {}
         for line in (tmp / "hits.m8").read_text().splitlines():
             f = line.split("\t")  # query target identity length mismatch gaps qstart qend tstart tend evalue bits
             q, ident = f[0], float(f[2])
             local[q] = max(local.get(q, 0.0), ident)
             if (int(f[7]) - int(f[6]) + 1) >= coverage * qlen[q]:
                 covered[q] = max(covered.get(q, 0.0), ident)
-    return covered, local
+                if f[1] != q:
+                    links.setdefault(q, set()).add(f[1])
+    return covered, local, links
 
 
 def leakage(queries, targets, identity: float, threads: int, coverage: float) -> dict:
     """How many queries hit a target at >= identity over >= coverage of the query (what the
     split excludes), and over any local stretch (a shared domain, which it does not)."""
-    covered, local = hits(queries, targets, identity, threads, coverage)
+    covered, local, _ = hits(queries, targets, identity, threads, coverage)
     return {
         "queries": len(queries),
         "identity": identity,
@@ -117,38 +123,93 @@ def main(argv=None):
         records = records[: a.limit]
     unique, n_dup = dedupe(records)
     print(f"{len(records)} records, {n_dup} exact duplicates removed, {len(unique)} unique", flush=True)
-    rep_of = cluster_mmseqs(unique, a.identity, a.coverage, a.cov_mode, a.threads)
-    # Clusters holding a sequence of the reference's length (50-100) are rare (about 1 in 12) and
-    # the held-out references need 1,500 of them, one per cluster: that stratum is dealt
-    # 60 / 15 / 25 % into train / val / test, every other cluster 90 / 5 / 5 %.
-    short = {rep_of[rid] for rid, seq in unique if 50 <= len(seq) <= 100}
-    fractions = {"short": SHORT_FRACTIONS, "": OTHER_FRACTIONS}
-    split_of = split_clusters(rep_of, seed=a.seed, strata={r: "short" for r in short}, strata_fractions=fractions)
-    print(f"{len(set(rep_of.values()))} clusters ({time.time() - t0:.0f} s)", flush=True)
     out, data = Path(a.out), Path(a.data_dir)
     out.mkdir(parents=True, exist_ok=True)
     data.mkdir(parents=True, exist_ok=True)
-    # Clusters are stars around a representative, not connected components: a held-out sequence
-    # can still be similar to a training member of another cluster. So search every held-out
-    # sequence against the training split and move each cluster with a hit (>= identity over
-    # >= coverage of the held-out sequence) into train: held-out is then dissimilar to train.
-    held = [r for r in unique if split_of[r[0]] != "train"]
-    train = [r for r in unique if split_of[r[0]] == "train"]
-    covered, _ = hits(held, train, a.identity, a.threads, a.coverage)
-    moved = {rep_of[q] for q in covered}
-    moved_by_split = {s: len({c for c in moved if split_of[c] == s}) for s in ("val", "test")}
-    split_of = {rid: "train" if rep_of[rid] in moved else s for rid, s in split_of.items()}
-    print(f"{len(moved)} held-out clusters with a training hit moved to train ({time.time() - t0:.0f} s)", flush=True)
+    key = {
+        "fasta": str(a.fasta),
+        "limit": a.limit,
+        "identity": a.identity,
+        "coverage": a.coverage,
+        "cov_mode": a.cov_mode,
+        "seed": a.seed,
+    }
+    cache = out / "clusters.json"  # the slow steps, reused by a re-run with the same settings
+    cached = json.loads(cache.read_text()) if cache.exists() else {}
+    if cached.get("key") == key:
+        rep_of = cached["rep_of"]
+    else:
+        rep_of = cluster_mmseqs(unique, a.identity, a.coverage, a.cov_mode, a.threads)
+        cached = {"key": key, "rep_of": rep_of}
+        cache.write_text(json.dumps(cached))
+    n_clusters = len(set(rep_of.values()))
+    print(f"{n_clusters} clusters ({time.time() - t0:.0f} s)", flush=True)
+    # The references are drawn one per cluster among clusters with a member of length 50-100
+    # (about 1 in 12). Each such cluster gets one candidate (a random member of that length),
+    # searched against every other sequence; a covering hit (>= identity over >= coverage of
+    # the candidate) links the two clusters, and linked clusters are dealt as one component.
+    # So no candidate, and no reference drawn from the candidates, is similar to a sequence
+    # on the other side of the split.
+    g = random.Random(a.seed)
+    members: dict[str, list[tuple[str, str]]] = {}
+    for rid, seq in unique:
+        if 50 <= len(seq) <= 100:
+            members.setdefault(rep_of[rid], []).append((rid, seq))
+    candidates = [g.choice(members[c]) for c in sorted(members)]
+    if "links" in cached:
+        links = {q: set(t) for q, t in cached["links"].items()}
+    else:
+        _, _, links = hits(candidates, unique, a.identity, a.threads, a.coverage)
+        cache.write_text(json.dumps({**cached, "links": {q: sorted(t) for q, t in links.items()}}))
+    comp_of = merge_linked(rep_of, links)
+    short_comp = {comp_of[rid] for rid, _ in candidates}
+    print(
+        f"{len(candidates)} candidate clusters, {len(short_comp)} components with one ({time.time() - t0:.0f} s)",
+        flush=True,
+    )
+    # Components with a candidate: enough to the held-out splits for the references (SHORT_HELD
+    # clusters' worth each, by a seeded shuffle), the rest to train; every other component
+    # 90 / 5 / 5 %. A component holding over 1 % of all sequences goes to train (a hub family).
+    size: dict[str, int] = {}
+    for rid in rep_of:
+        size[comp_of[rid]] = size.get(comp_of[rid], 0) + 1
+    cand_per_comp: dict[str, int] = {}
+    for rid, _ in candidates:
+        cand_per_comp[comp_of[rid]] = cand_per_comp.get(comp_of[rid], 0) + 1
+    comps = sorted(set(comp_of.values()))
+    random.Random(a.seed + 1).shuffle(comps)
+    split_of_comp: dict[str, str] = {}
+    need = {"test": SHORT_HELD["test"] * a.n_ref, "val": SHORT_HELD["val"] * a.n_ref}
+    other = [c for c in comps if c not in short_comp]
+    for c in comps:
+        if c not in short_comp or size[c] > 0.01 * len(unique):
+            continue
+        s = next((k for k in ("test", "val") if need[k] > 0), "train")
+        split_of_comp[c] = s
+        if s != "train":
+            need[s] -= cand_per_comp[c]
+    n_val, n_test = round(OTHER_FRACTIONS[1] * len(other)), round(OTHER_FRACTIONS[2] * len(other))
+    split_of_comp.update({c: "val" for c in other[:n_val]})
+    split_of_comp.update({c: "test" for c in other[n_val : n_val + n_test]})
+    split_of = {rid: split_of_comp.get(comp_of[rid], "train") for rid in rep_of}
     by_split = {s: [r for r in unique if split_of[r[0]] == s] for s in ("train", "val", "test")}
     for s, recs in by_split.items():
         write_fasta(out / f"{s}.fasta", recs)
     n = a.n_ref
-    ref = pick_one_per_cluster(by_split["test"], rep_of, n, seed=a.seed)
+    cand_in = {k: [c for c in candidates if split_of[c[0]] == k] for k in ("val", "test")}
+    ref = pick_one_per_cluster(cand_in["test"], rep_of, n, seed=a.seed)
     ref_b = pick_one_per_cluster(
-        by_split["test"], rep_of, n, seed=a.seed + 1, exclude_clusters={rep_of[r] for r, _ in ref}
+        cand_in["test"], rep_of, n, seed=a.seed + 1, exclude_clusters={rep_of[r] for r, _ in ref}
     )
-    ref_val = pick_one_per_cluster(by_split["val"], rep_of, n, seed=a.seed)
-    heldout = pick_one_per_cluster(by_split["test"], rep_of, n, lengths=(1, 10**6), seed=a.seed + 2)
+    ref_val = pick_one_per_cluster(cand_in["val"], rep_of, n, seed=a.seed)
+    # held-out sequences of any length for the backbone's loss: one per test cluster, those
+    # with a covering hit in the training split left out
+    n_test_clusters = len({rep_of[r] for r, _ in by_split["test"]})
+    pool = pick_one_per_cluster(
+        by_split["test"], rep_of, min(3 * n, n_test_clusters), lengths=(1, 10**6), seed=a.seed + 2
+    )
+    dirty, _, _ = hits(pool, by_split["train"], a.identity, a.threads, a.coverage)
+    heldout = [r for r in pool if r[0] not in dirty][:n]
     files = {
         "reference_test.fasta": ref,
         "natural_test_b.fasta": ref_b,
@@ -159,8 +220,9 @@ def main(argv=None):
         write_fasta(data / name, recs)
     with gzip.open(data / "splits.tsv.gz", "wt") as f:
         f.write("id\tcluster\tsplit\n")
-        for rid, _ in unique:
-            f.write(f"{rid}\t{rep_of[rid]}\t{split_of[rid]}\n")
+        for rid, _ in unique:  # held-out records only (train: every other id of the source)
+            if split_of[rid] != "train":
+                f.write(f"{rid}\t{rep_of[rid]}\t{split_of[rid]}\n")
     stats = {
         "source": Path(a.fasta).name,
         "records": len(records),
@@ -169,13 +231,18 @@ def main(argv=None):
         "clusters": len(set(rep_of.values())),
         "mmseqs": {"command": "easy-cluster", "min_seq_id": a.identity, "coverage": a.coverage, "cov_mode": a.cov_mode},
         "seed": a.seed,
-        "split_fractions": {"clusters_with_a_50_100_member": SHORT_FRACTIONS, "other_clusters": OTHER_FRACTIONS},
-        "held_out_clusters_moved_to_train": moved_by_split,
+        "split": {"candidate_clusters_per_reference": SHORT_HELD, "other_fractions": OTHER_FRACTIONS},
+        "candidate_clusters_50_100": len(candidates),
+        "components_with_a_candidate": len(short_comp),
+        "held_out_candidates": {k: len(v) for k, v in cand_in.items()},
+        "heldout_pool": len(pool),
+        "heldout_pool_with_a_train_hit": len(dirty),
         "split_sequences": {s: len(r) for s, r in by_split.items()},
         "split_clusters": {s: len({rep_of[r] for r, _ in recs}) for s, recs in by_split.items()},
         "split_residues": {s: sum(len(q) for _, q in r) for s, r in by_split.items()},
         "committed": {k: len(v) for k, v in files.items()},
         "leakage_reference_test_vs_train": leakage(ref, by_split["train"], a.identity, a.threads, a.coverage),
+        "leakage_reference_val_vs_train": leakage(ref_val, by_split["train"], a.identity, a.threads, a.coverage),
         "seconds": round(time.time() - t0, 1),
     }
     (data / "stats.json").write_text(json.dumps(stats, indent=1))

@@ -57,15 +57,27 @@ def run_bench(
     start: torch.Tensor | None = None,
 ) -> BenchResult:
     """Decode every item (start: its (B, L) tokens when the caller encoded them) and score it:
-    a row per item (the domain's columns, then passes) and a summary."""
+    a row per item (the domain's columns, then passes) and a summary.
+
+    A domain whose items differ in length (proteins) says which items share a length
+    (Domain.groups); each group is decoded as its own batch, so nothing is ever padded."""
     t0 = time.perf_counter()
-    x = (domain.encode(items) if start is None else start).to(device)
-    res = decode(model, x, cfg, head=head, batch_size=batch_size, progress=progress)
-    rows = domain.score(items, res.tokens)
-    for r, n, o, sizes in zip(rows, res.passes.tolist(), res.oracle_passes.tolist(), res.batch_sizes):
-        r.update(
-            {"passes": n, "oracle_passes": o if cfg.needs == "mi-gt" else "", "max_batch": max(sizes) if sizes else 0}
-        )
+    groups = domain.groups(items) if start is None and hasattr(domain, "groups") else [list(range(len(items)))]
+    rows: list[dict | None] = [None] * len(items)
+    for g in groups:
+        sub = [items[i] for i in g]
+        x = (domain.encode(sub) if start is None else start).to(device)
+        res = decode(model, x, cfg, head=head, batch_size=batch_size, progress=progress)
+        scored = domain.score(sub, res.tokens)
+        for i, r, n, o, sizes in zip(g, scored, res.passes.tolist(), res.oracle_passes.tolist(), res.batch_sizes):
+            r.update(
+                {
+                    "passes": n,
+                    "oracle_passes": o if cfg.needs == "mi-gt" else "",
+                    "max_batch": max(sizes) if sizes else 0,
+                }
+            )
+            rows[i] = r
     n = len(rows)
     summary = {
         "sampler": cfg.name,

@@ -71,12 +71,14 @@ def run_sweep(
     title: str = "",
     plot: dict | None = None,
     mdm_path=None,
+    extra=None,
 ) -> list[dict]:
     """Decode items under every setting and write OUT/sweep.csv (+ sweep.png / sweep.html).
 
     inputs: what identifies the items in a row ({"puzzles": "test_hard.txt"} for Sudoku);
     mdm_path: the backbone's checkpoint file for its fingerprint (default: checkpoint, else
-    the domain's default). Prints each row as a JSON line; returns the rows in grid order."""
+    the domain's default); extra(BenchResult) -> dict adds set-level metrics to a fresh row
+    (proteins: the JSD to the reference). Prints each row as a JSON line; returns the rows in grid order."""
     t0 = time.perf_counter()
     need_head = any(c.needs == "mi" for c in cfgs)
     if need_head and jobs > 1:  # a bad head fails here, not in a worker after other settings ran
@@ -125,7 +127,12 @@ def run_sweep(
         i = todo[j]
         if save_rows:
             write_rows(r.rows, out / "rows" / (cfgs[i].label().replace(" ", "_") + ".csv"))
-        summaries[i] = {**r.summary, **{k: idents[i][k] for k in (*inputs, *FINGERPRINTS)}, "jobs": jobs}
+        summaries[i] = {
+            **r.summary,
+            **(extra(r) if extra else {}),
+            **{k: idents[i][k] for k in (*inputs, *FINGERPRINTS)},
+            "jobs": jobs,
+        }
         print(json.dumps(summaries[i]), flush=True)
         write_csv()
     write_csv()

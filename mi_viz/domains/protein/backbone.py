@@ -23,7 +23,7 @@ import torch.nn.functional as F
 
 from ...core.checkpoints import CheckpointError, load_module, load_state_strict, save_module
 from ...core.protocol import ModelOutput
-from .alphabet import BOS, EOS, MASK, PAD, VALUE_TOKENS
+from .alphabet import BOS, EOS, FIRST_AA, MASK, PAD, VALUE_TOKENS
 
 PROTEIN_MDM_KIND = "protein-mdm"
 ESMC_300M = "esmc_300m"
@@ -108,6 +108,10 @@ class ESMCBackbone(nn.Module):
         layers = {i: out.hidden_states[i][:, 1:-1] for i in hidden_layers}
         return logits, out.embeddings[:, 1:-1], layers
 
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """(B, L) residues -> 20-way logits (B, L, 20): what training (and DDP) calls."""
+        return self.esmc_logits(tokens)[0]
+
     def forward_tokens(self, tokens: torch.Tensor, hidden_layers: tuple[int, ...] = ()) -> ModelOutput:
         for i in hidden_layers:
             if not 0 <= i < self.config.n_layers:
@@ -148,8 +152,8 @@ def masked_lm_loss(
         first = torch.multinomial(real[none].float(), 1, generator=generator).squeeze(1)
         masked[none.nonzero().squeeze(1), first] = True
     xt = torch.where(masked, torch.full_like(x0, MASK), x0)
-    logits = model.forward_tokens(xt).logits.float()  # (B, L, 20)
-    target = (x0 - int(model.value_tokens[0])).clamp(0, logits.shape[-1] - 1)  # (B, L) class 0..19
+    logits = model(xt).float()  # (B, L, 20); model may be DDP-wrapped
+    target = (x0 - FIRST_AA).clamp(0, logits.shape[-1] - 1)  # (B, L) class 0..19
     ce = F.cross_entropy(logits[masked], target[masked], reduction="sum")
     n = int(masked.sum())
     return ce / max(n, 1), n
@@ -177,7 +181,12 @@ def esmc_300m_weights(allow_download: bool = False) -> Path:
     from huggingface_hub.errors import LocalEntryNotFoundError
 
     try:
-        root = snapshot_download(ESMC_300M_REPO, local_files_only=not allow_download, allow_patterns=[ESMC_300M_FILE])
+        root = snapshot_download(
+            ESMC_300M_REPO,
+            local_files_only=not allow_download,
+            allow_patterns=[ESMC_300M_FILE],
+            cache_dir=os.environ.get("HF_HUB_CACHE"),
+        )  # the env as it is now, not at import
     except LocalEntryNotFoundError:
         raise BackboneUnavailable(GET_ESMC_300M) from None
     p = Path(root) / ESMC_300M_FILE

@@ -21,6 +21,8 @@ def parse_fasta(text: str) -> list[tuple[str, str]]:
     Raises SequenceError when the text holds no record (for instance, no '>' header)."""
     from Bio import SeqIO
 
+    if not text.lstrip().startswith(">"):
+        raise SequenceError("no FASTA record found (a record starts with a '>' header line)")
     try:
         records = [(r.id, clean(str(r.seq))) for r in SeqIO.parse(io.StringIO(text), "fasta")]
     except (ValueError, UnicodeDecodeError) as e:

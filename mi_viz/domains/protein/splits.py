@@ -108,6 +108,28 @@ def split_clusters(
     return {rid: split_of_rep.get(rep, "train") for rid, rep in rep_of.items()}
 
 
+def merge_linked(rep_of: dict[str, str], links: dict[str, set[str]]) -> dict[str, str]:
+    """Clusters joined into connected components through links ({record: records it is similar
+    to}), by union-find: {record id: the component's name (its smallest cluster representative)}.
+    Why: MMseqs2 clusters are stars around a representative, so a sequence can be similar to a
+    member of another cluster; dealing components, not clusters, keeps such pairs on one side."""
+    parent: dict[str, str] = {}
+
+    def find(x):
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for q, targets in links.items():
+        for t in targets:
+            a, b = find(rep_of[q]), find(rep_of[t])
+            if a != b:
+                parent[max(a, b)] = min(a, b)
+    return {rid: find(rep) for rid, rep in rep_of.items()}
+
+
 def pick_one_per_cluster(
     records, rep_of: dict[str, str], n: int, lengths=(50, 100), seed: int = 0, exclude_clusters: set[str] = frozenset()
 ) -> list[tuple[str, str]]:

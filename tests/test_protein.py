@@ -1,0 +1,325 @@
+"""The protein domain: alphabet, FASTA, ESM-C backbones (tiny, and the 300M loading path),
+generation through the core, the metrics, and the committed splits."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+from conftest import ROOT
+
+from mi_viz.core.bench import run_bench
+from mi_viz.core.checkpoints import CheckpointError
+from mi_viz.core.samplers import SAMPLERS, SamplerConfig
+from mi_viz.domains import get_domain
+from mi_viz.domains.protein import alphabet as A
+from mi_viz.domains.protein import metrics as M
+from mi_viz.domains.protein.backbone import (
+    ESMC_300M_FILE,
+    BackboneUnavailable,
+    ESMCBackbone,
+    ProteinMDMConfig,
+    load_protein_mdm,
+    masked_lm_loss,
+    save_protein_mdm,
+)
+from mi_viz.domains.protein.fasta import parse_fasta, read_fasta, write_fasta
+
+PROTEIN = get_domain("protein")
+TINY = ProteinMDMConfig(d_model=32, n_heads=2, n_layers=2, name="tiny")
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    torch.manual_seed(0)
+    return ESMCBackbone(TINY).eval()
+
+
+def test_esm_imports_and_builds_a_tiny_esmc():
+    """The default install carries esm's runtime dependencies (esm itself is installed --no-deps)."""
+    from esm.models.esmc import ESMC
+    from esm.tokenization import get_esmc_model_tokenizers
+
+    tok = get_esmc_model_tokenizers()
+    m = ESMC(d_model=32, n_heads=2, n_layers=1, tokenizer=tok, use_flash_attn=False)
+    out = m(sequence_tokens=torch.tensor([[0, 5, 6, 7, 2]]))
+    assert out.sequence_logits.shape == (1, 5, 64)
+    # the alphabet is ESM-C's own: ids 4..23 are AMINO_ACIDS in order, and the specials
+    assert [tok.convert_tokens_to_ids(a) for a in A.AMINO_ACIDS] == list(range(4, 24))
+    assert (tok.cls_token_id, tok.pad_token_id, tok.eos_token_id, tok.mask_token_id) == (A.BOS, A.PAD, A.EOS, A.MASK)
+
+
+def test_alphabet_round_trip_and_errors():
+    x = A.encode("mkv LL\nA")
+    assert A.decode(x) == "MKVLLA"
+    assert A.decode(A.encode("MK__V", allow_mask=True)) == "MK__V"
+    with pytest.raises(A.SequenceError, match=r"'B' at position 3.*'X' at positions 5, 6"):
+        A.encode("MKBAXX")
+    with pytest.raises(A.SequenceError, match="'_' at position 2"):
+        A.encode("M_K")  # a mask is not a residue of a sequence
+    with pytest.raises(A.SequenceError, match="empty"):
+        A.encode("  ")
+    with pytest.raises(A.SequenceError, match="limit is 512"):
+        A.encode("A" * 513)
+    with pytest.raises(A.SequenceError, match="length must be"):
+        A.masked_of_length(0)
+
+
+def test_fasta_io_and_errors(tmp_path):
+    write_fasta(tmp_path / "a.fasta", [("p1", "MKV" * 40), ("p2", "LLA")])
+    assert read_fasta(tmp_path / "a.fasta") == [("p1", "MKV" * 40), ("p2", "LLA")]
+    (tmp_path / "bad.fasta").write_text(">ok\nMKV\n>typo\nMKJV\n")
+    with pytest.raises(A.SequenceError, match="record typo: .*'J' at position 3"):
+        read_fasta(tmp_path / "bad.fasta")
+    with pytest.raises(A.SequenceError, match="no FASTA record"):
+        parse_fasta("MKVLL")
+    (tmp_path / "bin.fasta.gz").write_bytes(b"\x00\x01 not gzip")
+    with pytest.raises(A.SequenceError, match="not a readable FASTA"):
+        read_fasta(tmp_path / "bin.fasta.gz")
+    with pytest.raises(A.SequenceError, match="not found"):
+        read_fasta(tmp_path / "missing.fasta")
+
+
+def test_backbone_speaks_the_protocol(tiny):
+    x = PROTEIN.encode(["MKV_L__A", "________"])  # (2, 8)
+    out = tiny.forward_tokens(x, (1,))
+    assert out.logits.shape == (2, 8, 20) and out.hidden.shape == (2, 8, 32) and out.layers[1].shape == (2, 8, 32)
+    assert tiny.mask_id == A.MASK and torch.equal(tiny.value_tokens, A.VALUE_TOKENS)
+    # BOS / EOS are added by the backbone, around the residues only
+    assert tiny.with_specials(x)[0].tolist() == [A.BOS, *x[0].tolist(), A.EOS]
+    # a padded row gives its own logits (EOS moved before the padding)
+    short = PROTEIN.encode(["MKV_L"])
+    padded = torch.cat([short, torch.full((1, 3), A.PAD)], 1)
+    with torch.no_grad():
+        a, b = tiny.forward_tokens(short).logits, tiny.forward_tokens(padded).logits[:, :5]
+    assert torch.allclose(a, b, atol=1e-5)
+    with pytest.raises(ValueError, match="does not exist"):
+        tiny.forward_tokens(x, (5,))
+
+
+def test_protein_checkpoint_round_trip_and_strict_errors(tmp_path, tiny):
+    save_protein_mdm(tmp_path / "m", tiny, step=3)
+    back, meta = load_protein_mdm(tmp_path / "m")
+    assert meta["kind"] == "protein-mdm" and meta["config"]["d_model"] == 32
+    x = PROTEIN.encode(["MK__V"])
+    with torch.no_grad():
+        assert torch.equal(back.forward_tokens(x).logits, tiny.forward_tokens(x).logits)
+    from safetensors.torch import load_file, save_file
+
+    t = load_file(str(tmp_path / "m.safetensors"))
+    t.pop("esmc.embed.weight")
+    t["esmc.extra"] = torch.zeros(1)
+    save_file(t, str(tmp_path / "m.safetensors"))
+    with pytest.raises(
+        CheckpointError, match=r"missing keys \['esmc.embed.weight'\].*unexpected keys \['esmc.extra'\]"
+    ):
+        load_protein_mdm(tmp_path / "m")
+    from mi_viz.domains.sudoku.mdm import load_mdm
+
+    save_protein_mdm(tmp_path / "p", tiny)
+    with pytest.raises(CheckpointError, match="holds a 'protein-mdm' checkpoint, expected 'sudoku-mdm'"):
+        load_mdm(tmp_path / "p")
+
+
+@pytest.mark.slow
+def test_esmc_300m_loads_through_the_users_path(tmp_path, monkeypatch):
+    """A randomly initialised ESM-C-300M-shaped state dict, written where esm.pretrained reads it
+    (data/weights/esmc_300m_2024_12_v0.pth inside a Hugging Face snapshot of
+    EvolutionaryScale/esmc-300m-2024-12), loads offline by name; the same file by path; and with
+    no weights the error says how to get them."""
+    from esm.models.esmc import ESMC
+    from esm.tokenization import get_esmc_model_tokenizers
+
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(BackboneUnavailable, match="fetch-esmc"):
+        PROTEIN.load_model("esmc_300m")
+    with torch.device("meta"):
+        shapes = ESMC(960, 15, 30, get_esmc_model_tokenizers(), use_flash_attn=False).state_dict()
+    g = torch.Generator().manual_seed(0)
+    state = {k: (torch.randn(v.shape, generator=g) * 0.02).to(torch.bfloat16) for k, v in shapes.items()}
+    snap = tmp_path / "hub" / "models--EvolutionaryScale--esmc-300m-2024-12" / "snapshots" / ("0" * 40)
+    (snap / ESMC_300M_FILE).parent.mkdir(parents=True)
+    torch.save(state, snap / ESMC_300M_FILE)
+    refs = snap.parents[1] / "refs"
+    refs.mkdir()
+    (refs / "main").write_text("0" * 40)
+    model = PROTEIN.load_model("esmc_300m")
+    assert model.config.d_model == 960 and model.n_layers == 30 and 3.3e8 < model.n_params() < 3.4e8
+    w = state["transformer.blocks.0.attn.layernorm_qkv.1.weight"].float()
+    assert torch.equal(model.esmc.state_dict()["transformer.blocks.0.attn.layernorm_qkv.1.weight"], w)
+    with torch.no_grad():
+        assert model.forward_tokens(PROTEIN.encode(["MKV__L"])).logits.shape == (1, 6, 20)
+    del model
+    by_path = PROTEIN.load_model(str(snap / ESMC_300M_FILE))
+    assert by_path.n_layers == 30
+    del by_path
+    state.pop("sequence_head.0.weight")
+    torch.save(state, tmp_path / "broken.pth")
+    with pytest.raises(CheckpointError, match=r"missing keys \['sequence_head.0.weight'\]"):
+        PROTEIN.load_model(str(tmp_path / "broken.pth"))
+    (tmp_path / "junk.pth").write_bytes(b"not a torch file")
+    with pytest.raises(CheckpointError, match="not a readable ESM-C weights file"):
+        PROTEIN.load_model(str(tmp_path / "junk.pth"))
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLERS))
+def test_generation_keeps_the_prompt_and_only_writes_amino_acids(tiny, name):
+    from mi_viz.core.estimator import HeadConfig, MIHead
+
+    torch.manual_seed(0)
+    head = MIHead(HeadConfig(d_in=32, n_values=20, d_hidden=8, rank=4, d_pair=4)).eval()
+    prompts = ["MK____LV__", "__________", "AC___", "_____"]
+    cfg = SamplerConfig(name, temperature=1.0, seed=3, gamma=4.0 if SAMPLERS[name].defaults.get("gamma") else None)
+    res = run_bench(PROTEIN, tiny, prompts, cfg, head=head if cfg.needs == "mi" else None)
+    assert [r["length"] for r in res.rows] == [10, 10, 5, 5]  # rows in input order, groups decoded apart
+    assert all(r["keeps_prompt"] and r["standard_only"] for r in res.rows)
+    assert res.rows[0]["sequence"].startswith("MK") and res.rows[2]["sequence"].startswith("AC")
+    assert all(set(r["sequence"]) <= set(A.AMINO_ACIDS) for r in res.rows)
+    again = run_bench(PROTEIN, tiny, prompts, cfg, head=head if cfg.needs == "mi" else None)
+    assert [r["sequence"] for r in again.rows] == [r["sequence"] for r in res.rows]  # seeded
+
+
+def test_masked_lm_loss_only_counts_masked_residues(tiny):
+    x = PROTEIN.encode(["MKVLLAAC"] * 2)
+    x = torch.cat([x, torch.full((2, 2), A.PAD)], 1)  # padding is never masked
+    loss, n = masked_lm_loss(tiny, x, torch.Generator().manual_seed(0), mask_ratio=1.0)
+    assert n == 16 and math.isfinite(loss.item())
+    with torch.no_grad():
+        uniform = masked_lm_loss(tiny, x, torch.Generator().manual_seed(0), mask_ratio=0.5)[0]
+    assert 0 < uniform.item() < 10
+
+
+def test_metrics_on_hand_made_sets():
+    a = ["MKVLLA", "ACDEFG", "WWWWWW"]
+    assert M.jsd([1, 2, 3], [2, 4, 6]) == 0.0
+    assert abs(M.jsd([1, 0], [0, 1]) - 1.0) < 1e-12  # disjoint: 1 bit
+    # composition JSD against the written-out formula: p = all L, q = half L half A
+    p, q = np.eye(20)[0], (np.eye(20)[0] + np.eye(20)[1]) / 2
+    m = (p + q) / 2
+    want = 0.5 * sum(pi * math.log2(pi / mi) for pi, mi in zip(p, m) if pi) + 0.5 * sum(
+        qi * math.log2(qi / mi) for qi, mi in zip(q, m) if qi
+    )
+    assert abs(M.composition_jsd(["LLLL"], ["LLAA"]) - want) < 1e-12
+    assert M.composition_jsd(a, a) == 0.0
+    emb = np.random.default_rng(0).normal(size=(60, 4))
+    assert M.kmeans_jsd(emb, emb, k=5)["jsd"] == 0.0
+    assert abs(M.frechet(emb, emb)) < 1e-8 and M.frechet(emb + 1, emb) > 3.9
+    assert M.longest_run("MKKKVWWWWA") == 4 and M.longest_run("A") == 1
+    assert M.low_complexity_share("Q" * 30) == 1.0 and M.low_complexity_share("ACDEFGHIKLMNPQRSTVWY") == 0.0
+    assert M.distinct_3mers(["AAAA"]) == 0.5 and M.distinct_3mers(["ACDEF"]) == 1.0
+
+
+def test_committed_splits_are_disjoint():
+    """The committed references come from the right splits, from distinct clusters, and share none."""
+    d = ROOT / "data" / "protein"
+    with gzip.open(d / "splits.tsv.gz", "rt") as f:
+        rows = [line.rstrip("\n").split("\t") for line in f][1:]
+    split = {r[0]: r[2] for r in rows}
+    cluster = {r[0]: r[1] for r in rows}
+    sets = {
+        name: read_fasta(d / f"{name}.fasta")
+        for name in ("reference_test", "natural_test_b", "reference_val", "heldout_test")
+    }
+    for name, want in (
+        ("reference_test", "test"),
+        ("natural_test_b", "test"),
+        ("reference_val", "val"),
+        ("heldout_test", "test"),
+    ):
+        recs = sets[name]
+        assert len(recs) == 500 and all(split.get(rid) == want for rid, _ in recs), name
+        assert len({cluster[rid] for rid, _ in recs}) == 500, name  # one per cluster
+        if name != "heldout_test":
+            assert all(50 <= len(s) <= 100 for _, s in recs), name
+    c = {n: {cluster[rid] for rid, _ in r} for n, r in sets.items()}
+    assert not c["reference_test"] & c["natural_test_b"] and not c["reference_test"] & c["reference_val"]
+    seqs = {n: {s for _, s in r} for n, r in sets.items()}
+    assert not seqs["reference_test"] & seqs["natural_test_b"] and not seqs["reference_test"] & seqs["reference_val"]
+    stats = json.loads((d / "stats.json").read_text())
+    assert stats["leakage_reference_test_vs_train"]["with_a_covering_train_hit"] == 0
+
+
+@pytest.mark.slow
+def test_splits_keep_families_on_one_side(tmp_path):
+    """make_protein_data.py on a made-up corpus of families (a random root and mutated copies at
+    ~85 % identity, plus fragments): every family lands in one split, references are one per
+    cluster and never similar to a training sequence."""
+    g = np.random.default_rng(0)
+    recs = []
+    for fam in range(80):
+        root = "".join(g.choice(list(A.AMINO_ACIDS), size=int(g.integers(60, 95))))
+        for k in range(4):
+            s = "".join(ch if g.random() > 0.15 else g.choice(list(A.AMINO_ACIDS)) for ch in root)
+            recs.append((f"f{fam}_{k}", s))
+        recs.append((f"f{fam}_frag", root[5:-5] + "".join(g.choice(list(A.AMINO_ACIDS), size=150))))
+    write_fasta(tmp_path / "corpus.fasta", recs)
+    out, data = tmp_path / "runs", tmp_path / "data"
+    r = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "training" / "make_protein_data.py"),
+            "--fasta",
+            str(tmp_path / "corpus.fasta"),
+            "--n-ref",
+            "6",
+            "--threads",
+            "1",
+            "--out",
+            str(out),
+            "--data-dir",
+            str(data),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=ROOT,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    side = {}
+    for s in ("train", "val", "test"):
+        for rid, _ in read_fasta(out / f"{s}.fasta"):
+            side[rid] = s
+    assert len(side) == len(recs)  # every record in exactly one split
+    for fam in range(80):
+        assert len({side[f"f{fam}_{k}"] for k in range(4)}) == 1, fam  # a family never straddles splits
+    ref = read_fasta(data / "reference_test.fasta")
+    assert len(ref) == 6 and all(side[rid] == "test" for rid, _ in ref)
+    assert len({rid.split("_")[0] for rid, _ in ref}) == 6  # one per cluster (= family here)
+    stats = json.loads((data / "stats.json").read_text())
+    assert stats["leakage_reference_test_vs_train"]["with_a_covering_train_hit"] == 0
+
+
+@pytest.mark.slow
+def test_protein_training_resumes_exactly(tmp_path):
+    """train_protein_mdm.py stopped at step 6 and run again ends where an uninterrupted run does."""
+    from mi_viz.core.checkpoints import read_tensors
+
+    d = ROOT / "data" / "protein"
+    base = [
+        sys.executable,
+        str(ROOT / "training" / "train_protein_mdm.py"),
+        "--preset",
+        "tiny",
+        "--data",
+        str(d / "heldout_test.fasta"),
+        "--val",
+        str(d / "reference_val.fasta"),
+    ]
+    run = lambda *extra: subprocess.run(base + list(extra), capture_output=True, text=True, timeout=600, cwd=ROOT)  # noqa: E731
+    assert run("--run-dir", str(tmp_path / "whole")).returncode == 0
+    assert run("--run-dir", str(tmp_path / "split"), "--stop-at-step", "6").returncode == 0
+    r = run("--run-dir", str(tmp_path / "split"))
+    assert r.returncode == 0 and "resumed from" in r.stdout
+    a, b = read_tensors(tmp_path / "whole" / "last"), read_tensors(tmp_path / "split" / "last")
+    assert set(a) == set(b)
+    for k in a:
+        assert torch.allclose(a[k].float(), b[k].float(), atol=1e-6), k
+    model, meta = load_protein_mdm(tmp_path / "whole" / "best")
+    assert meta["kind"] == "protein-mdm" and "val_pseudo_ppl_15" in meta["metrics"]

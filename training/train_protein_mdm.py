@@ -1,0 +1,294 @@
+"""Train the small protein backbone: an ESM-C-architecture model (esm.models.esmc.ESMC) with
+the masked-diffusion objective on the Swiss-Prot training split.
+
+    python training/make_protein_data.py                                   # the splits, once
+    python training/train_protein_mdm.py --preset cpu --run-dir runs/protein_cpu     # hours; resumable
+    torchrun --nproc_per_node 2 training/train_protein_mdm.py --preset cpu --run-dir ...   # DDP
+    bash training/gpu_protein_run.sh                                       # the GPU config, 10 minutes
+
+Objective (mi_viz.domains.protein.backbone.masked_lm_loss): per sequence t ~ U(0, 1), each
+residue masked with probability t, cross-entropy over the 20 amino acids on the masked
+residues. Generation starts from an all-masked sequence of length 50-100 between BOS and EOS,
+so half of every batch is whole proteins of length <= CROP (their true termini next to BOS /
+EOS) and half random CROP-residue windows of any training protein.
+
+Every `eval_every` steps: the held-out MDM loss (t ~ U(0, 1), fixed masks) and the
+pseudo-perplexity at 15 % masking on the validation split; RUN/best.* keeps the lowest
+validation loss. Resumable: RUN/last.* holds model, AdamW state and the step; the data order
+is a pure function of (seed, step, rank), so a resumed run replays nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import math
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+import torch.distributed as dist
+
+from mi_viz.core.checkpoints import (
+    optimizer_from_tensors,
+    optimizer_to_tensors,
+    read_meta,
+    read_tensors,
+    save_checkpoint,
+)
+from mi_viz.domains.protein.alphabet import PAD, encode
+from mi_viz.domains.protein.backbone import (
+    PROTEIN_MDM_KIND,
+    ESMCBackbone,
+    ProteinMDMConfig,
+    masked_lm_loss,
+    save_protein_mdm,
+)
+from mi_viz.domains.protein.fasta import read_fasta
+
+PRESETS = {
+    # name: (model config, training config)
+    "tiny": (
+        dict(d_model=32, n_heads=2, n_layers=2),
+        dict(batch_size=8, crop=40, max_steps=12, eval_every=6, n_val=16, warmup=2),
+    ),
+    "cpu": (dict(d_model=256, n_heads=4, n_layers=4), dict(batch_size=32, crop=126, max_steps=20_000, eval_every=250)),
+    "gpu": (
+        dict(d_model=512, n_heads=8, n_layers=8),
+        dict(batch_size=256, crop=254, lr=1e-3, max_steps=100_000, eval_every=500, warmup=500),
+    ),
+}
+
+
+@dataclass
+class TrainConfig:
+    batch_size: int = 32  # per process
+    crop: int = 126  # residues per training window (BOS / EOS make it 128 tokens)
+    lr: float = 1e-3
+    weight_decay: float = 0.01
+    warmup: int = 300
+    max_steps: int = 20_000  # cosine decay to 10 % of lr over this many steps (or minutes: progress_of)
+    max_minutes: float = 0.0  # total wall time across resumes; 0 = no limit
+    eval_every: int = 250
+    n_val: int = 256  # validation sequences (first of the split, cropped)
+    seed: int = 0
+
+
+def progress_of(step: int, wall: float, tc: TrainConfig) -> float:
+    p = step / tc.max_steps
+    if tc.max_minutes > 0:
+        p = max(p, wall / (60 * tc.max_minutes))
+    return min(1.0, p)
+
+
+def lr_at(step: int, progress: float, tc: TrainConfig) -> float:
+    if step < tc.warmup:
+        return tc.lr * (step + 1) / tc.warmup
+    return tc.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
+
+
+def load_split(path, limit: int | None = None) -> list[torch.Tensor]:
+    records = read_fasta(path)[:limit]
+    return [encode(seq) for _, seq in records]
+
+
+def pad(seqs: list[torch.Tensor]) -> torch.Tensor:
+    L = max(len(s) for s in seqs)
+    x = torch.full((len(seqs), L), PAD, dtype=torch.long)
+    for i, s in enumerate(seqs):
+        x[i, : len(s)] = s
+    return x
+
+
+def batch(seqs, short_idx, tc: TrainConfig, gen: torch.Generator) -> torch.Tensor:
+    """Half whole short proteins (<= crop residues), half random crop windows: (B, <= crop) padded."""
+    n_short = tc.batch_size // 2 if len(short_idx) else 0
+    idx = [short_idx[int(i)] for i in torch.randint(0, len(short_idx), (n_short,), generator=gen)] if n_short else []
+    idx += torch.randint(0, len(seqs), (tc.batch_size - n_short,), generator=gen).tolist()
+    out = []
+    for i in idx:
+        s = seqs[i]
+        if len(s) > tc.crop:
+            start = int(torch.randint(0, len(s) - tc.crop + 1, (1,), generator=gen))
+            s = s[start : start + tc.crop]
+        out.append(s)
+    return pad(out)
+
+
+@torch.no_grad()
+def evaluate(model, val: torch.Tensor, device, bs: int = 64) -> dict:
+    """Held-out MDM loss (t ~ U(0,1)) and pseudo-perplexity at 15 % masking, fixed masks (seeded)."""
+    model.eval()
+    g = torch.Generator().manual_seed(1234)
+    tot = {"mdm": [0.0, 0], "p15": [0.0, 0]}
+    for s in range(0, len(val), bs):
+        x = val[s : s + bs].to(device)
+        for key, ratio in (("mdm", None), ("p15", 0.15)):
+            loss, n = masked_lm_loss(model, x, generator=g, mask_ratio=ratio)
+            tot[key][0] += loss.item() * n
+            tot[key][1] += n
+    model.train()
+    mdm, p15 = (tot[k][0] / max(1, tot[k][1]) for k in ("mdm", "p15"))
+    return {"val_mdm_loss": mdm, "val_ce_15": p15, "val_pseudo_ppl_15": math.exp(p15)}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--preset", choices=sorted(PRESETS), default="cpu")
+    ap.add_argument("--run-dir", required=True, help="run folder (resumes from RUN/last.* if present)")
+    ap.add_argument("--data", default="runs/protein_data/train.fasta")
+    ap.add_argument("--val", default="runs/protein_data/val.fasta")
+    ap.add_argument("--limit", type=int, default=None, help="first N training sequences only (tests)")
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    for k in ("d_model", "n_heads", "n_layers"):
+        ap.add_argument("--" + k.replace("_", "-"), type=int, default=None)
+    for f in TrainConfig.__dataclass_fields__.values():
+        ap.add_argument("--" + f.name.replace("_", "-"), type=eval(f.type), default=None)
+    ap.add_argument("--stop-at-step", type=int, default=None, help="stop (and save) here without changing the schedule")
+    a = ap.parse_args(argv)
+
+    ddp = int(os.environ.get("WORLD_SIZE", 1)) > 1
+    rank, world, device = 0, 1, a.device
+    if ddp:
+        dist.init_process_group("nccl" if device.startswith("cuda") else "gloo")
+        rank, world = dist.get_rank(), dist.get_world_size()
+        if device.startswith("cuda"):
+            device = f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}"
+            torch.cuda.set_device(device)
+    master = rank == 0
+    mcfg, tcd = PRESETS[a.preset]
+    mcfg = {**mcfg, **{k: getattr(a, k) for k in ("d_model", "n_heads", "n_layers") if getattr(a, k) is not None}}
+    tc = TrainConfig(**tcd)
+    for f in TrainConfig.__dataclass_fields__:
+        if getattr(a, f, None) is not None:
+            setattr(tc, f, getattr(a, f))
+    run = Path(a.run_dir)
+    run.mkdir(parents=True, exist_ok=True)
+
+    torch.manual_seed(tc.seed)
+    model = ESMCBackbone(ProteinMDMConfig(**mcfg)).to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=tc.lr, weight_decay=tc.weight_decay, betas=(0.9, 0.98))
+    step, best, tokens_seen, wall = 0, float("inf"), 0, 0.0
+    last = run / "last"
+    if (run / "last.json").exists():
+        meta = read_meta(last, PROTEIN_MDM_KIND)
+        if meta["config"] != model.config.to_dict():
+            raise SystemExit(f"{last}.json was trained with another architecture: {meta['config']}")
+        t = read_tensors(last)
+        model.load_state_dict({k: v for k, v in t.items() if not k.startswith("opt.")})
+        optimizer_from_tensors(opt, {k: v.to(device) for k, v in t.items()}, meta["extra"]["optimizer"])
+        step, best = meta["step"], meta["extra"]["best"]
+        tokens_seen, wall = meta["extra"]["tokens"], meta["extra"]["wall_seconds"]
+        if master:
+            print(f"resumed from {last} at step {step}", flush=True)
+    net = torch.nn.parallel.DistributedDataParallel(model) if ddp else model
+
+    seqs = load_split(a.data, a.limit)
+    short_idx = [i for i, s in enumerate(seqs) if len(s) <= tc.crop]
+    val = pad([s[: tc.crop] for s in load_split(a.val, tc.n_val)]) if master else None
+    if master:
+        print(
+            f"{model.n_params():,} parameters; {len(seqs):,} training proteins ({len(short_idx):,} of <= {tc.crop} "
+            f"residues); preset {a.preset}; world {world}; device {device}",
+            flush=True,
+        )
+    log_path = run / "log.csv"
+    new_log = not log_path.exists()
+    logf = open(log_path, "a", newline="") if master else None
+    logw = csv.writer(logf) if master else None
+    if master and new_log:
+        logw.writerow(["step", "loss", "lr", "tokens", "wall_seconds", "val_mdm_loss", "val_pseudo_ppl_15"])
+
+    def save(path, metrics):
+        ot, ometa = optimizer_to_tensors(opt)
+        extra = {
+            "optimizer": ometa,
+            "best": best,
+            "tokens": tokens_seen,
+            "wall_seconds": wall,
+            "train": asdict(tc),
+            "preset": a.preset,
+            "world_size": world,
+            "data": a.data,
+            "device": device,
+        }
+        save_checkpoint(
+            path, {**model.state_dict(), **ot}, PROTEIN_MDM_KIND, model.config.to_dict(), step, metrics, extra
+        )
+
+    amp = (
+        torch.autocast("cuda", dtype=torch.bfloat16)
+        if device.startswith("cuda")
+        else torch.autocast("cpu", enabled=False)
+    )
+    t0, wall0 = time.time(), wall
+    prog = progress_of(step, wall, tc)
+    model.train()
+    while prog < 1.0:
+        gen = torch.Generator().manual_seed(tc.seed * 1_000_003 + step * 97 + rank)
+        x0 = batch(seqs, short_idx, tc, gen).to(device)
+        lr = lr_at(step, prog, tc)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        with amp:
+            loss, _ = masked_lm_loss(net, x0, generator=torch.Generator(device=x0.device).manual_seed(step * 31 + rank))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        step += 1
+        tokens_seen += int((x0 != PAD).sum()) * world
+        wall = wall0 + time.time() - t0
+        prog = progress_of(step, wall, tc)
+        if ddp:
+            t = torch.tensor([prog], device=device)
+            dist.broadcast(t, 0)
+            prog = float(t.item())
+        done = prog >= 1.0 or (a.stop_at_step is not None and step >= a.stop_at_step)
+        if master and (step % tc.eval_every == 0 or done):
+            m = evaluate(model, val, device)
+            logw.writerow(
+                [
+                    step,
+                    f"{loss.item():.4f}",
+                    f"{lr:.2e}",
+                    tokens_seen,
+                    f"{wall:.0f}",
+                    f"{m['val_mdm_loss']:.4f}",
+                    f"{m['val_pseudo_ppl_15']:.3f}",
+                ]
+            )
+            logf.flush()
+            print(
+                f"step {step} loss {loss.item():.4f} val {m['val_mdm_loss']:.4f} ppl15 {m['val_pseudo_ppl_15']:.2f} "
+                f"({tokens_seen / 1e6:.1f}M tokens, {wall / 60:.0f} min)",
+                flush=True,
+            )
+            if m["val_mdm_loss"] < best:  # weights only: the checkpoint that ships
+                best = m["val_mdm_loss"]
+                save_protein_mdm(
+                    run / "best",
+                    model,
+                    step,
+                    m,
+                    {
+                        "tokens": tokens_seen,
+                        "wall_seconds": wall,
+                        "train": asdict(tc),
+                        "preset": a.preset,
+                        "device": device,
+                    },
+                )
+            save(last, m)
+        if done:
+            break
+    if master:
+        print(f"done at step {step}: best validation MDM loss {best:.4f} -> {run / 'best'}", flush=True)
+    if ddp:
+        dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
