@@ -173,3 +173,67 @@ def test_symmetrised_truth_is_bounded_by_the_mean_entropy_not_the_min():
     mi = res.mi[0, 0, 1].item()
     assert mi > 2 * min(H0, H1)
     assert mi <= (H0 + H1) / 2 + 1e-9
+
+
+def test_streamed_ground_truth_equals_the_dense_one(tiny_mdm):
+    """Past max_dense_bytes each conditioned position is reduced to its row as soon as its
+    passes are done (proteins): the same map, whatever the chunk size cuts through."""
+    g = torch.Generator().manual_seed(0)
+    x = torch.randint(0, 9, (3, 81), generator=g)
+    x[torch.rand(3, 81, generator=g) < 0.4] = 9
+    x[2, :] = 9
+    x[2, 5] = 3
+    dense = ground_truth_mi(tiny_mdm, x, eps=1e-3, chunk=64)
+    for chunk in (7, 64, 5000):
+        for marginal in ("joint", "model"):
+            ref = dense if marginal == "joint" else ground_truth_mi(tiny_mdm, x, eps=1e-3, chunk=64, marginal=marginal)
+            s = ground_truth_mi(tiny_mdm, x, eps=1e-3, chunk=chunk, marginal=marginal, max_dense_bytes=0)
+            assert torch.allclose(s.extra["directed64"], ref.extra["directed64"], atol=1e-12, rtol=0), (chunk, marginal)
+            assert torch.equal(s.passes, ref.passes)
+
+
+def test_cost_estimate_counts_the_passes(tiny_mdm):
+    from mi_viz.core.mi import ground_truth_cost
+
+    x = torch.full((2, 81), 9)
+    x[1, :60] = torch.arange(60) % 9
+    cost = ground_truth_cost(tiny_mdm, x, eps=1e-3, seconds_per_pass=0.01)
+    gt = ground_truth_mi(tiny_mdm, x, eps=1e-3)
+    assert cost["passes"] == gt.passes.tolist() and cost["masked"] == [81, 21]
+    assert cost["seconds"] == round(0.01 * int(gt.passes.sum()), 3)
+    assert ground_truth_cost(tiny_mdm, x, eps=1e-3)["seconds_per_pass"] > 0  # timed when not given
+
+
+def test_protein_ground_truth_against_the_joint_written_out():
+    """A tiny random ESM-C: for two masked positions, P(x_i = v, x_j = w) = p_i(v) q(w | i = v)
+    from one pass per value of i, written out with loops; the ground truth's I_{i->j} is its MI."""
+    from mi_viz.domains.protein.alphabet import MASK, VALUE_TOKENS, encode
+    from mi_viz.domains.protein.backbone import ESMCBackbone, ProteinMDMConfig
+
+    torch.manual_seed(0)
+    model = ESMCBackbone(ProteinMDMConfig(d_model=32, n_heads=2, n_layers=2)).eval()
+    with torch.no_grad():  # weights at 3x the usual scale: conditioning one residue moves the others
+        for prm in model.esmc.parameters():
+            if prm.dim() == 2:
+                prm.normal_(0, 3 / prm.shape[1] ** 0.5)
+    x = encode("MK__VL_A", allow_mask=True)[None]  # masked at 2, 3, 6
+    gt = ground_truth_mi(model, x, eps=0.0, max_dense_bytes=0)
+    with torch.no_grad():
+        p = torch.softmax(model.forward_tokens(x).logits.double(), -1)[0]  # (L, 20)
+        for i, j in ((2, 3), (3, 6), (6, 2)):
+            joint = torch.zeros(20, 20, dtype=torch.float64)
+            for v in range(20):
+                xv = x.clone()
+                xv[0, i] = VALUE_TOKENS[v]
+                q = torch.softmax(model.forward_tokens(xv).logits.double(), -1)[0, j]  # (20,)
+                joint[v] = p[i, v] * q
+            pj = joint.sum(0)  # the marginal of j implied by the joint
+            want = sum(
+                float(joint[v, w] * torch.log(joint[v, w] / (p[i, v] * pj[w])))
+                for v in range(20)
+                for w in range(20)
+                if joint[v, w] > 0
+            )
+            assert abs(float(gt.extra["directed64"][0, i, j]) - want) < 1e-5, (i, j)  # float32 passes, batched or not
+    assert int(gt.passes[0]) == 1 + 3 * 20 and (gt.mi[0][x[0] != MASK] == 0).all()
+    assert gt.mi[0].max() > 0.1  # not trivially zero

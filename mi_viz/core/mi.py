@@ -74,6 +74,70 @@ class GroundTruthMI:
     extra: dict = field(default_factory=dict)
 
 
+DENSE_BYTES = 256 * 2**20  # above this, the ground truth streams its passes (see ground_truth_mi)
+
+
+@dataclass
+class Expansions:
+    """The (state, position, value) triples the ground truth conditions on: one pass each."""
+
+    qb: torch.Tensor  # (Q,) state
+    qi: torch.Tensor  # (Q,) position conditioned on
+    qv: torch.Tensor  # (Q,) value index (into value_tokens)
+    w: torch.Tensor  # (Q,) float64 renormalised P(x_i = v | C) over the kept values
+    p: torch.Tensor  # (B, L, V) float64 marginals of the base pass
+    scope: torch.Tensor  # (B, L) positions conditioned on
+    dropped: torch.Tensor  # (B, L) pruned probability mass
+
+
+def expansions(p: torch.Tensor, scope: torch.Tensor, eps: float) -> Expansions:
+    """Every (b, i, v) with p >= eps among the positions in scope, the most likely value of each
+    always kept; weights renormalised over the kept values. p (B, L, V) float64, scope (B, L)."""
+    keep = (p >= eps) & scope[..., None]  # (B, L, V)
+    top = p.argmax(-1, keepdim=True)  # a position in scope expands at least its most likely value
+    keep |= torch.zeros_like(keep).scatter(-1, top, True) & scope[..., None]
+    qb, qi, qv = keep.nonzero(as_tuple=True)  # (Q,) sorted by state, then position, then value
+    kept_mass = (p * keep).sum(-1)  # (B, L)
+    w = p[qb, qi, qv] / kept_mass[qb, qi]  # (Q,)
+    dropped = torch.where(scope, 1.0 - kept_mass, torch.zeros_like(kept_mass))
+    return Expansions(qb, qi, qv, w, p, scope, dropped)
+
+
+@torch.no_grad()
+def ground_truth_cost(
+    model,
+    tokens: torch.Tensor,
+    eps: float = 1e-3,
+    chunk: int = 512,
+    base_logits: torch.Tensor | None = None,
+    seconds_per_pass: float | None = None,
+) -> dict:
+    """What ground_truth_mi(model, tokens, eps) would cost, before running it: passes per state
+    (one per kept (position, value), plus the base pass) and an estimate of the seconds, from
+    one timed forward pass of a full chunk unless seconds_per_pass is given (a caller that has
+    measured it on this machine). Lets the app and the CLI warn or refuse past a cap."""
+    masked = tokens == model.mask_id
+    t0 = time.perf_counter()
+    if base_logits is None:
+        base_logits = model.forward_tokens(tokens).logits
+    ex = expansions(torch.softmax(base_logits.double(), -1), masked, eps)
+    passes = torch.bincount(ex.qb, minlength=tokens.shape[0]) + 1  # (B,)
+    Q = int(ex.qb.numel())
+    if seconds_per_pass is None:
+        n = max(1, min(chunk, Q))
+        probe = tokens[ex.qb[:n]] if Q else tokens[:1]
+        t0 = time.perf_counter()
+        model.forward_tokens(probe)
+        seconds_per_pass = (time.perf_counter() - t0) / n
+    return {
+        "passes": passes.tolist(),
+        "total_passes": int(passes.sum()),
+        "masked": masked.sum(1).tolist(),
+        "seconds_per_pass": seconds_per_pass,
+        "seconds": round(seconds_per_pass * int(passes.sum()), 3),
+    }
+
+
 @torch.no_grad()
 def ground_truth_mi(
     model,
@@ -84,11 +148,17 @@ def ground_truth_mi(
     progress: Callable[[int, int], None] | None = None,
     base_logits: torch.Tensor | None = None,  # (B, L, V) if the caller already ran the base pass
     positions: torch.Tensor | None = None,  # (B, L) bool: map only pairs inside these (default: all masked)
+    max_dense_bytes: int = DENSE_BYTES,
 ) -> GroundTruthMI:
     """Exact pairwise conditional MI between the masked positions of each state.
 
-    Memory is bounded by `chunk` sequences per forward pass, whatever the number
-    of masked positions; `progress(done, total)` is called after each chunk.
+    Passes run in chunks of `chunk` sequences; `progress(done, total)` is called after each.
+    While the float64 intermediates (every pass's (L, V) marginals and the (B, L, L, V)
+    implied marginals) fit in max_dense_bytes, they are kept whole (the path every committed
+    Sudoku result ran); past it (proteins: a fully masked length-512 state would need about
+    1 GB) each conditioned position is reduced to its row of the map as soon as its last
+    value's pass is done, so memory stays at one chunk of passes plus the (B, L, L) map
+    (tests check both paths give the same map).
     """
     if marginal not in ("joint", "model"):
         raise ValueError("marginal must be 'joint' or 'model'")
@@ -104,39 +174,35 @@ def ground_truth_mi(
         base_passes = 1
     p = torch.softmax(base_logits.double(), -1)  # (B, L, V)
     V = p.shape[-1]
-
-    # queries: every (state b, masked position i, value v) with p >= eps
-    keep = (p >= eps) & scope[..., None]  # (B, L, V)
-    # a position in scope must expand at least its most likely value
-    top = p.argmax(-1, keepdim=True)
-    keep |= torch.zeros_like(keep).scatter(-1, top, True) & scope[..., None]
-    qb, qi, qv = keep.nonzero(as_tuple=True)  # (Q,)
-    kept_mass = (p * keep).sum(-1)  # (B, L)
-    w = p[qb, qi, qv] / kept_mass[qb, qi]  # (Q,) renormalised weights
-    dropped = torch.where(scope, 1.0 - kept_mass, torch.zeros_like(kept_mass))
-
+    ex = expansions(p, scope, eps)
+    qb, qi, qv, w, dropped = ex.qb, ex.qi, ex.qv, ex.w, ex.dropped
     Q = qb.numel()
-    q_probs = torch.empty(Q, L, V, dtype=torch.float64, device=dev)
-    done = 0
-    for s in range(0, Q, chunk):
-        e = min(Q, s + chunk)
+
+    def passes_of(s, e):  # the conditioned passes s..e: (C, L, V) float64 marginals
         x = tokens[qb[s:e]].clone()  # (C, L)
         x[torch.arange(e - s, device=dev), qi[s:e]] = vt[qv[s:e]]
-        q_probs[s:e] = torch.softmax(model.forward_tokens(x).logits.double(), -1)
-        done = e
+        out = torch.softmax(model.forward_tokens(x).logits.double(), -1)
         if progress is not None:
-            progress(done, Q)
+            progress(e, Q)
+        return out
 
-    # implied marginal of j given conditioning on i: M[b, i, j, :] = sum_v w * q
-    M = torch.zeros(B, L, L, V, dtype=torch.float64, device=dev)
-    M.index_put_((qb, qi), w[:, None, None] * q_probs, accumulate=True)
-    if marginal == "joint":
-        ref = M[qb, qi]  # (Q, L, V)
+    if (Q * L * V + B * L * L * V) * 8 <= max_dense_bytes:
+        q_probs = torch.empty(Q, L, V, dtype=torch.float64, device=dev)
+        for s in range(0, Q, chunk):
+            e = min(Q, s + chunk)
+            q_probs[s:e] = passes_of(s, e)
+        # implied marginal of j given conditioning on i: M[b, i, j, :] = sum_v w * q
+        M = torch.zeros(B, L, L, V, dtype=torch.float64, device=dev)
+        M.index_put_((qb, qi), w[:, None, None] * q_probs, accumulate=True)
+        if marginal == "joint":
+            ref = M[qb, qi]  # (Q, L, V)
+        else:
+            ref = p[qb]  # (Q, L, V) the model's own marginal of every j
+        kl = (q_probs * (torch.log(q_probs.clamp_min(1e-300)) - torch.log(ref.clamp_min(1e-300)))).sum(-1)  # (Q, L)
+        directed = torch.zeros(B, L, L, dtype=torch.float64, device=dev)
+        directed.index_put_((qb, qi), w[:, None] * kl, accumulate=True)
     else:
-        ref = p[qb]  # (Q, L, V) the model's own marginal of every j
-    kl = (q_probs * (torch.log(q_probs.clamp_min(1e-300)) - torch.log(ref.clamp_min(1e-300)))).sum(-1)  # (Q, L)
-    directed = torch.zeros(B, L, L, dtype=torch.float64, device=dev)
-    directed.index_put_((qb, qi), w[:, None] * kl, accumulate=True)
+        directed = _directed_streamed(passes_of, qb, qi, w, p, Q, chunk, marginal, (B, L))
     pair = scope[:, :, None] & scope[:, None, :]
     pair &= ~torch.eye(L, dtype=torch.bool, device=dev)[None]
     directed = torch.where(pair, directed.clamp_min(0), torch.zeros_like(directed))
@@ -154,3 +220,28 @@ def ground_truth_mi(
         seconds=time.perf_counter() - t0,
         extra={"directed64": directed, "mi64": mi},
     )
+
+
+def _directed_streamed(passes_of, qb, qi, w, p, Q: int, chunk: int, marginal: str, shape) -> torch.Tensor:
+    """I_{i->j} for every conditioned (b, i), reducing each group of passes (all kept values of
+    one (b, i): consecutive, since the expansions are sorted) to its row as soon as it is
+    complete: memory is one chunk of passes plus the open groups, never (Q, L, V)."""
+    B, L = shape
+    directed = torch.zeros(B, L, L, dtype=torch.float64, device=p.device)
+    key = qb * L + qi  # (Q,) group id, non-decreasing
+    bounds = torch.nonzero(torch.diff(key, prepend=key[:1] - 1)).squeeze(1).tolist() + [Q]  # group starts, then Q
+    buf, buf_start, g = [], 0, 0  # probs of passes buf_start.. not yet reduced; next group to reduce
+    for s in range(0, Q, chunk):
+        e = min(Q, s + chunk)
+        buf.append(passes_of(s, e))
+        have = torch.cat(buf) if len(buf) > 1 else buf[0]  # (e - buf_start, L, V)
+        while g + 1 < len(bounds) and bounds[g + 1] <= e:
+            a, z = bounds[g] - buf_start, bounds[g + 1] - buf_start
+            P, wg = have[a:z], w[bounds[g] : bounds[g + 1]]  # (n, L, V), (n,)
+            ref = (wg[:, None, None] * P).sum(0) if marginal == "joint" else p[qb[bounds[g]]]  # (L, V)
+            kl = (P * (torch.log(P.clamp_min(1e-300)) - torch.log(ref.clamp_min(1e-300)))).sum(-1)  # (n, L)
+            directed[qb[bounds[g]], qi[bounds[g]]] = (wg[:, None] * kl).sum(0)
+            g += 1
+        used = bounds[g] - buf_start if g < len(bounds) else have.shape[0]
+        buf, buf_start = [have[used:]], buf_start + used
+    return directed

@@ -1,0 +1,154 @@
+"""The protein MI data set: protein states with their ground-truth pairwise MI maps.
+
+    python training/make_protein_mi_dataset.py --out runs/protein_mi_data --max-minutes 120
+    python training/make_protein_mi_dataset.py ... --rank 1 --world 2          # a second worker
+    python training/make_protein_mi_dataset.py --pack runs/protein_mi_data data/protein/mi_states.safetensors
+
+States, from the training split only (never a validation or test protein):
+- "u": unconditional decodes of the backbone (all-masked, length 50-100), sequential or
+  EB (gamma 2, every other job), values sampled at temperature 1: `--states-per-decode`
+  states at random steps (all stages of a decode);
+- "p": prompted decodes: a training protein (length 50-100) with a random 30-70 % of its
+  residues kept as the prompt, decoded the same way, states at random steps;
+- "r": randomly masked training proteins of length 50-100, mask ratio ~ U(0.2, 0.95).
+Each state gets ground_truth_mi (pruning eps, default 1e-3; the streamed path keeps memory
+bounded). States are right-padded with PAD to --max-length (never masked, so never in a
+pair). Jobs are numbered and dealt to workers (job j to worker j % world), cut into shards
+written atomically: a re-run skips finished shards (resumable), and any workers' shards
+merge into one set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import time
+from pathlib import Path
+
+import torch
+from safetensors.torch import save_file
+
+from mi_viz.core.mi import ground_truth_mi
+from mi_viz.core.mi_data import MIDataError, merge, pack
+from mi_viz.core.samplers import SamplerConfig, decode
+from mi_viz.domains import get_domain
+from mi_viz.domains.protein.alphabet import MASK, PAD, encode
+from mi_viz.domains.protein.fasta import read_fasta
+
+PROTEIN = get_domain("protein")
+
+
+def job_list(n_uncond: int, n_prompted: int, n_random: int) -> list[tuple[str, int]]:
+    """Interleaved so that a time-boxed run still gets every kind."""
+    kinds = [("u", n_uncond), ("p", n_prompted), ("r", n_random)]
+    jobs = [(k, i) for k, n in kinds for i in range(n)]
+    return sorted(jobs, key=lambda j: j[1] / max(1, dict(kinds)[j[0]]))
+
+
+def states_for_job(model, job, naturals: list[str], states_per_decode: int, seed: int, device) -> list[torch.Tensor]:
+    kind, i = job
+    g = random.Random(f"{seed}:{kind}:{i}")
+    if kind == "r":
+        s = encode(naturals[g.randrange(len(naturals))])
+        ratio = g.uniform(0.2, 0.95)
+        m = torch.tensor([g.random() < ratio for _ in range(len(s))])
+        m[g.randrange(len(s))] = True
+        return [torch.where(m, torch.full_like(s, MASK), s)]
+    if kind == "u":
+        x = torch.full((1, g.randint(50, 100)), MASK)
+    else:
+        s = encode(naturals[g.randrange(len(naturals))])
+        keep = g.uniform(0.3, 0.7)
+        x = torch.where(torch.tensor([g.random() < keep for _ in range(len(s))]), s, torch.full_like(s, MASK))[None]
+    cfg = (
+        SamplerConfig("sequential", temperature=1.0, seed=g.randrange(2**31))
+        if i % 2 == 0
+        else SamplerConfig("eb", gamma=2.0, temperature=1.0, seed=g.randrange(2**31))
+    )
+    res = decode(model, x.to(device), cfg, keep_states=True)
+    steps = g.sample(range(len(res.states)), min(states_per_decode, len(res.states)))
+    return [res.states[t][0] for t in sorted(steps)]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--backbone", default=None, help="protein_mdm (default) or a checkpoint path")
+    ap.add_argument("--train", default="runs/protein_data/train.fasta", help="training split (make_protein_data.py)")
+    ap.add_argument("--n-uncond", type=int, default=600)
+    ap.add_argument("--n-prompted", type=int, default=600)
+    ap.add_argument("--n-random", type=int, default=1200)
+    ap.add_argument("--states-per-decode", type=int, default=3)
+    ap.add_argument("--max-length", type=int, default=100)
+    ap.add_argument("--shard-size", type=int, default=32, help="jobs per shard")
+    ap.add_argument("--eps", type=float, default=1e-3)
+    ap.add_argument("--chunk", type=int, default=512)
+    ap.add_argument("--out", default="runs/protein_mi_data")
+    ap.add_argument("--rank", type=int, default=int(os.environ.get("RANK", 0)))
+    ap.add_argument("--world", type=int, default=int(os.environ.get("WORLD_SIZE", 1)))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    ap.add_argument("--max-minutes", type=float, default=0.0)
+    ap.add_argument("--max-shards", type=int, default=0)
+    ap.add_argument("--merge", metavar="FOLDER", help="merge the shards in FOLDER and exit")
+    ap.add_argument(
+        "--pack", nargs=2, metavar=("FOLDER", "FILE"), help="write FOLDER's states compactly to FILE and exit"
+    )
+    ap.add_argument("--max-mb", type=float, default=0.0, help="with --pack: the first states that fit in this many MiB")
+    a = ap.parse_args(argv)
+    try:
+        if a.merge:
+            return merge(Path(a.merge))
+        if a.pack:
+            return pack(Path(a.pack[0]), Path(a.pack[1]), MASK, a.max_mb)
+    except MIDataError as e:
+        raise SystemExit(f"error: {e}") from None
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    model = PROTEIN.load_model(a.backbone, a.device).eval()
+    naturals = [s for _, s in read_fasta(a.train) if 50 <= len(s) <= a.max_length]
+    jobs = job_list(a.n_uncond, a.n_prompted, a.n_random)
+    mine = [j for n, j in enumerate(jobs) if n % a.world == a.rank]
+    shards = [mine[s : s + a.shard_size] for s in range(0, len(mine), a.shard_size)]
+    if a.max_shards:
+        shards = shards[: a.max_shards]
+    t0, total = time.time(), 0
+    for k, shard_jobs in enumerate(shards):
+        path = out / f"shard_{a.rank:03d}_{k:05d}.safetensors"
+        if path.exists():
+            continue
+        if a.max_minutes and time.time() - t0 > a.max_minutes * 60:
+            print("time budget reached; run the same command again to continue", flush=True)
+            break
+        states = [
+            s for j in shard_jobs for s in states_for_job(model, j, naturals, a.states_per_decode, a.seed, a.device)
+        ]
+        states = [s for s in states if int((s == MASK).sum()) >= 2]
+        x = torch.full((len(states), a.max_length), PAD, dtype=torch.long)
+        for r, s in enumerate(states):
+            x[r, : len(s)] = s
+        n, Lmax = len(states), a.max_length
+        data = {
+            "tokens": x.to(torch.uint8),
+            "mi": torch.zeros(n, Lmax, Lmax, dtype=torch.float16),
+            "entropy": torch.zeros(n, Lmax),
+            "dropped_mass": torch.zeros(n, Lmax),
+            "passes": torch.zeros(n, dtype=torch.long),
+        }
+        for L in sorted({len(s) for s in states}):  # one length at a time: no padding inside a pass
+            rows = torch.tensor([r for r, s in enumerate(states) if len(s) == L])
+            gt = ground_truth_mi(model, x[rows, :L].to(a.device), eps=a.eps, chunk=a.chunk)
+            data["mi"][rows, :L, :L] = gt.mi.half().cpu()
+            data["entropy"][rows, :L] = gt.entropy.cpu()
+            data["dropped_mass"][rows, :L] = gt.dropped_mass.cpu()
+            data["passes"][rows] = gt.passes.cpu()
+        tmp = path.with_name(path.name + ".tmp")
+        save_file(data, str(tmp))
+        os.replace(tmp, path)
+        total += n
+        print(f"shard {k}: {n} states ({time.time() - t0:.0f} s, {int(data['passes'].sum())} passes)", flush=True)
+    print(f"rank {a.rank}: {total} new states in {time.time() - t0:.0f}s -> {out}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
