@@ -16,7 +16,9 @@ pages = {
         st.Page("pages/sampler_comparison.py", title="Sampler comparison", icon=":material/compare_arrows:"),
         st.Page("pages/mi_estimator.py", title="MI estimator", icon=":material/insights:"),
     ],
-    # "Proteins": [st.Page("pages/protein_decode.py", ...)]  -- arrives with the protein issue (ESM-C)
+    "Proteins": [
+        st.Page("pages/protein_decode.py", title="Protein decode", icon=":material/biotech:"),
+    ],
 }
 head_picker()  # in the sidebar of every page: which MI head they read
 st.navigation(pages).run()

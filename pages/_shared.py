@@ -67,7 +67,7 @@ def head_picker() -> None:
     if len(opts) < 2:
         return
     name = st.sidebar.selectbox(
-        "MI head",
+        "Sudoku MI head",
         list(opts),
         key="mi_head",
         help="Every page's estimated MI and 'mi' sampler read this head. The baseline is "
@@ -93,7 +93,7 @@ PUZZLE_SETS = {
     "Singles-solvable test set (200)": ROOT / "data" / "sudoku" / "test_medium.csv",
     "Kaggle hard/expert (external, 2,000)": ROOT / "data" / "external" / "kaggle3m_curated_hard_expert_ratings.csv",
 }
-GAMMAS = [0.0, 1e-5, 3e-5, 1e-4, 3e-4, 0.001, 0.003, 0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 0.6, 1.0, 2.0, 4.0]
+GAMMAS = [0.0, 1e-5, 3e-5, 1e-4, 3e-4, 0.001, 0.003, 0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 0.6, 1.0, 2.0, 4.0, 8.0]
 LAMBDAS = [0.0, 0.25, 0.5, 1.0, 2.0, 4.0]
 LOAD_COUNT = {"mdm": 0, "head": 0}  # how often each model was built in this process (tests read it)
 _lock = threading.Lock()
@@ -204,38 +204,116 @@ def puzzle_picker(key: str):
     return board, sol, f"{src} #{idx}"
 
 
-def sampler_picker(key: str, has_head: bool, default: str = "mi") -> SamplerConfig:
+def sampler_picker(
+    key: str, has_head: bool, default: str = "mi", temperature: float = 0.0, gammas=None
+) -> SamplerConfig:
+    """The sampler and its parameters. Each sampler keeps its own gamma / lambda / k (keys
+    KEY_NAME_PARAM): switching mi -> eb -> mi leaves mi where the user put it."""
     names = [n for n in SAMPLERS if has_head or SAMPLERS[n].needs != "mi"]
     name = st.selectbox(
         "Sampler",
         names,
         index=names.index(default) if default in names else 0,
         key=f"{key}_sampler",
-        help="sequential: one cell per pass; topk: k cells; eb: entropy budget; "
-        "mi: MI-guided with the head; mi-gt: MI-guided with the exact MI (slow oracle)",
+        help="sequential: one position per pass; topk: k per pass; eb: entropy budget; "
+        "mi: MI-guided with the head; mi-zero: the MI rule with MI = 0 (ablation); "
+        "mi-gt: MI-guided with the exact MI (a slow oracle)",
     )
     spec = SAMPLERS[name].defaults
+    gammas = sorted(set(gammas or GAMMAS) | {float(spec.get("gamma", 0.0))})
     kw = {}
+    own = f"{key}_{name}"
     if "k" in spec:
-        kw["k"] = st.slider("k (cells per pass)", 1, 20, spec["k"], key=f"{key}_k")
-    if "gamma" in spec:  # log-spaced: this model's useful budgets span 1e-5 .. 1 nats
-        kw["gamma"] = st.select_slider("gamma (budget, nats)", GAMMAS, value=float(spec["gamma"]), key=f"{key}_gamma")
+        kw["k"] = st.slider("k (positions per pass)", 1, 20, spec["k"], key=f"{own}_k")
+    if "gamma" in spec:  # log-spaced: useful budgets span 1e-5 .. 8 nats across the domains
+        kw["gamma"] = st.select_slider("gamma (budget, nats)", gammas, value=float(spec["gamma"]), key=f"{own}_gamma")
     if "lam" in spec:
         kw["lam"] = st.select_slider(
-            "lambda (weight of the entropy term)", LAMBDAS, value=float(spec["lam"]), key=f"{key}_lam"
+            "lambda (weight of the entropy term)", LAMBDAS, value=float(spec["lam"]), key=f"{own}_lam"
         )
     if "scan" in spec:
         kw["scan"] = st.radio(
             "batch rule",
             ["stop", "skip"],
             horizontal=True,
-            key=f"{key}_scan",
-            help="stop: the batch ends at the first cell that would break the budget (a prefix "
+            key=f"{own}_scan",
+            help="stop: the batch ends at the first position that would break the budget (a prefix "
             "of the confidence order, the default); skip: pass over it and keep scanning",
         )
-    t = st.slider("temperature (0 = argmax)", 0.0, 2.0, 0.0, 0.1, key=f"{key}_temp")
+    t = st.slider("temperature (0 = argmax)", 0.0, 2.0, temperature, 0.1, key=f"{key}_temp")
     seed = st.number_input("seed", 0, 10_000, 0, key=f"{key}_seed") if t > 0 else 0
     return SamplerConfig(name, temperature=t, seed=int(seed), **kw)
+
+
+def step_controls(prefix: str, n_steps: int, identity) -> int:
+    """Reset / Back / Step / End / Play and a slider over a decode's steps, one convention
+    everywhere: step t of n is the t-th pass (1-based), showing the state before its writes
+    and the batch it chose. The position resets when `identity` (the input and the sampler)
+    changes; Play turns back into Play at the last step. Returns the 0-based step index."""
+    k_step, k_play, k_id = f"{prefix}_step", f"{prefix}_playing", f"{prefix}_identity"
+    if st.session_state.get(k_id) != identity:
+        st.session_state[k_id] = identity
+        st.session_state[k_step] = 1
+        st.session_state[k_play] = False
+    st.session_state[k_step] = max(1, min(n_steps, st.session_state.get(k_step, 1)))
+
+    def _set(step):
+        st.session_state[k_step] = max(1, min(n_steps, step))
+
+    def _toggle():
+        st.session_state[k_play] = not st.session_state[k_play] and st.session_state[k_step] < n_steps
+        st.session_state[f"{prefix}_tick"] = 0.0
+
+    playing = st.session_state[k_play]
+    c = st.columns([1.1, 1, 1, 1, 1.1, 5])
+    c[0].button(
+        "Reset",
+        icon=":material/first_page:",
+        key=f"{prefix}_reset",
+        on_click=lambda: (_set(1), st.session_state.update({k_play: False})),
+    )
+    c[1].button(
+        "Back",
+        icon=":material/chevron_left:",
+        key=f"{prefix}_back",
+        on_click=lambda: _set(st.session_state[k_step] - 1),
+    )
+    c[2].button(
+        "Step",
+        icon=":material/chevron_right:",
+        key=f"{prefix}_fwd",
+        on_click=lambda: _set(st.session_state[k_step] + 1),
+    )
+    c[3].button("End", icon=":material/last_page:", key=f"{prefix}_end", on_click=lambda: _set(n_steps))
+    c[4].button(
+        "Pause" if playing else "Play",
+        key=f"{prefix}_play",
+        on_click=_toggle,
+        icon=":material/pause:" if playing else ":material/play_arrow:",
+    )
+
+    @st.fragment(run_every=0.8)
+    def _autoplay():
+        """While playing, one step every 0.8 s (time-guarded: full reruns don't double-step)."""
+        import time
+
+        if not st.session_state.get(k_play):
+            return
+        now = time.time()
+        if now - st.session_state.get(f"{prefix}_tick", 0.0) < 0.7:
+            return
+        st.session_state[f"{prefix}_tick"] = now
+        if st.session_state[k_step] < n_steps:
+            st.session_state[k_step] += 1
+        if st.session_state[k_step] >= n_steps:
+            st.session_state[k_play] = False  # the button reads "Play" again
+        st.rerun(scope="app")
+
+    with c[5]:
+        _autoplay()
+        if n_steps > 1:
+            st.slider("Step", 1, n_steps, key=k_step, label_visibility="collapsed")
+    return st.session_state[k_step] - 1
 
 
 # --------------------------------------------------------------------------- cached computations
@@ -287,21 +365,29 @@ def _gt_store() -> dict:
     return {}
 
 
-def ground_truth_for(tokens: tuple, eps: float = 1e-3, show_progress: bool = True):
-    """Ground-truth MI for one state, with a progress bar; cached for every session."""
+def ground_truth_for(
+    tokens: tuple, eps: float = 1e-3, show_progress: bool = True, domain: str = "sudoku", spec: str | None = None
+):
+    """Ground-truth MI for one state, with a progress bar; cached for every session. domain /
+    spec name the backbone (Sudoku: the MDM the pages read; proteins: a get_protein_model spec)."""
     store = _gt_store()
-    key = (tokens, eps, mdm_path())
+    spec = spec or (mdm_path() if domain == "sudoku" else "protein_mdm")
+    key = (tokens, eps, domain, spec)
     if key not in store:
-        model = get_mdm(mdm_path())
+        model = get_mdm(spec) if domain == "sudoku" else get_protein_model(spec)
+        unit = "cell" if domain == "sudoku" else "position"
         bar = (
-            st.progress(0.0, text="Ground-truth MI: one forward pass per (cell, value) ...") if show_progress else None
+            st.progress(0.0, text=f"Ground-truth MI: one forward pass per ({unit}, value) ...")
+            if show_progress
+            else None
         )
 
         def cb(done, total):
             if bar is not None:
                 bar.progress(done / max(total, 1), text=f"Ground-truth MI: {done}/{total} passes")
 
-        gt = ground_truth_mi(model, torch.tensor([tokens]), eps=eps, chunk=128, progress=cb)
+        with torch.inference_mode():
+            gt = ground_truth_mi(model, torch.tensor([tokens]), eps=eps, chunk=128, progress=cb)
         if bar is not None:
             bar.empty()
         store[key] = {
@@ -312,6 +398,94 @@ def ground_truth_for(tokens: tuple, eps: float = 1e-3, show_progress: bool = Tru
             "dropped": float(gt.dropped_mass[0].max()),
         }
     return store[key]
+
+
+def has_ground_truth(tokens: tuple, eps: float, domain: str, spec: str) -> bool:
+    return (tokens, eps, domain, spec) in _gt_store()
+
+
+# --------------------------------------------------------------------------- proteins
+
+PROTEIN_LENGTH_CAP = 300  # the longest protein the app decodes (a decode is L passes)
+GT_SECONDS_CAP = 90.0  # the app refuses a ground truth estimated to take longer
+
+
+@st.cache_resource(show_spinner="Loading the protein backbone ...")
+def get_protein_model(spec: str):
+    with _lock:
+        LOAD_COUNT["protein"] = LOAD_COUNT.get("protein", 0) + 1
+        return get_domain("protein").load_model(spec).eval()
+
+
+@st.cache_resource(show_spinner="Loading the protein MI head ...")
+def get_protein_head(path: str):
+    return load_head(path)
+
+
+def protein_backbones() -> dict[str, str]:
+    """The backbones a user can pick, by label -> spec: the shipped small ESM-C always, ESM-C
+    300M when its weights are on this machine (MI_VIZ_ESMC_300M, a .pth path, or the local
+    Hugging Face cache; never downloaded by the app)."""
+    from mi_viz.domains.protein.backbone import BackboneUnavailable, esmc_300m_weights
+
+    opts = {"small ESM-C (shipped, trained here)": "protein_mdm"}
+    env = os.environ.get("MI_VIZ_ESMC_300M")
+    if env and Path(env).exists():
+        opts["ESM-C 300M"] = env
+    else:
+        try:
+            esmc_300m_weights()
+            opts["ESM-C 300M"] = "esmc_300m"
+        except BackboneUnavailable:
+            pass
+    return opts
+
+
+def protein_model_or_error(spec: str):
+    """(model, head or None) for a protein backbone, or None after a clear message."""
+    from mi_viz.domains.protein.backbone import BackboneUnavailable
+
+    try:
+        model = get_protein_model(spec)
+    except (CheckpointError, BackboneUnavailable) as e:
+        st.error(f"Cannot load the protein backbone: {e}")
+        st.info("Train the small one with `python training/train_protein_mdm.py` (README, Reproduce).")
+        return None
+    head = None
+    path = get_domain("protein").default_head() if spec == "protein_mdm" else None
+    if path is not None:
+        try:
+            head, _ = get_protein_head(str(path))
+            check_head_fits(head, model)
+        except CheckpointError as e:
+            st.warning(f"Protein MI head not available ({e}); estimated MI and the 'mi' sampler are off.")
+            head = None
+    return model, head
+
+
+@st.cache_data(show_spinner="Decoding ...", max_entries=32)
+def protein_trace_json(prompt: str, cfg: dict, spec: str, head_path: str | None) -> str:
+    model = get_protein_model(spec)
+    head = get_protein_head(head_path)[0] if head_path and SAMPLERS[cfg["name"]].needs == "mi" else None
+    x = get_domain("protein").encode([prompt])
+    res = decode(model, x, SamplerConfig(**cfg), head=head, record=True)
+    return res.traces[0].to_json()
+
+
+@st.cache_data(max_entries=256)
+def protein_estimated_mi(tokens: tuple, spec: str, head_path: str) -> np.ndarray:
+    model = get_protein_model(spec)
+    head, _ = get_protein_head(head_path)
+    with torch.inference_mode():
+        return read_state(model, torch.tensor([tokens]), head).mi[0].numpy()
+
+
+@st.cache_data(max_entries=256)
+def protein_gt_cost(tokens: tuple, spec: str, eps: float) -> dict:
+    from mi_viz.core.mi import ground_truth_cost
+
+    with torch.inference_mode():
+        return ground_truth_cost(get_protein_model(spec), torch.tensor([tokens]), eps=eps, chunk=128)
 
 
 def tokens_to_digits(tokens) -> list[int]:

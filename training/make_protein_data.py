@@ -169,7 +169,7 @@ def main(argv=None):
     )
     # Components with a candidate: enough to the held-out splits for the references (SHORT_HELD
     # clusters' worth each, by a seeded shuffle), the rest to train; every other component
-    # 90 / 5 / 5 %. A component holding over 1 % of all sequences goes to train (a hub family).
+    # 90 / 5 / 5 %. A component holding over 1 % of all sequences (and over 100) goes to train (a hub family).
     size: dict[str, int] = {}
     for rid in rep_of:
         size[comp_of[rid]] = size.get(comp_of[rid], 0) + 1
@@ -182,7 +182,7 @@ def main(argv=None):
     need = {"test": SHORT_HELD["test"] * a.n_ref, "val": SHORT_HELD["val"] * a.n_ref}
     other = [c for c in comps if c not in short_comp]
     for c in comps:
-        if c not in short_comp or size[c] > 0.01 * len(unique):
+        if c not in short_comp or size[c] > max(100, 0.01 * len(unique)):
             continue
         s = next((k for k in ("test", "val") if need[k] > 0), "train")
         split_of_comp[c] = s

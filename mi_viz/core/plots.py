@@ -37,3 +37,85 @@ def mi_matrix_figure(mi, masked, zmax=None, title="", size=380, labels=None):
         width=size + 60, height=size, margin=dict(l=5, r=5, t=30, b=5), title=dict(text=title, font=dict(size=13))
     )
     return fig
+
+
+def map_cells(masked, order=None, groups=None) -> tuple[list[int], list[int]]:
+    """The positions a compact map shows (masked only), in `order` (default: position order),
+    and the indices (into that list) where a new group starts (for separator lines)."""
+    m = np.asarray(masked, bool)
+    idx = [int(i) for i in (order if order is not None else range(len(m))) if m[int(i)]]
+    cuts = [k for k in range(1, len(idx)) if groups is not None and groups[idx[k]] != groups[idx[k - 1]]]
+    return idx, cuts
+
+
+def mi_map_figure(
+    mi,
+    masked,
+    labels,
+    zmax=None,
+    title="",
+    order=None,
+    groups=None,
+    batch=(),
+    focus=None,
+    diverging=False,
+    size=None,
+    unit="nats",
+):
+    """An MI map over the masked positions only: a compact M x M matrix, rows and columns in
+    `order` (Sudoku: by box, then row), separators where `groups` changes, cell names on the
+    axes and on hover. batch: positions whose rows and columns are outlined (this step's
+    batch); focus: one position whose row and column are marked. diverging: a signed map
+    (estimate - truth) on a symmetric red-blue scale. zmax: a shared scale (None: this map's own)."""
+    mi = np.asarray(mi, dtype=float)
+    idx, cuts = map_cells(masked, order, groups)
+    M = len(idx)
+    fig = go.Figure()
+    if M == 0:
+        fig.update_layout(title=dict(text=title + " (nothing masked)", font=dict(size=13)), height=120)
+        return fig
+    sub = mi[np.ix_(idx, idx)]
+    names = [labels[i] for i in idx]
+    if diverging:
+        lim = float(zmax) if zmax else float(np.abs(sub).max()) or 1.0
+        zmin, zmx, scale = -lim, lim, "RdBu_r"
+    else:
+        zmin, zmx, scale = 0.0, (float(zmax) if zmax else float(sub.max()) or 1.0), MI_COLORSCALE
+    fig.add_trace(
+        go.Heatmap(
+            z=sub,
+            x=list(range(M)),
+            y=list(range(M)),
+            colorscale=scale,
+            zmin=zmin,
+            zmax=zmx,
+            customdata=np.array([[f"{names[r]} · {names[c]}" for c in range(M)] for r in range(M)]),
+            hovertemplate="%{customdata}: %{z:.4f} " + unit + "<extra></extra>",
+            colorbar=dict(title=unit, thickness=10),
+        )
+    )
+    pos = {p: k for k, p in enumerate(idx)}
+    for color, width, cells in (
+        ("#ff7f0e", 2, [pos[b] for b in batch if b in pos]),
+        ("#d62728", 2, [pos[focus]] if focus in pos else []),
+    ):
+        for k in cells:
+            fig.add_shape(type="rect", x0=-0.5, x1=M - 0.5, y0=k - 0.5, y1=k + 0.5, line=dict(color=color, width=width))
+            fig.add_shape(type="rect", x0=k - 0.5, x1=k + 0.5, y0=-0.5, y1=M - 0.5, line=dict(color=color, width=width))
+    for k in cuts:
+        fig.add_shape(type="line", x0=k - 0.5, x1=k - 0.5, y0=-0.5, y1=M - 0.5, line=dict(color="white", width=1))
+        fig.add_shape(type="line", x0=-0.5, x1=M - 0.5, y0=k - 0.5, y1=k - 0.5, line=dict(color="white", width=1))
+    show = M <= 45  # tick every cell while the names stay readable; hover names them always
+    step = 1 if show else max(1, M // 20)
+    ticks = dict(tickmode="array", tickvals=list(range(0, M, step)), ticktext=names[::step], tickfont=dict(size=9))
+    px = size or int(np.clip(14 * M + 120, 320, 720))
+    fig.update_xaxes(**ticks, tickangle=-90, showgrid=False, constrain="domain")
+    fig.update_yaxes(**ticks, autorange="reversed", showgrid=False, scaleanchor="x")
+    fig.update_layout(
+        width=px + 70,
+        height=px,
+        margin=dict(l=50, r=10, t=34, b=50),
+        title=dict(text=title, font=dict(size=13)),
+        plot_bgcolor="white",
+    )
+    return fig

@@ -1,0 +1,155 @@
+"""Pictures of a protein decode (plotly, for the app): the sequence as a coloured track, the
+entropy along it, and one position's MI row.
+
+Residues use the Clustal X colour scheme (hydrophobic blue, positive red, negative magenta,
+polar green, cysteine pink, glycine orange, proline yellow, aromatic cyan); masked positions
+are grey. The track is a scatter of square markers, not a heatmap, so a click on a residue
+can be read back through st.plotly_chart(on_select=...) (GUIDE section 4).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+
+from .alphabet import AMINO_ACIDS
+
+CLUSTALX = {
+    **dict.fromkeys("AILMFWV", "#80a0f0"),
+    **dict.fromkeys("KR", "#f01505"),
+    **dict.fromkeys("ED", "#c048c0"),
+    **dict.fromkeys("NQST", "#15c015"),
+    "C": "#f08080",
+    "G": "#f09048",
+    "P": "#c0c000",
+    **dict.fromkeys("HY", "#15a4a4"),
+}
+MASKED_COLOR = "#e6e6e6"
+PER_ROW = 50
+
+
+def residue_colors() -> dict[str, str]:
+    return {a: CLUSTALX[a] for a in AMINO_ACIDS}
+
+
+def track_figure(seq: str, selected=(), focus=None, title="", width=900, chosen_label="chosen at this step"):
+    """The sequence as a track of residues, PER_ROW to a line: seq uses '_' for masked
+    positions; selected (0-based) outlined in orange (this step's batch), focus in red."""
+    L = len(seq)
+    pos = np.arange(L)
+    x, y = pos % PER_ROW, -(pos // PER_ROW)
+    colors = [MASKED_COLOR if ch == "_" else CLUSTALX.get(ch, "#999") for ch in seq]
+    hover = [f"position {i + 1}: {'masked' if ch == '_' else ch}" for i, ch in enumerate(seq)]
+    cell = min(18.0, (width - 40) / PER_ROW)
+    fig = go.Figure()
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=y,
+            mode="markers",
+            customdata=pos,
+            hovertext=hover,
+            hoverinfo="text",
+            marker=dict(symbol="square", size=cell, color=colors, line=dict(width=0.5, color="#aaa")),
+            showlegend=False,
+            name="residues",
+        )
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=x,
+            y=y,
+            mode="text",
+            text=[ch if ch != "_" else "·" for ch in seq],
+            hoverinfo="skip",
+            textfont=dict(size=max(8, cell * 0.55), color="black", family="monospace"),
+            showlegend=False,
+        )
+    )
+    for cells, color, name in (
+        (list(selected), "#ff7f0e", chosen_label),
+        ([focus] if focus is not None else [], "#d62728", "focus (its MI row below)"),
+    ):
+        if cells:
+            fig.add_trace(
+                go.Scatter(
+                    x=x[cells],
+                    y=y[cells],
+                    mode="markers",
+                    hoverinfo="skip",
+                    name=name,
+                    showlegend=False,
+                    marker=dict(symbol="square-open", size=cell + 3, color=color, line=dict(width=2.5)),
+                )
+            )
+    rows = (L - 1) // PER_ROW + 1
+    for r in range(rows):  # position numbers at the start of each line
+        fig.add_annotation(x=-1.2, y=-r, text=str(r * PER_ROW + 1), showarrow=False, font=dict(size=9, color="#666"))
+    fig.update_xaxes(visible=False, range=[-2.2, PER_ROW], fixedrange=True)
+    fig.update_yaxes(visible=False, range=[-rows + 0.4, 0.6], fixedrange=True)
+    fig.update_layout(
+        width=width,
+        height=60 + 26 * rows,
+        margin=dict(l=5, r=5, t=30, b=5),
+        plot_bgcolor="white",
+        title=dict(text=title, font=dict(size=13)),
+        clickmode="event+select",
+        dragmode=False,
+    )
+    return fig
+
+
+def entropy_figure(H, masked, selected=(), zmax=None, width=900, title="Marginal entropy before this step (nats)"):
+    """Entropy along the track: bars for the masked positions, this step's batch in orange."""
+    H = np.asarray(H, float)
+    m = np.asarray(masked, bool)
+    sel = set(int(i) for i in selected)
+    colors = ["#ff7f0e" if i in sel else ("#1f77b4" if m[i] else "#dddddd") for i in range(len(H))]
+    fig = go.Figure(
+        go.Bar(
+            x=np.arange(1, len(H) + 1),
+            y=np.where(m, H, 0),
+            marker_color=colors,
+            hovertemplate="position %{x}: %{y:.3f} nats<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        width=width,
+        height=190,
+        margin=dict(l=40, r=10, t=30, b=30),
+        title=dict(text=title, font=dict(size=13)),
+        yaxis=dict(range=[0, zmax] if zmax else None, title=None),
+        xaxis=dict(title=None),
+        bargap=0.1,
+    )
+    return fig
+
+
+def mi_row_figure(rows: dict, focus: int, masked, width=900, zmax=None):
+    """MI of the focus position with every other position, along the track; rows:
+    {name: (L,) values} (estimated and / or ground truth), drawn as lines."""
+    m = np.asarray(masked, bool)
+    fig = go.Figure()
+    for name, vals in rows.items():
+        v = np.where(m, np.asarray(vals, float), np.nan)
+        v[focus] = np.nan
+        fig.add_trace(
+            go.Scatter(
+                x=np.arange(1, len(v) + 1),
+                y=v,
+                mode="lines+markers",
+                name=name,
+                marker=dict(size=4),
+                hovertemplate="position %{x}: %{y:.4f} nats<extra>" + name + "</extra>",
+            )
+        )
+    fig.add_vline(x=focus + 1, line=dict(color="#d62728", dash="dot"))
+    fig.update_layout(
+        width=width,
+        height=230,
+        margin=dict(l=40, r=10, t=30, b=30),
+        title=dict(text=f"MI with position {focus + 1} (masked positions)", font=dict(size=13)),
+        yaxis=dict(range=[0, zmax] if zmax else None),
+        legend=dict(orientation="h", y=1.15),
+    )
+    return fig

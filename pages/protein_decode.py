@@ -1,0 +1,233 @@
+"""Protein decode: step through a protein decode, with entropy, estimated and true MI."""
+
+import json
+from dataclasses import asdict
+
+import numpy as np
+import streamlit as st
+
+from mi_viz.core.plots import mi_map_figure
+from mi_viz.core.samplers import Trace
+from mi_viz.domains import get_domain
+from mi_viz.domains.protein.alphabet import MASK, SequenceError, clean, decode, encode
+from mi_viz.domains.protein.drawing import entropy_figure, mi_row_figure, track_figure
+from mi_viz.domains.protein.fasta import parse_fasta
+from pages._shared import (
+    GT_SECONDS_CAP,
+    PROTEIN_LENGTH_CAP,
+    ground_truth_for,
+    has_ground_truth,
+    protein_backbones,
+    protein_estimated_mi,
+    protein_gt_cost,
+    protein_model_or_error,
+    protein_trace_json,
+    sampler_picker,
+    step_controls,
+)
+
+st.title("Protein decode")
+
+
+def read_prompt():
+    """The prompt ('_' = masked) from the sidebar, or None after a message in the main area."""
+    mode = st.radio("Start from", ["All masked, a length", "A prompt (residues kept, '_' generated)"], key="pdec_mode")
+    if mode.startswith("All masked"):
+        n = st.number_input(f"Length (1..{PROTEIN_LENGTH_CAP})", 1, PROTEIN_LENGTH_CAP, 80, key="pdec_len")
+        return "_" * int(n), f"unconditional, length {int(n)}"
+    text = st.text_area(
+        "Prompt: a sequence with '_' where residues are to be generated (FASTA works too)",
+        key="pdec_prompt",
+        height=110,
+        placeholder="MKT__LVA___GLL__________RS",
+    )
+    up = st.file_uploader("... or a FASTA file (its first record)", type=["fasta", "fa", "faa", "txt"], key="pdec_file")
+    source = "pasted prompt"
+    if up is not None:
+        text, source = up.getvalue().decode("utf-8", errors="replace"), f"{up.name}, first record"
+    return text, source
+
+
+def validate(text: str):
+    """text -> a clean prompt, or an error message naming the problem."""
+    if not text or not text.strip():
+        return None, "The prompt is empty: type a sequence with '_' for the positions to generate, or pick a length."
+    try:
+        if text.lstrip().startswith(">"):
+            text = parse_fasta(text)[0][1]
+        p = clean(text)
+        if len(p) > PROTEIN_LENGTH_CAP:
+            return None, f"The prompt has {len(p)} positions; this page decodes up to {PROTEIN_LENGTH_CAP}."
+        encode(p, allow_mask=True)
+    except SequenceError as e:
+        return None, f"Invalid prompt: {e}."
+    if "_" not in p:
+        return None, "The prompt has no masked position: put '_' where residues are to be generated."
+    return p, None
+
+
+backbones = protein_backbones()
+with st.sidebar:
+    st.subheader("Backbone")
+    label = st.selectbox("Protein backbone", list(backbones), key="pdec_backbone")
+    if "ESM-C 300M" not in backbones:
+        st.caption(
+            "ESM-C 300M is not on this machine: `python -m mi_viz fetch-esmc` downloads its weights "
+            "(or set MI_VIZ_ESMC_300M to the .pth file)."
+        )
+    st.subheader("Input")
+    raw, source = read_prompt()
+    st.subheader("Sampler")
+loaded = protein_model_or_error(backbones[label])
+if loaded is None:
+    st.stop()
+model, head = loaded
+with st.sidebar:
+    cfg = sampler_picker("pdec", has_head=head is not None, default="eb", temperature=1.0)
+    eps = st.select_slider("ground-truth pruning eps", [1e-4, 1e-3, 1e-2], value=1e-3, key="pdec_eps")
+prompt, problem = validate(raw)
+if problem:
+    st.error(problem)
+    st.stop()
+if head is None:
+    st.info(
+        "No MI head for this backbone yet: the estimated MI map and the 'mi' sampler are off; the exact "
+        "ground truth is available on demand below."
+    )
+spec = backbones[label]
+head_path = str(get_domain("protein").default_head()) if head is not None else None
+
+if cfg.name == "mi-gt":
+    st.info("mi-gt runs the exact ground truth at every step (an oracle): the first decode takes a while.")
+trace = Trace.from_json(protein_trace_json(prompt, asdict(cfg), spec, head_path))
+n_steps = len(trace.steps)
+t = step_controls("pdec", n_steps, (prompt, cfg.label(), cfg.temperature, cfg.seed, spec))
+rec = trace.steps[t]
+L = len(rec.tokens)
+masked = np.array(rec.masked)
+before = decode(rec.tokens)
+after = decode(trace.tokens_at(t + 1))
+m = st.columns(5)
+m[0].metric("Step", f"{t + 1} / {n_steps}")
+m[1].metric("Passes so far", f"{rec.passes}" + (f" (+{rec.oracle_passes} oracle)" if rec.oracle_passes else ""))
+m[2].metric("Residues this step", len(rec.selected))
+m[3].metric("Still masked after it", int((np.array(trace.tokens_at(t + 1)) == MASK).sum()))
+m[4].metric("Length", L)
+st.caption(
+    f"{source} · {label} · {cfg.label()}"
+    + (f" · temperature {cfg.temperature:g}, seed {cfg.seed}" if cfg.temperature > 0 else "")
+    + " · orange: the residues chosen at this step · grey: still masked"
+)
+
+st.plotly_chart(
+    track_figure(after, selected=rec.selected, title=f"Sequence after step {t + 1}"),
+    key=f"ptrack_{t}",
+    config={"displayModeBar": False},
+)
+H = np.array(rec.entropy)
+st.plotly_chart(entropy_figure(H, masked, rec.selected), key=f"pent_{t}", config={"displayModeBar": False})
+
+tokens = tuple(rec.tokens)
+est = protein_estimated_mi(tokens, spec, head_path) if head is not None else None
+labels = [f"{i + 1}{before[i] if before[i] != '_' else ''}" for i in range(L)]
+gt = None
+cost = protein_gt_cost(tokens, spec, eps)
+cached = has_ground_truth(tokens, eps, "protein", spec)
+if cached:
+    gt = ground_truth_for(tokens, eps, domain="protein", spec=spec)
+else:
+    over = cost["seconds"] > GT_SECONDS_CAP
+    msg = (
+        f"Ground truth for this state: {cost['total_passes']:,} passes, about {cost['seconds']:.0f} s on this machine "
+        f"({int(masked.sum())} masked positions; one pass per position and kept value)."
+    )
+    if over:
+        st.warning(
+            msg + f" That is over this page's cap of {GT_SECONDS_CAP:.0f} s: step further into the decode "
+            "(fewer masked positions) or use `python -m mi_viz mi-report protein` offline."
+        )
+    elif st.button("Compute the ground-truth MI", key="pdec_gt", help=msg):
+        gt = ground_truth_for(tokens, eps, domain="protein", spec=spec)
+    else:
+        st.caption(msg)
+scale = st.select_slider(
+    "Colour scale of the MI maps (nats)",
+    ["per step", 0.01, 0.03, 0.1, 0.3, 1.0],
+    value=0.1,
+    key="pdec_scale",
+    help="A fixed top keeps colours comparable across steps; 'per step' "
+    "stretches each step's maps to their own largest value (shared by the maps of a step).",
+)
+zmax = (
+    scale
+    if scale != "per step"
+    else max([float(x.max()) for x in (est, gt["mi"] if gt else None) if x is not None] + [1e-6])
+)
+cols = st.columns(2) if est is not None else [st.container(), st.container()]
+with cols[0]:
+    if est is not None:
+        st.plotly_chart(
+            mi_map_figure(est, masked, labels, zmax, "Estimated MI (head, same pass)", batch=rec.selected),
+            key=f"pest_{t}",
+            config={"displayModeBar": False},
+        )
+with cols[1 if est is not None else 0]:
+    if gt is not None:
+        st.plotly_chart(
+            mi_map_figure(
+                gt["mi"],
+                masked,
+                labels,
+                zmax,
+                f"Ground-truth MI ({gt['passes']:,} passes, {gt['seconds']:.1f} s)",
+                batch=rec.selected,
+            ),
+            key=f"pgt_{t}",
+            config={"displayModeBar": False},
+        )
+        st.caption(
+            f"max pruned mass per position {gt['dropped']:.2e}; max asymmetry {float(gt['asym'].max()):.3f} nats"
+        )
+if est is not None and gt is not None:
+    st.plotly_chart(
+        mi_map_figure(
+            est - gt["mi"], masked, labels, None, "Estimated minus true MI", diverging=True, batch=rec.selected
+        ),
+        key=f"pdiff_{t}",
+        config={"displayModeBar": False},
+    )
+
+positions = [i for i in range(L) if masked[i]]
+if positions and (est is not None or gt is not None):
+    src = gt["mi"] if gt is not None else est
+    best = int(np.argmax(src.sum(1))) if src.sum() > 0 else positions[0]
+    focus = st.selectbox(
+        "Position whose MI row is drawn",
+        positions,
+        index=positions.index(best) if best in positions else 0,
+        format_func=lambda i: f"{i + 1}",
+        key=f"pdec_focus_{t}",
+    )
+    rows = {
+        name: v[focus] for name, v in (("estimated", est), ("ground truth", gt["mi"] if gt else None)) if v is not None
+    }
+    st.plotly_chart(mi_row_figure(rows, focus, masked, zmax=zmax), key=f"prow_{t}", config={"displayModeBar": False})
+
+with st.expander("Export"):
+    final = decode(trace.final)
+    st.download_button(
+        "Sequence (FASTA)",
+        f">mi-viz {cfg.label()} passes={trace.steps[-1].passes}\n{final}\n",
+        file_name="protein.fasta",
+        mime="text/plain",
+        key="pdec_fasta",
+    )
+    st.download_button(
+        "Trace (JSON)", trace.to_json(), file_name="protein_trace.json", mime="application/json", key="pdec_trace"
+    )
+    st.code(
+        json.dumps(
+            {"step": t + 1, "selected": [i + 1 for i in rec.selected], "residues": [after[i] for i in rec.selected]}
+        ),
+        language="json",
+    )
