@@ -204,6 +204,16 @@ def puzzle_picker(key: str):
     return board, sol, f"{src} #{idx}"
 
 
+def kept(widget_key: str, default) -> dict:
+    """Widget kwargs whose value outlives the widget: Streamlit drops a widget's state on a run
+    that does not draw it (the other sampler's sliders), so each change is copied to a plain
+    session key and restored from it when the widget comes back."""
+    keep = "_kept_" + widget_key
+    if widget_key not in st.session_state:
+        st.session_state[widget_key] = st.session_state.get(keep, default)
+    return {"key": widget_key, "on_change": lambda: st.session_state.update({keep: st.session_state[widget_key]})}
+
+
 def sampler_picker(
     key: str, has_head: bool, default: str = "mi", temperature: float = 0.0, gammas=None
 ) -> SamplerConfig:
@@ -224,21 +234,21 @@ def sampler_picker(
     kw = {}
     own = f"{key}_{name}"
     if "k" in spec:
-        kw["k"] = st.slider("k (positions per pass)", 1, 20, spec["k"], key=f"{own}_k")
+        kw["k"] = st.slider("k (positions per pass)", 1, 20, **kept(f"{own}_k", spec["k"]))
     if "gamma" in spec:  # log-spaced: useful budgets span 1e-5 .. 8 nats across the domains
-        kw["gamma"] = st.select_slider("gamma (budget, nats)", gammas, value=float(spec["gamma"]), key=f"{own}_gamma")
+        kw["gamma"] = st.select_slider("gamma (budget, nats)", gammas, **kept(f"{own}_gamma", float(spec["gamma"])))
     if "lam" in spec:
         kw["lam"] = st.select_slider(
-            "lambda (weight of the entropy term)", LAMBDAS, value=float(spec["lam"]), key=f"{own}_lam"
+            "lambda (weight of the entropy term)", LAMBDAS, **kept(f"{own}_lam", float(spec["lam"]))
         )
     if "scan" in spec:
         kw["scan"] = st.radio(
             "batch rule",
             ["stop", "skip"],
             horizontal=True,
-            key=f"{own}_scan",
             help="stop: the batch ends at the first position that would break the budget (a prefix "
             "of the confidence order, the default); skip: pass over it and keep scanning",
+            **kept(f"{own}_scan", "stop"),
         )
     t = st.slider("temperature (0 = argmax)", 0.0, 2.0, temperature, 0.1, key=f"{key}_temp")
     seed = st.number_input("seed", 0, 10_000, 0, key=f"{key}_seed") if t > 0 else 0
@@ -265,7 +275,14 @@ def step_controls(prefix: str, n_steps: int, identity) -> int:
         st.session_state[f"{prefix}_tick"] = 0.0
 
     playing = st.session_state[k_play]
-    c = st.columns([1.1, 1, 1, 1, 1.1, 5])
+    # the bar stays at the top of the window while the maps below it scroll (a sticky container)
+    # (Streamlit wraps a container in a layout wrapper of its own height: the wrapper is what sticks)
+    st.html(
+        f'<style>div[data-testid="stLayoutWrapper"]:has(> .st-key-{prefix}_bar) {{position: sticky; top: 3.75rem; '
+        "z-index: 990; background: white; padding: 0.3rem 0 0.1rem; border-bottom: 1px solid #eee;}}</style>"
+    )
+    bar = st.container(key=f"{prefix}_bar")
+    c = bar.columns([1.1, 1, 1, 1, 1.1, 5])
     c[0].button(
         "Reset",
         icon=":material/first_page:",

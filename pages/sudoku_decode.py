@@ -5,9 +5,9 @@ import json
 import numpy as np
 import streamlit as st
 
-from mi_viz.core.plots import ENTROPY_COLORSCALE, mi_matrix_figure
+from mi_viz.core.plots import ENTROPY_COLORSCALE, mi_map_figure
 from mi_viz.domains.sudoku import board as S
-from mi_viz.domains.sudoku.drawing import board_figure
+from mi_viz.domains.sudoku.drawing import CELL_NAMES, board_figure, map_order
 from pages._shared import (
     decode_trace,
     estimated_mi,
@@ -15,6 +15,7 @@ from pages._shared import (
     models_or_error,
     puzzle_picker,
     sampler_picker,
+    step_controls,
     tokens_to_digits,
 )
 
@@ -32,76 +33,15 @@ with st.sidebar:
     eps = st.select_slider("ground-truth pruning eps", [1e-4, 1e-3, 1e-2], value=1e-3, key="dec_eps")
 
 if picked is None:
+    st.info("Choose or paste a puzzle in the sidebar (a pasted puzzle's problem is named there).")
     st.stop()
 board, solution, label = picked
 if cfg.name == "mi-gt":
     st.info("mi-gt runs the exact ground truth at every step (an oracle): the first decode takes a while.")
 trace = decode_trace(board, cfg)
 n_steps = len(trace.steps)
-
-# the session's position; reset when the puzzle or sampler changes
-key = (S.board_to_string(board), cfg.label(), cfg.temperature, cfg.seed)
-if st.session_state.get("dec_key") != key:
-    st.session_state.dec_key = key
-    st.session_state.dec_step = 0
-    st.session_state.dec_playing = False
-
-
-def _set(step):
-    st.session_state.dec_step = max(0, min(n_steps - 1, step))
-
-
-def _toggle_play():
-    st.session_state.dec_playing = not st.session_state.dec_playing
-    st.session_state.dec_last_tick = 0.0
-
-
-# buttons act through callbacks: they run before the script, so the slider below can
-# share the same session-state key without "modified after instantiation" errors
-c = st.columns([1, 1, 1, 1, 1, 6])
-c[0].button(
-    "Reset",
-    icon=":material/first_page:",
-    key="dec_reset",
-    on_click=lambda: (_set(0), st.session_state.update(dec_playing=False)),
-)
-c[1].button(
-    "Back", icon=":material/chevron_left:", key="dec_back", on_click=lambda: _set(st.session_state.dec_step - 1)
-)
-c[2].button(
-    "Step", icon=":material/chevron_right:", key="dec_fwd", on_click=lambda: _set(st.session_state.dec_step + 1)
-)
-c[3].button("End", icon=":material/last_page:", key="dec_end", on_click=lambda: _set(n_steps - 1))
-c[4].button(
-    "Pause" if st.session_state.dec_playing else "Play",
-    key="dec_play",
-    on_click=_toggle_play,
-    icon=":material/pause:" if st.session_state.dec_playing else ":material/play_arrow:",
-)
-
-
-@st.fragment(run_every=0.8)
-def _autoplay():
-    """While playing, advance one step every 0.8 s (time-guarded: full reruns don't double-step)."""
-    import time
-
-    if not st.session_state.get("dec_playing"):
-        return
-    now = time.time()
-    if now - st.session_state.get("dec_last_tick", 0.0) < 0.7:
-        return
-    st.session_state.dec_last_tick = now
-    if st.session_state.dec_step < n_steps - 1:
-        st.session_state.dec_step += 1
-        st.rerun(scope="app")
-    else:
-        st.session_state.dec_playing = False
-
-
-_autoplay()
-if n_steps > 1:
-    st.slider("Step", 0, n_steps - 1, key="dec_step")
-t = st.session_state.dec_step
+puzzle_id = (S.board_to_string(board), cfg.label(), cfg.temperature, cfg.seed)
+t = step_controls("dec", n_steps, puzzle_id)
 rec = trace.steps[t]
 tokens = rec.tokens
 digits = tokens_to_digits(tokens)
@@ -118,49 +58,55 @@ m[2].metric("Cells this step", len(rec.selected))
 m[3].metric("Rule conflicts", len(conflicts))
 m[4].metric("Wrong cells", len(wrong) if solution is not None else "n/a")
 st.caption(
-    f"{label} · {cfg.label()} · orange outline: the batch unmasked at this step · red digits: wrong "
-    "(solution known) · bold: givens"
+    f"{label} · {cfg.label()} · step t shows the board after the t-th pass: orange outline, the cells it "
+    "unmasked; red digits, wrong (solution known); bold black, the givens"
 )
 
-# MI maps (estimated from the head, ground truth on demand) on one colour scale
+# MI maps (estimated from the head, ground truth on demand); the focus cell's MI row goes back on the board
 est = estimated_mi(tuple(tokens)) if head is not None else None
-gt = None
-gt_key = ("gt_on", key, t, eps)
 want_gt = st.toggle("Show ground-truth MI (one pass per cell and candidate value; cached)", key="dec_gt_toggle")
-if want_gt:
-    gt = ground_truth_for(tuple(tokens), eps)
-zmax = max([float(x.max()) for x in (est, gt["mi"] if gt else None) if x is not None] + [1e-6])
+gt = ground_truth_for(tuple(tokens), eps) if want_gt else None
+cells = [i for i in range(81) if masked[i]]
 
-# the cell whose MI row is drawn back on the board
-sel_cells = [i for i in range(81) if masked[i]]
-default_focus = int(np.argmax((gt["mi"] if gt else est).sum(1))) if (est is not None or gt) and sel_cells else None
-if st.session_state.get("dec_focus_key") != (key, t):
-    st.session_state.dec_focus_key = (key, t)
-    st.session_state.dec_focus = default_focus if default_focus in sel_cells else (sel_cells[0] if sel_cells else None)
-
-row1 = st.columns(2)
-with row1[0]:
-    fig = board_figure(
-        after,
-        givens,
-        selected=rec.selected,
-        wrong=wrong,
-        focus=st.session_state.dec_focus,
-        title=f"Board after step {t + 1} (click a masked cell to focus it)",
+# the focus: the user's cell while it stays masked; else the cell of largest total MI. A click on
+# the board moves it (the click is read before the selector is drawn, so both show the same cell)
+source = gt["mi"] if gt else est
+default = int(np.argmax(source.sum(1))) if source is not None and cells and source.sum() > 0 else None
+default = default if default in cells else (cells[0] if cells else None)
+if st.session_state.get("dec_focus_puzzle") != puzzle_id:
+    st.session_state.dec_focus_puzzle = puzzle_id
+    st.session_state.dec_focus = default
+click = st.session_state.get("dec_board")
+points = [p for p in (click.selection.points if click else []) if "customdata" in p]
+clicked = int(points[0]["customdata"]) if points else None
+if clicked is not None and clicked != st.session_state.get("dec_last_click"):
+    st.session_state.dec_last_click = clicked
+    if masked[clicked]:
+        st.session_state.dec_focus = clicked
+if st.session_state.get("dec_focus") not in cells:
+    st.session_state.dec_focus = default
+focus = st.session_state.dec_focus
+if cells:
+    st.session_state.dec_focus_sel = focus
+c1, c2 = st.columns(2)
+with c1:
+    st.plotly_chart(
+        board_figure(
+            after,
+            givens,
+            selected=rec.selected,
+            wrong=wrong,
+            focus=focus,
+            title=f"Board after step {t + 1} · red outline: the focus cell (click a masked cell)",
+        ),
+        key="dec_board",
+        on_select="rerun",
+        selection_mode="points",
+        config={"displayModeBar": False},
     )
-    ev = st.plotly_chart(
-        fig, key=f"board_{t}", on_select="rerun", selection_mode="points", config={"displayModeBar": False}
-    )
-    try:
-        pts = [p for p in (ev.selection.points if ev else []) if "customdata" in p]  # the cell layer only
-        if pts:
-            cell = int(pts[0]["customdata"])
-            if masked[cell]:
-                st.session_state.dec_focus = cell
-    except (AttributeError, KeyError, TypeError):
-        pass
-with row1[1]:
+with c2:
     H = np.array(rec.entropy)
+    fixed_h = st.session_state.get("dec_scale", 1.0) != "per step"
     st.plotly_chart(
         board_figure(
             digits,
@@ -168,80 +114,121 @@ with row1[1]:
             heat=H,
             heat_name="H (nats)",
             selected=rec.selected,
+            zmax=float(np.log(9)) if fixed_h else None,
             colorscale=ENTROPY_COLORSCALE,
-            title="Marginal entropy before this step",
+            title="Marginal entropy before this step" + (" (scale 0..ln 9)" if fixed_h else ""),
         ),
         key=f"ent_{t}",
         config={"displayModeBar": False},
     )
 
-if sel_cells:
-    focus = st.selectbox(
-        "Focus cell (its MI row is drawn on the board below)",
-        sel_cells,
-        index=sel_cells.index(st.session_state.dec_focus) if st.session_state.dec_focus in sel_cells else 0,
-        format_func=lambda i: f"r{i // 9 + 1}c{i % 9 + 1}",
-        key=f"focus_sel_{t}",
-    )
-    st.session_state.dec_focus = focus
-else:
-    focus = None
+if cells:
 
-row2 = st.columns(3)
-with row2[0]:
+    def _pick():
+        st.session_state.dec_focus = st.session_state.dec_focus_sel
+
+    st.selectbox(
+        "Focus cell (its MI row is drawn on the board below; clicking a masked cell on the board selects it too)",
+        cells,
+        format_func=lambda i: CELL_NAMES[i],
+        key="dec_focus_sel",
+        on_change=_pick,
+    )
+scale = st.select_slider(
+    "Colour scale of the MI maps (nats)",
+    ["per step", 0.1, 0.3, 1.0, 2.0],
+    value=1.0,
+    key="dec_scale",
+    help="A fixed top keeps colours comparable across steps (and fixes the "
+    "entropy map at 0..ln 9); 'per step' stretches this step's maps to their own largest value.",
+)
+zmax = (
+    scale
+    if scale != "per step"
+    else max([float(x.max()) for x in (est, gt["mi"] if gt else None) if x is not None] + [1e-6])
+)
+order, groups = map_order()
+kw = dict(order=order, groups=groups, batch=rec.selected, focus=focus)
+maps = st.columns(3 if gt is not None and est is not None else 2)
+with maps[0]:
     if est is not None:
         st.plotly_chart(
-            mi_matrix_figure(est, masked, zmax, "Estimated MI (head, same pass)"),
+            mi_map_figure(est, masked, CELL_NAMES, zmax, "Estimated MI (head, same pass)", **kw),
             key=f"est_{t}",
             config={"displayModeBar": False},
         )
     else:
         st.info("No MI head loaded.")
-with row2[1]:
-    if gt:
+with maps[1]:
+    if gt is not None:
         st.plotly_chart(
-            mi_matrix_figure(gt["mi"], masked, zmax, f"Ground-truth MI ({gt['passes']} passes, {gt['seconds']:.2f}s)"),
+            mi_map_figure(
+                gt["mi"],
+                masked,
+                CELL_NAMES,
+                zmax,
+                f"Ground-truth MI ({gt['passes']} passes, {gt['seconds']:.2f} s)",
+                **kw,
+            ),
             key=f"gt_{t}",
             config={"displayModeBar": False},
         )
         st.caption(f"max pruned mass per cell {gt['dropped']:.2e}; max asymmetry {float(gt['asym'].max()):.3f} nats")
-    else:
-        st.info("Switch on 'Show ground-truth MI' to compute it for this step.")
-with row2[2]:
-    if focus is not None:
-        src = gt["mi"] if gt else est
-        name = "true" if gt else "estimated"
-        if src is not None:
-            st.plotly_chart(
-                board_figure(
-                    after,
-                    givens,
-                    heat=src[focus],
-                    heat_name="MI",
-                    zmax=zmax,
-                    focus=focus,
-                    colorscale="Viridis",
-                    title=f"{name} MI with r{focus // 9 + 1}c{focus % 9 + 1}",
-                ),
-                key=f"row_{t}",
-                config={"displayModeBar": False},
-            )
+    elif focus is not None and est is not None:
+        st.plotly_chart(
+            board_figure(
+                after,
+                givens,
+                heat=est[focus],
+                heat_name="MI",
+                zmax=zmax,
+                focus=focus,
+                colorscale="Viridis",
+                title=f"Estimated MI with {CELL_NAMES[focus]}",
+            ),
+            key=f"row_{t}",
+            config={"displayModeBar": False},
+        )
+if gt is not None and est is not None:
+    with maps[2]:
+        st.plotly_chart(
+            mi_map_figure(est - gt["mi"], masked, CELL_NAMES, None, "Estimated minus true MI", diverging=True, **kw),
+            key=f"diff_{t}",
+            config={"displayModeBar": False},
+        )
+if gt is not None and focus is not None:
+    st.plotly_chart(
+        board_figure(
+            after,
+            givens,
+            heat=gt["mi"][focus],
+            heat_name="MI",
+            zmax=zmax,
+            focus=focus,
+            colorscale="Viridis",
+            title=f"True MI with {CELL_NAMES[focus]}",
+        ),
+        key=f"row_{t}",
+        config={"displayModeBar": False},
+    )
+st.caption(
+    "Maps: masked cells only, ordered by box, then row (white lines between boxes); orange rows and "
+    "columns: this step's batch; red: the focus cell. Hover names both cells."
+)
 
 with st.expander("Export"):
     st.download_button("Trace (JSON)", trace.to_json(), file_name="sudoku_trace.json", mime="application/json")
-    html = fig.to_html(include_plotlyjs="cdn")
+    html = board_figure(after, givens, selected=rec.selected, wrong=wrong).to_html(include_plotlyjs="cdn")
     if est is not None:
-        html += mi_matrix_figure(est, masked, zmax, "Estimated MI").to_html(include_plotlyjs=False)
+        html += mi_map_figure(est, masked, CELL_NAMES, zmax, "Estimated MI", **kw).to_html(include_plotlyjs=False)
     if gt:
-        html += mi_matrix_figure(gt["mi"], masked, zmax, "Ground-truth MI").to_html(include_plotlyjs=False)
+        html += mi_map_figure(gt["mi"], masked, CELL_NAMES, zmax, "Ground-truth MI", **kw).to_html(
+            include_plotlyjs=False
+        )
     st.download_button("Current view (HTML)", html, file_name=f"sudoku_step{t + 1}.html", mime="text/html")
     st.code(
         json.dumps(
-            {
-                "step": t + 1,
-                "selected": [f"r{i // 9 + 1}c{i % 9 + 1}" for i in rec.selected],
-                "values": [v + 1 for v in rec.values],
-            }
+            {"step": t + 1, "selected": [CELL_NAMES[i] for i in rec.selected], "values": [v + 1 for v in rec.values]}
         ),
         language="json",
     )

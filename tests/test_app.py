@@ -154,3 +154,78 @@ def test_head_picker_reads_the_baseline_everywhere():
     assert _metric(shipped, "Pearson") != _metric(at, "Pearson")
     at = _run("pages/sudoku_decode.py", setup=lambda t: t.session_state.__setitem__("mi_head", BASELINE))
     assert not at.exception and not at.error
+
+
+def test_each_sampler_keeps_its_own_parameters():
+    at = _run("pages/sudoku_decode.py")
+    at.selectbox(key="dec_sampler").set_value("mi").run()
+    at.select_slider(key="dec_mi_gamma").set_value(0.1).run()
+    at.selectbox(key="dec_sampler").set_value("eb").run()
+    at.select_slider(key="dec_eb_gamma").set_value(0.5).run()
+    at.selectbox(key="dec_sampler").set_value("mi").run()
+    assert at.select_slider(key="dec_mi_gamma").value == 0.1  # not EB's 0.5
+    assert not at.exception
+
+
+def test_focus_follows_the_puzzle_and_stays_on_a_masked_cell():
+    """The focus cell is one of this step's masked cells; a chosen cell stays while it is masked;
+    another puzzle starts from that puzzle's own default, never the previous puzzle's cell."""
+
+    def cell(name):  # 'r9c9' -> 80
+        r, c = name[1:].split("c")
+        return (int(r) - 1) * 9 + int(c) - 1
+
+    at = _run("pages/sudoku_decode.py")
+    sel = at.selectbox(key="dec_focus_sel")
+    masked = [cell(o) for o in sel.options]
+    assert sel.value in masked and at.session_state.dec_focus == sel.value
+    pick = masked[-1]
+    sel.set_value(pick).run()
+    assert at.session_state.dec_focus == pick
+    at.button(key="dec_fwd").click().run()  # a step that leaves the cell masked keeps it
+    sel = at.selectbox(key="dec_focus_sel")
+    masked = [cell(o) for o in sel.options]
+    assert at.session_state.dec_focus == sel.value and (sel.value == pick or pick not in masked)
+    puzzle = at.session_state.dec_focus_puzzle
+    at.number_input(key="dec_idx").set_value(5).run()
+    sel = at.selectbox(key="dec_focus_sel")
+    assert at.session_state.dec_focus_puzzle != puzzle
+    assert sel.value in [cell(o) for o in sel.options] and at.session_state.dec_focus == sel.value
+    assert not at.exception
+
+
+def test_protein_decode_steps_and_reports_bad_input():
+    at = _run("pages/protein_decode.py")
+    assert _metric(at, "Step").startswith("1 / ")
+    at.number_input(key="pdec_len").set_value(24).run()
+    assert _metric(at, "Step").endswith(" / " + _metric(at, "Step").split(" / ")[1])
+    first = json.loads(at.code[-1].value)
+    at.button(key="pdec_fwd").click().run()
+    assert _metric(at, "Step").startswith("2 / ") and _metric(at, "Length") == "24"
+    second = json.loads(at.code[-1].value)
+    assert second["step"] == 2 and second["selected"] != first["selected"]
+    assert int(_metric(at, "Still masked after it")) < 24
+    at.radio(key="pdec_mode").set_value("A prompt (residues kept, '_' generated)").run()
+    assert any("empty" in e.value for e in at.error)
+    for text, want in (
+        ("MKBV__", "'B' at position 3"),
+        ("MKVLL", "no masked position"),
+        ("A" * 301 + "_", "decodes up to 300"),
+        (">p1\nMKV__JL\n", "'J' at position 6"),
+    ):
+        at.text_area(key="pdec_prompt").set_value(text).run()
+        assert any(want in e.value for e in at.error), (text, [e.value for e in at.error])
+        assert not at.exception
+    at.text_area(key="pdec_prompt").set_value("MKV__LLA_").run()
+    assert not at.error and _metric(at, "Length") == "9"
+    at.button(key="pdec_end").click().run()
+    final = json.loads(at.code[-1].value)
+    assert final["step"] == int(_metric(at, "Step").split(" / ")[1])
+
+
+def test_protein_ground_truth_after_its_cost():
+    at = _run("pages/protein_decode.py")
+    at.number_input(key="pdec_len").set_value(12).run()
+    assert any("passes, about" in c.value for c in at.caption)
+    at.button(key="pdec_gt").click().run()
+    assert not at.exception and any("max asymmetry" in c.value for c in at.caption)

@@ -108,7 +108,7 @@ def mi_map_figure(
     show = M <= 45  # tick every cell while the names stay readable; hover names them always
     step = 1 if show else max(1, M // 20)
     ticks = dict(tickmode="array", tickvals=list(range(0, M, step)), ticktext=names[::step], tickfont=dict(size=9))
-    px = size or int(np.clip(14 * M + 120, 320, 720))
+    px = size or int(np.clip(9 * M + 160, 320, 560))
     fig.update_xaxes(**ticks, tickangle=-90, showgrid=False, constrain="domain")
     fig.update_yaxes(**ticks, autorange="reversed", showgrid=False, scaleanchor="x")
     fig.update_layout(

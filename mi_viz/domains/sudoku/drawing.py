@@ -71,7 +71,12 @@ def board_figure(
     wrong = set(int(c) for c in wrong)
     # all digits in ONE text trace: one annotation per digit costs ~1 ms each to build
     filled = [i for i, v in enumerate(board) if v]
-    colors = ["#d62728" if i in wrong else ("black" if givens[i] else "#1f4e9c") for i in filled]
+    if heat is None:
+        colors = ["#d62728" if i in wrong else ("black" if givens[i] else "#1f4e9c") for i in filled]
+    else:  # digits legible over the heat: white on dark cells (low Viridis, high Blues), black on light ones
+        rel = np.clip(heat_vals / zmax, 0, 1)
+        dark = rel < 0.55 if colorscale == "Viridis" else rel > 0.55
+        colors = ["#ff6b6b" if i in wrong else ("white" if dark[i] else "black") for i in filled]
     fig.add_trace(
         go.Scatter(
             x=x[filled],
@@ -198,3 +203,13 @@ def figure1(model, head, puzzle, step: int, out_png, eps: float = 1e-3) -> dict:
         "vmax": float(vmax),
         "out": str(out_png),
     }
+
+
+def map_order() -> tuple[list[int], list[int]]:
+    """Cell order of the compact MI maps: by box, then row, then column, and each cell's box
+    (separators are drawn where it changes): the rules' structure shows as blocks."""
+    order = sorted(range(81), key=lambda c: ((c // 27) * 3 + (c % 9) // 3, c // 9, c % 9))
+    return order, [(c // 27) * 3 + (c % 9) // 3 for c in range(81)]
+
+
+CELL_NAMES = [f"r{c // 9 + 1}c{c % 9 + 1}" for c in range(81)]
