@@ -6,8 +6,10 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+import torch
 
-from mi_viz.core.bench import parse_grid, run_bench, sweep_family
+from mi_viz.core.bench import parse_grid, run_bench
+from mi_viz.core.plots import family_color, sweep_figure
 from mi_viz.core.samplers import SamplerConfig
 from mi_viz.domains.sudoku import PAPER_TABLE1
 from mi_viz.domains.sudoku import board as S
@@ -35,6 +37,28 @@ PRESETS = {
 }
 if head is None:
     PRESETS = {k: v for k, v in PRESETS.items() if v.needs != "mi"}
+# the committed sweep drawn beside a sweep on the same set; a set without one gets none
+COMMITTED = {
+    "Hard test set (ours, 1,000)": (RESULTS / "sudoku" / "test_hard" / "sweep.csv", "committed, all 1,000 hard"),
+    "Kaggle hard/expert (external, 2,000)": (
+        RESULTS / "sudoku" / "kaggle" / "sweep.csv",
+        "committed, all 2,000 Kaggle",
+    ),
+}
+
+
+def grid_or_error(text: str, widget: str):
+    """parse_grid, or None after a message naming the problem (unknown sampler / parameter, empty)."""
+    try:
+        cfgs = parse_grid(text)
+    except ValueError as e:
+        st.error(f"{widget}: {e}")
+        return None
+    if any(c.needs == "mi" for c in cfgs) and head is None:
+        st.error(f"{widget}: 'mi' needs the MI head, which is not loaded.")
+        return None
+    return cfgs
+
 
 tab1, tab2 = st.tabs(["Same puzzle, side by side", "Sweep"])
 with tab1:
@@ -47,19 +71,32 @@ with tab1:
         default=[k for k in PRESETS if k in ("sequential", "EB gamma=1e-4", MI_DEFAULT_LABEL)],
         key="cmp_samplers",
     )
-    if picked is None or not chosen:
-        st.info("Choose a puzzle and at least one sampler.")
+    custom = st.text_input(
+        "Your own settings, added to the chosen ones (grid syntax: `sampler:param=value; ...`)",
+        "",
+        key="cmp_custom",
+        placeholder="mi:gamma=0.05:lam=0.5; topk:k=6",
+    )
+    configs = {name: PRESETS[name] for name in chosen}
+    if custom.strip():
+        cfgs = grid_or_error(custom, "Your own settings")
+        for c in cfgs or []:
+            configs[c.label()] = c
+    if picked is None:
+        st.info("Choose or paste a puzzle in the sidebar (a pasted puzzle's problem is named there).")
+    elif not configs:
+        st.info("Choose at least one sampler, or type your own settings.")
     else:
         board, solution, label = picked
-        traces = {name: decode_trace(board, PRESETS[name]) for name in chosen}
+        traces = {name: decode_trace(board, c) for name, c in configs.items()}
         longest = max(len(tr.steps) for tr in traces.values())
-        t = st.slider("Shared step (pass)", 0, longest, min(5, longest), key="cmp_step")
-        cols = st.columns(min(3, len(chosen)))
+        t = st.slider("Shared pass (the boards after this many passes)", 0, longest, min(5, longest), key="cmp_step")
+        cols = st.columns(min(3, len(configs)))
         rows = []
         for k, (name, tr) in enumerate(traces.items()):
             tt = min(t, len(tr.steps))
-            digits = [0 if v == 9 else v + 1 for v in tr.tokens_at(tt)]
-            final = [0 if v == 9 else v + 1 for v in tr.final]
+            digits = list(SUDOKU.decode(torch.tensor([tr.tokens_at(tt)]))[0]) if tt else list(board)
+            final = list(SUDOKU.decode(torch.tensor([tr.final]))[0])
             wrong = [i for i in range(81) if solution is not None and digits[i] and digits[i] != solution[i]]
             sel = tr.steps[tt - 1].selected if 0 < tt <= len(tr.steps) else []
             with cols[k % len(cols)]:
@@ -80,7 +117,7 @@ with tab1:
                     "sampler": name,
                     "passes": len(tr.steps),
                     "solved": S.is_solution(final, board),
-                    "wrong cells at this step": len(wrong),
+                    "wrong cells at this pass": len(wrong),
                     "max cells per pass": max(len(s.selected) for s in tr.steps),
                 }
             )
@@ -88,82 +125,64 @@ with tab1:
         fig = go.Figure()
         for name, tr in traces.items():
             filled = np.cumsum([len(s.selected) for s in tr.steps])
-            fig.add_trace(go.Scatter(x=list(range(1, len(filled) + 1)), y=filled, mode="lines+markers", name=name))
+            fig.add_trace(
+                go.Scatter(
+                    x=list(range(1, len(filled) + 1)),
+                    y=filled,
+                    mode="lines+markers",
+                    name=name,
+                    line=dict(color=family_color(configs[name].name)),
+                )
+            )
         fig.update_layout(title="Cells filled vs passes", xaxis_title="pass", yaxis_title="cells filled", height=320)
         st.plotly_chart(fig, key="cmp_timeline")
 
 with tab2:
     st.markdown(
         "Decode N puzzles of a set with a grid of samplers; each point is one setting. "
-        "Grid syntax: `sampler:param=v1,v2:param=v1; ...`."
+        "Grid syntax: `sampler:param=v1,v2:param=v1; ...` (parameters: k for topk; gamma for eb, mi-zero; "
+        "gamma, lam, scan for mi and mi-gt)."
     )
     c1, c2 = st.columns(2)
-    src = c1.selectbox("Puzzle set", list(PUZZLE_SETS)[:3], key="sw_set")
+    src = c1.selectbox("Puzzle set", list(PUZZLE_SETS), key="sw_set")
     n = c2.slider("N puzzles (first N of the set)", 5, 200, 20, key="sw_n")
     default_grid = "sequential; topk:k=4; eb:gamma=1e-4,0.01; mi-zero:gamma=0.01,0.1" + (
         "; mi:gamma=0.01,0.1:lam=0.25" if head else ""
     )
     grid = st.text_input("Grid", default_grid, key="sw_grid")
     if st.button("Run sweep", key="sw_run"):
-        try:
-            cfgs = parse_grid(grid)
-        except ValueError as e:
-            st.error(f"Bad grid: {e}")
-            cfgs = []
-        if any(c.needs == "mi" for c in cfgs) and head is None:
-            st.error("The grid uses 'mi' but no MI head is loaded.")
-            cfgs = []
-        rows = load_puzzle_set(str(PUZZLE_SETS[src]))[:n]
-        puzzles = [S.parse_board(r["puzzle"]) for r in rows]
-        bar = st.progress(0.0, text="sweep")
-        out = []
-        for k, c in enumerate(cfgs):
-            bar.progress(k / len(cfgs), text=f"{c.label()} ({k + 1}/{len(cfgs)})")
-            out.append(run_bench(SUDOKU, model, puzzles, c, head if c.needs == "mi" else None).summary)
-        bar.empty()
-        st.session_state.sw_result = out
+        cfgs = grid_or_error(grid, "Grid")
+        if cfgs:
+            rows = load_puzzle_set(str(PUZZLE_SETS[src]))[:n]
+            puzzles = [S.parse_board(r["puzzle"]) for r in rows]
+            bar = st.progress(0.0, text="sweep")
+            out = []
+            for k, c in enumerate(cfgs):
+                bar.progress(k / len(cfgs), text=f"{c.label()} ({k + 1}/{len(cfgs)})")
+                out.append(run_bench(SUDOKU, model, puzzles, c, head if c.needs == "mi" else None).summary)
+            bar.empty()
+            st.session_state.sw_result = (src, n, out)
     result = st.session_state.get("sw_result")
-    committed = RESULTS / "sudoku" / "test_hard" / "sweep.csv"
-    fig = go.Figure()
+    curves = {}
     if result:
-        df = pd.DataFrame(result)
-        for fam, g in df.groupby(df.apply(sweep_family, axis=1)):
-            g = g.sort_values("avg_passes")
-            fig.add_trace(
-                go.Scatter(x=g.avg_passes, y=100 * g.solved_frac, mode="lines+markers", name=f"{fam} (this sweep)")
-            )
+        r_src, r_n, out = result
+        curves[f"this sweep, {r_n} of {r_src.split(' (')[0]}"] = out
+        df = pd.DataFrame(out)
         st.dataframe(df, hide_index=True)
         buf = io.StringIO()
         df.to_csv(buf, index=False)
         st.download_button("Download CSV", buf.getvalue(), file_name="sweep.csv", mime="text/csv")
-    if committed.exists():
-        cd = pd.read_csv(committed)
-        for fam, g in cd.groupby(cd.apply(sweep_family, axis=1)):
-            g = g.sort_values("avg_passes")
-            fig.add_trace(
-                go.Scatter(
-                    x=g.avg_passes,
-                    y=100 * g.solved_frac,
-                    mode="lines",
-                    line=dict(dash="dot"),
-                    name=f"{fam} (committed, 1,000 hard)",
-                    opacity=0.6,
-                )
-            )
-    fig.add_trace(
-        go.Scatter(
-            x=[p["avg_passes"] for p in PAPER_TABLE1],
-            y=[100 * p["solved_frac"] for p in PAPER_TABLE1],
-            mode="markers",
-            marker=dict(symbol="x", size=10, color="black"),
-            name="paper Table 1",
-            text=[p["method"] for p in PAPER_TABLE1],
-        )
+    shown = result[0] if result else src
+    if shown in COMMITTED and COMMITTED[shown][0].exists():
+        curves[COMMITTED[shown][1]] = pd.read_csv(COMMITTED[shown][0]).replace({np.nan: None}).to_dict("records")
+    paper = PAPER_TABLE1 if shown.startswith("Hard test set") else None
+    if not curves:
+        st.caption(f"No committed sweep for {shown}: run one to draw it.")
+    st.plotly_chart(
+        sweep_figure(
+            curves, "solved_frac", "solved (%)", f"Solve rate vs average passes: {shown}", paper=paper, scale=100.0
+        ),
+        key="sw_plot",
     )
-    fig.update_layout(
-        xaxis_title="average passes per puzzle",
-        yaxis_title="solved (%)",
-        height=450,
-        title="Solve rate vs average passes",
-    )
-    st.plotly_chart(fig, key="sw_plot")
+    if paper:
+        st.caption("Crosses: the paper's Table 1 (its own 1,000 hard puzzles; ours are a little harder-looking).")

@@ -109,10 +109,21 @@ def test_sampler_comparison_and_sweep():
     at.text_input(key="sw_grid").input("topk:k=4,8").run()
     at.button(key="sw_run").click().run()
     assert not at.exception
-    assert len(at.session_state["sw_result"]) == 2
-    at.text_input(key="sw_grid").input("nonsense:k=1").run()
-    at.button(key="sw_run").click().run()
-    assert any("Bad grid" in e.value for e in at.error)
+    src, n, out = at.session_state["sw_result"]
+    assert len(out) == 2 and n == 5
+    for grid, want in (
+        ("nonsense:k=1", "unknown sampler 'nonsense'"),
+        ("eb:gama=0.1", "it takes gamma"),
+        ("  ;  ", "the grid is empty"),
+    ):
+        at.text_input(key="sw_grid").input(grid).run()
+        at.button(key="sw_run").click().run()
+        assert not at.exception and any(want in e.value for e in at.error), grid
+    # custom settings beside the presets, validated the same way
+    at.text_input(key="cmp_custom").input("topk:k=6; eb:gamma=0.05").run()
+    assert not at.exception and any("topk k=6" in str(df.value) for df in at.dataframe)
+    at.text_input(key="cmp_custom").input("topk:kk=6").run()
+    assert any("unknown parameter 'kk'" in e.value for e in at.error)
 
 
 def test_mi_estimator_page():
@@ -229,3 +240,22 @@ def test_protein_ground_truth_after_its_cost():
     assert any("passes, about" in c.value for c in at.caption)
     at.button(key="pdec_gt").click().run()
     assert not at.exception and any("max asymmetry" in c.value for c in at.caption)
+
+
+def test_protein_comparison_and_sweep():
+    at = _run("pages/protein_comparison.py")
+    at.number_input(key="pcmp_len").set_value(20).run()
+    assert not at.exception and len(at.dataframe) == 1
+    table = at.dataframe[0].value
+    assert list(table["sampler"]) == ["sequential", "top-k k=4", "EB gamma=1"]
+    assert table["passes"].iloc[0] == 20 and table["passes"].iloc[1] == 5  # one per pass; four per pass
+    at.text_input(key="pcmp_custom").input("topk:k=10").run()
+    assert "topk k=10" in list(at.dataframe[0].value["sampler"])
+    at.text_input(key="pcmp_custom").input("eb:gama=2").run()
+    assert any("unknown parameter 'gama'" in e.value for e in at.error)
+    at.slider(key="psw_n").set_value(5)
+    at.text_input(key="psw_grid").input("sequential; topk:k=8").run()
+    at.button(key="psw_run").click().run()
+    assert not at.exception
+    n, out = at.session_state["psw_result"]
+    assert n == 5 and [o["sampler"] for o in out] == ["sequential", "topk"] and all(0 <= o["jsd"] <= 1 for o in out)

@@ -164,23 +164,32 @@ DEFAULT_GRID = (
 
 def parse_grid(spec: str) -> list[SamplerConfig]:
     """'topk:k=2,4; eb:gamma=0.2,0.5; mi:gamma=0.3:lam=0,1:scan=stop,skip' -> SamplerConfigs
-    (cartesian per sampler)."""
+    (cartesian per sampler). A misspelt sampler or parameter, a value that is not a number and
+    an empty grid are ValueErrors that name what is known."""
     out = []
     for part in filter(None, (p.strip() for p in spec.split(";"))):
         name, *params = part.split(":")
         name = name.strip()
         if name not in SAMPLERS:
-            raise ValueError(f"unknown sampler {name!r} in grid; choose from {sorted(SAMPLERS)}")
+            raise ValueError(f"unknown sampler {name!r} in the grid; choose from {', '.join(sorted(SAMPLERS))}")
+        known = [*SAMPLERS[name].defaults, "temperature", "seed"]
         keys, values = [], []
         for p in params:
             if "=" not in p:
-                raise ValueError(f"bad grid parameter {p!r}: expected name=v1,v2")
-            k, vs = p.split("=", 1)
-            keys.append(k.strip())
-            cast = {"k": int, "scan": str.strip}.get(k.strip(), float)
-            values.append([cast(v) for v in vs.split(",")])
+                raise ValueError(f"bad grid parameter {p!r} for {name}: expected name=v1,v2")
+            k, vs = (x.strip() for x in p.split("=", 1))
+            if k not in known:
+                raise ValueError(f"unknown parameter {k!r} for {name}; it takes {', '.join(known)}")
+            cast = {"k": int, "seed": int, "scan": str.strip}.get(k, float)
+            try:
+                values.append([cast(v) for v in vs.split(",")])
+            except ValueError:
+                raise ValueError(f"bad value in {k}={vs!r} for {name}: expected numbers separated by commas") from None
+            keys.append(k)
         for combo in itertools.product(*values) if keys else [()]:
             out.append(SamplerConfig(name, **dict(zip(keys, combo))))
+    if not out:
+        raise ValueError("the grid is empty: name at least one sampler, e.g. 'sequential; eb:gamma=0.01,0.1'")
     return out
 
 

@@ -119,3 +119,64 @@ def mi_map_figure(
         plot_bgcolor="white",
     )
     return fig
+
+
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
+FAMILY_ORDER = ["sequential", "topk", "eb", "mi", "mi-zero", "mi-gt"]
+
+
+def family_color(family: str) -> str:
+    """One colour per sampler family, the same in every chart (this sweep, committed, paper)."""
+    base = family.split(" ")[0]
+    k = FAMILY_ORDER.index(base) if base in FAMILY_ORDER else len(FAMILY_ORDER) + sum(map(ord, family)) % 4
+    return PALETTE[k % len(PALETTE)]
+
+
+def sweep_figure(
+    curves: dict,
+    metric: str,
+    ylabel: str,
+    title: str,
+    paper: list[dict] | None = None,
+    scale: float = 1.0,
+    height: int = 450,
+):
+    """Metric against average passes. curves: {label suffix: [rows]} (e.g. {"this sweep": rows,
+    "committed": rows}); each row has sampler / lam / scan (sweep_family groups them), avg_passes
+    and `metric`. A family with one point (sequential) is a marker, not a line; dotted lines
+    for every source but the first."""
+    from .bench import sweep_family
+
+    fig = go.Figure()
+    for n, (source, rows) in enumerate(curves.items()):
+        fams: dict[str, list] = {}
+        for r in rows:
+            fams.setdefault(sweep_family(r), []).append(r)
+        for fam, rs in fams.items():
+            rs = sorted(rs, key=lambda r: float(r["avg_passes"]))
+            fig.add_trace(
+                go.Scatter(
+                    x=[float(r["avg_passes"]) for r in rs],
+                    y=[scale * float(r[metric]) for r in rs],
+                    mode="markers" if len(rs) == 1 else "lines+markers",
+                    name=f"{fam} ({source})",
+                    line=dict(color=family_color(fam), dash="solid" if n == 0 else "dot"),
+                    marker=dict(
+                        color=family_color(fam), size=9 if len(rs) == 1 else 6, symbol="circle" if n == 0 else "diamond"
+                    ),
+                    opacity=1.0 if n == 0 else 0.6,
+                )
+            )
+    if paper:
+        fig.add_trace(
+            go.Scatter(
+                x=[p["avg_passes"] for p in paper],
+                y=[scale * p[metric] for p in paper],
+                mode="markers",
+                marker=dict(symbol="x", size=10, color="black"),
+                name="paper",
+                text=[p["method"] for p in paper],
+            )
+        )
+    fig.update_layout(xaxis_title="average backbone passes", yaxis_title=ylabel, height=height, title=title)
+    return fig

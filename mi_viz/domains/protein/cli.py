@@ -19,6 +19,7 @@ from pathlib import Path
 from . import DATA, DOMAIN, PAPER_TABLE2, prompts_of_lengths
 from .alphabet import SequenceError
 from .fasta import read_fasta, write_fasta
+from .metrics import Reference
 
 COMMANDS = ("bench", "sweep")
 DEFAULT_TEMPERATURE = 1.0
@@ -70,22 +71,6 @@ def prompts_of(a) -> tuple[list[str], list[str], str]:
     return [f"gen{i}" for i in range(len(prompts))], prompts, f"n{a.n}_len{a.lengths}_seed{a.length_seed}"
 
 
-class Judge:
-    """The reference set's embeddings, computed once, and the metrics of any generated set."""
-
-    def __init__(self, embedder, reference_path, k: int):
-        from .metrics import embed
-
-        self.embedder, self.k = embedder, k
-        self.ref = [s for _, s in read_fasta(reference_path)]
-        self.ref_emb = embed(embedder, self.ref)
-
-    def __call__(self, seqs: list[str]) -> dict:
-        from .metrics import embed, set_metrics
-
-        return set_metrics(seqs, self.ref, embed(self.embedder, seqs), self.ref_emb, self.k)
-
-
 def run(command: str, a, cfg_or_grid, dev: str):
     from ...core.bench import DECODE_BATCH, load_models, run_bench, write_rows
 
@@ -93,7 +78,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
     if command == "bench":
         cfg = cfg_or_grid
         model, head = load_models(DOMAIN, a.backbone, a.head, dev, need_head=cfg.needs == "mi")
-        judge = Judge(model if a.embedder is None else DOMAIN.load_model(a.embedder, dev), a.reference, a.clusters)
+        judge = Reference(model if a.embedder is None else DOMAIN.load_model(a.embedder, dev), a.reference, a.clusters)
         res = run_bench(DOMAIN, model, prompts, cfg, head, a.batch_size or DECODE_BATCH, dev)
         for rid, r in zip(ids, res.rows):
             r["id"] = rid
@@ -114,7 +99,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         for c in cfg_or_grid:
             c.temperature, c.seed = a.temperature, a.sample_seed
         model = DOMAIN.load_model(a.backbone, dev)
-        judge = Judge(model if a.embedder is None else DOMAIN.load_model(a.embedder, dev), a.reference, a.clusters)
+        judge = Reference(model if a.embedder is None else DOMAIN.load_model(a.embedder, dev), a.reference, a.clusters)
         spec = a.backbone or DOMAIN.default_model
         mdm_file = spec if str(spec).endswith(".pth") else checkpoint_paths(spec)[0]
         if not Path(mdm_file).exists():

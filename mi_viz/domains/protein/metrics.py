@@ -130,3 +130,18 @@ def set_metrics(
         "low_complexity_share": round(float(np.mean([low_complexity_share(s) for s in gen])), 4),
         "mean_length": round(float(np.mean([len(s) for s in gen])), 2),
     }
+
+
+class Reference:
+    """A natural reference set, embedded once, that scores any generated set (set_metrics).
+    embedder: the model whose mean-pooled embeddings the JSD and Frechet distance use."""
+
+    def __init__(self, embedder, reference, k: int = 15, seed: int = 0):
+        from .fasta import read_fasta
+
+        self.embedder, self.k, self.seed = embedder, k, seed
+        self.seqs = [s for _, s in read_fasta(reference)] if not isinstance(reference, list) else reference
+        self.emb = embed(embedder, self.seqs)
+
+    def __call__(self, seqs: list[str]) -> dict:
+        return set_metrics(seqs, self.seqs, embed(self.embedder, seqs), self.emb, self.k, self.seed)
