@@ -32,6 +32,22 @@ SUDOKU = get_domain("sudoku")
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def through_app() -> None:
+    """Make sure this page runs inside app.py's navigation. Why: while a pages/ folder sits
+    next to app.py, Streamlit starts in its old folder-based mode (PagesManager.
+    uses_pages_directory) until some run calls st.navigation; so the first request after a
+    server start, if it is a deep link (/sudoku_decode), would run the page file alone, with
+    the folder list as navigation. Every page calls this first: in that mode it clears the flag
+    and reruns, and the rerun goes through app.py. Not under AppTest (its mock runtime runs
+    page files directly on purpose, and a rerun there would drop the widget values a test set)."""
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory and type(Runtime._instance) is Runtime:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def mdm_path() -> str:
     """The MDM checkpoint: MI_VIZ_MDM if set (read on every run), else the shipped one."""
     return os.environ.get("MI_VIZ_MDM", str(SUDOKU.default_model))

@@ -5,8 +5,9 @@ import json
 import streamlit as st
 
 from mi_viz.core.checkpoints import CheckpointError, checkpoint_paths, read_meta
-from pages._shared import LOAD_COUNT, RESULTS, head_path, mdm_path
+from pages._shared import LOAD_COUNT, RESULTS, head_path, mdm_path, through_app
 
+through_app()
 st.title("mi-viz: pairwise dependence inside masked diffusion models")
 st.markdown(
     """

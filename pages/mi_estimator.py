@@ -19,8 +19,10 @@ from pages._shared import (
     load_puzzle_set,
     models_or_error,
     report_estimates,
+    through_app,
 )
 
+through_app()
 st.title("MI estimator")
 loaded = models_or_error()
 if loaded is None:

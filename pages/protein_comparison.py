@@ -16,8 +16,16 @@ from mi_viz.domains.protein import DATA, PAPER_TABLE2, prompts_of_lengths
 from mi_viz.domains.protein.alphabet import decode
 from mi_viz.domains.protein.drawing import track_figure
 from mi_viz.domains.protein.metrics import Reference
-from pages._shared import PROTEIN_LENGTH_CAP, RESULTS, protein_backbones, protein_model_or_error, protein_trace_json
+from pages._shared import (
+    PROTEIN_LENGTH_CAP,
+    RESULTS,
+    protein_backbones,
+    protein_model_or_error,
+    protein_trace_json,
+    through_app,
+)
 
+through_app()
 st.title("Protein comparison")
 PROTEIN = get_domain("protein")
 backbones = protein_backbones()

@@ -24,8 +24,10 @@ from pages._shared import (
     protein_trace_json,
     sampler_picker,
     step_controls,
+    through_app,
 )
 
+through_app()
 st.title("Protein decode")
 
 

@@ -14,8 +14,18 @@ from mi_viz.core.samplers import SamplerConfig
 from mi_viz.domains.sudoku import PAPER_TABLE1
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.drawing import board_figure
-from pages._shared import PUZZLE_SETS, RESULTS, SUDOKU, decode_trace, load_puzzle_set, models_or_error, puzzle_picker
+from pages._shared import (
+    PUZZLE_SETS,
+    RESULTS,
+    SUDOKU,
+    decode_trace,
+    load_puzzle_set,
+    models_or_error,
+    puzzle_picker,
+    through_app,
+)
 
+through_app()
 st.title("Sampler comparison")
 loaded = models_or_error()
 if loaded is None:

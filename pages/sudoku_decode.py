@@ -16,9 +16,11 @@ from pages._shared import (
     puzzle_picker,
     sampler_picker,
     step_controls,
+    through_app,
     tokens_to_digits,
 )
 
+through_app()
 st.title("Sudoku decode")
 loaded = models_or_error()
 if loaded is None:

@@ -37,8 +37,7 @@ def _free_port():
     return port
 
 
-@pytest.fixture(scope="module")
-def server():
+def _start_server():
     port = _free_port()
     env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false")
     proc = subprocess.Popen(
@@ -72,6 +71,21 @@ def server():
     else:
         proc.kill()
         pytest.fail("streamlit did not start: " + proc.stdout.read().decode()[-2000:])
+    return url, proc
+
+
+@pytest.fixture(scope="module")
+def server():
+    url, proc = _start_server()
+    yield url
+    proc.terminate()
+    proc.wait(10)
+
+
+@pytest.fixture
+def fresh_server():
+    """A server no browser has talked to yet (its first request decides Streamlit's page mode)."""
+    url, proc = _start_server()
     yield url
     proc.terminate()
     proc.wait(10)
@@ -163,9 +177,27 @@ def test_every_page_and_stepping(server, browser):
     _no_exception(page)
     page.screenshot(path=str(ART / "sudoku_decode.png"), full_page=True)
 
+    page.goto(server + "/protein_decode", wait_until="networkidle")
+    _wait_idle(page)
+    page.get_by_text("Passes so far").wait_for(timeout=120_000)
+    length = page.get_by_label("Length (1..300)")
+    length.fill("40")
+    length.press("Enter")
+    _wait_idle(page)
+    before = _step_value(page)
+    for _ in range(12):
+        _click_step(page)
+    assert _step_value(page) == before + 12
+    page.get_by_role("button", name="Compute the ground-truth MI").click()
+    _wait_idle(page, timeout=300_000)
+    page.get_by_text("max asymmetry").wait_for(timeout=300_000)
+    _no_exception(page)
+    page.screenshot(path=str(ART / "protein_decode.png"), full_page=True)
+
     for path, text, name in (
         ("/sampler_comparison", "Cells filled vs passes", "sampler_comparison.png"),
         ("/mi_estimator", "structure AUROC", "mi_estimator.png"),
+        ("/protein_comparison", "Residues decoded vs passes", "protein_comparison.png"),
     ):
         page.goto(server + path, wait_until="networkidle")
         _wait_idle(page)
@@ -175,10 +207,38 @@ def test_every_page_and_stepping(server, browser):
     ctx.close()
 
 
-def test_deep_link_opens_the_page(server, browser):
-    ctx, page = _open(browser, server + "/sudoku_decode")
+def test_deep_link_first_on_a_fresh_server(fresh_server, browser):
+    """The very first request after a start is a deep link: the page runs inside the app's
+    navigation (sections, the head picker), not Streamlit's folder list (pages/_shared ...)."""
+    ctx, page = _open(browser, fresh_server + "/protein_decode")
+    page.get_by_text("Passes so far").wait_for(timeout=120_000)
+    nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
+    assert "Proteins" in nav and "Sudoku decode" in nav and "shared" not in nav and "sudoku decode" not in nav, nav
+    assert page.get_by_text("Sudoku MI head").count() == 1
+    _no_exception(page)
+    page.goto(fresh_server + "/sudoku_decode", wait_until="networkidle")
+    _wait_idle(page)
     page.get_by_text("Passes so far").wait_for(timeout=120_000)
     assert page.get_by_text("Page not found").count() == 0
+    _no_exception(page)
+    ctx.close()
+
+
+def test_clicking_a_board_cell_moves_the_focus(server, browser):
+    ctx, page = _open(browser, server + "/sudoku_decode")
+    page.get_by_text("Passes so far").wait_for(timeout=120_000)
+    focus = page.locator('[data-testid="stSelectbox"]', has_text="Focus cell").locator("input")
+    before = focus.input_value()
+    board = page.locator(".js-plotly-plot").first
+    cells = board.locator("g.trace.scatter").first.locator("path.point")
+    target = 80  # r9c9: masked in the first hard test puzzle (its last row starts 3.......)
+    cells.nth(target).click(force=True)
+    _wait_idle(page)
+    for _ in range(60):  # the rerun the click starts
+        page.wait_for_timeout(500)
+        if focus.input_value() == "r9c9":
+            break
+    assert before != "r9c9" and focus.input_value() == "r9c9", (before, focus.input_value())
     _no_exception(page)
     ctx.close()
 
