@@ -325,7 +325,8 @@ def step_controls(prefix: str, n_steps: int, identity) -> int:
         icon=":material/pause:" if playing else ":material/play_arrow:",
     )
 
-    @st.fragment(run_every=0.8)
+    # a timer only while playing: an idle page must not rerun every 0.8 s in every open session
+    @st.fragment(run_every=0.8 if playing else None)
     def _autoplay():
         """While playing, one step every 0.8 s (time-guarded: full reruns don't double-step)."""
         import time

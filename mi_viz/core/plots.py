@@ -94,23 +94,39 @@ def mi_map_figure(
             colorbar=dict(title=unit, thickness=10),
         )
     )
+    # outlines and separators as a few line traces, not one layout shape each: plotly validates
+    # every shape on its own, and a map of a big batch had hundreds (seconds per page run)
     pos = {p: k for k, p in enumerate(idx)}
+    lo, hi = -0.5, M - 0.5
     for color, width, cells in (
         ("#ff7f0e", 2, [pos[b] for b in batch if b in pos]),
         ("#d62728", 2, [pos[focus]] if focus in pos else []),
     ):
+        xs, ys = [], []
         for k in cells:
-            fig.add_shape(type="rect", x0=-0.5, x1=M - 0.5, y0=k - 0.5, y1=k + 0.5, line=dict(color=color, width=width))
-            fig.add_shape(type="rect", x0=k - 0.5, x1=k + 0.5, y0=-0.5, y1=M - 0.5, line=dict(color=color, width=width))
-    for k in cuts:
-        fig.add_shape(type="line", x0=k - 0.5, x1=k - 0.5, y0=-0.5, y1=M - 0.5, line=dict(color="white", width=1))
-        fig.add_shape(type="line", x0=-0.5, x1=M - 0.5, y0=k - 0.5, y1=k - 0.5, line=dict(color="white", width=1))
+            a, b = k - 0.5, k + 0.5
+            xs += [lo, hi, hi, lo, lo, None, a, b, b, a, a, None]
+            ys += [a, a, b, b, a, None, lo, lo, hi, hi, lo, None]
+        if xs:
+            fig.add_trace(
+                go.Scatter(
+                    x=xs, y=ys, mode="lines", line=dict(color=color, width=width), hoverinfo="skip", showlegend=False
+                )
+            )
+    if cuts:
+        xs, ys = [], []
+        for k in cuts:
+            xs += [k - 0.5, k - 0.5, None, lo, hi, None]
+            ys += [lo, hi, None, k - 0.5, k - 0.5, None]
+        fig.add_trace(
+            go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="white", width=1), hoverinfo="skip", showlegend=False)
+        )
     show = M <= 45  # tick every cell while the names stay readable; hover names them always
     step = 1 if show else max(1, M // 20)
     ticks = dict(tickmode="array", tickvals=list(range(0, M, step)), ticktext=names[::step], tickfont=dict(size=9))
     px = size or int(np.clip(9 * M + 160, 320, 560))
-    fig.update_xaxes(**ticks, tickangle=-90, showgrid=False, constrain="domain")
-    fig.update_yaxes(**ticks, autorange="reversed", showgrid=False, scaleanchor="x")
+    fig.update_xaxes(**ticks, tickangle=-90, showgrid=False, constrain="domain", range=[lo, hi], zeroline=False)
+    fig.update_yaxes(**ticks, range=[hi, lo], showgrid=False, scaleanchor="x", zeroline=False)
     fig.update_layout(
         width=px + 70,
         height=px,

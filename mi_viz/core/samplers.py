@@ -220,7 +220,16 @@ class Trace:
     meta: dict = field(default_factory=dict)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), separators=(",", ":"))
+        # the same document as json.dumps(asdict(self)), without asdict's deep copy of every
+        # step's (L, V) marginals (seconds for a long decode; the app serialises every trace)
+        d = {
+            "sampler": self.sampler,
+            "initial": self.initial,
+            "final": self.final,
+            "steps": [vars(s) for s in self.steps],
+            "meta": self.meta,
+        }
+        return json.dumps(d, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> Trace:

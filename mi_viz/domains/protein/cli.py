@@ -21,13 +21,20 @@ from .alphabet import SequenceError
 from .fasta import read_fasta, write_fasta
 from .metrics import Reference
 
-COMMANDS = ("bench", "sweep")
+COMMANDS = ("bench", "sweep", "mi-report")
 DEFAULT_TEMPERATURE = 1.0
 DEFAULT_REFERENCE = DATA / "reference_test.fasta"
 DEFAULT_GRID = "sequential; topk:k=4,8,12; eb:gamma=1,2,4"
 
 
 def add_arguments(command: str, p):
+    if command == "mi-report":
+        p.add_argument("--heldout", default=str(DATA / "heldout_test.fasta"), help="held-out proteins (test split)")
+        p.add_argument("--backbone", default=None, help="protein_mdm (default), esmc_300m, a .pth, or a checkpoint")
+        p.add_argument("--head", default=None, help="MI head checkpoint (default: the shipped protein head)")
+        p.add_argument("--max-length", type=int, default=100, help="held-out proteins cropped to this many residues")
+        p.add_argument("--pairs", default=None, help="optional .npz with every masked pair (for plots)")
+        return
     src = p.add_mutually_exclusive_group()
     src.add_argument("--n", type=int, default=500, help="unconditional: this many proteins (default 500)")
     src.add_argument("--prompts", default=None, help="FASTA of prompts: residues kept, '_' positions generated")
@@ -71,9 +78,79 @@ def prompts_of(a) -> tuple[list[str], list[str], str]:
     return [f"gen{i}" for i in range(len(prompts))], prompts, f"n{a.n}_len{a.lengths}_seed{a.length_seed}"
 
 
+def heldout_states(model, path, n: int, max_length: int, seed: int, dev: str):
+    """n held-out states (N, max_length), right-padded with PAD: alternately a test protein
+    (cropped to a random window of <= max_length residues) masked at a ratio ~ U(0.2, 0.95),
+    and a state at a random step of a decode that keeps a random half of such a protein."""
+    import random
+
+    import torch
+
+    from ...core.samplers import SamplerConfig, decode
+    from .alphabet import MASK, PAD, encode
+
+    g = random.Random(seed)
+    seqs = [s for _, s in read_fasta(path)]
+    out = []
+    for k in range(n):
+        s = seqs[k % len(seqs)]
+        start = g.randrange(max(1, len(s) - max_length + 1))
+        x = encode(s[start : start + max_length])
+        if k % 2 == 0:
+            ratio = g.uniform(0.2, 0.95)
+            m = torch.tensor([g.random() < ratio for _ in range(len(x))])
+        else:
+            m = torch.tensor([g.random() < 0.5 for _ in range(len(x))])
+        m[g.randrange(len(x))] = True
+        m[(g.randrange(len(x)) + 1) % len(x)] = True
+        x = torch.where(m, torch.full_like(x, MASK), x)
+        if k % 2 == 1:
+            res = decode(
+                model, x[None].to(dev), SamplerConfig("eb", gamma=1.0, temperature=1.0, seed=k), keep_states=True
+            )
+            steps = [st[0] for st in res.states if int((st[0] == MASK).sum()) >= 2]
+            x = steps[g.randrange(len(steps))].cpu() if steps else x
+        row = torch.full((max_length,), PAD)
+        row[: len(x)] = x
+        out.append(row)
+    return torch.stack(out)
+
+
+def mi_report(a, dev: str):
+    import numpy as np
+
+    from ...core.bench import load_models
+    from ...core.fidelity import mi_report as report
+    from ...core.fidelity import separation_profile
+
+    model, head = load_models(DOMAIN, a.backbone, a.head, dev, need_head=True)
+    states = heldout_states(model, a.heldout, a.states, a.max_length, a.seed, dev).to(dev)
+    summary, pt, tokens, _ = report(model, head, None, a.states, a.eps, a.seed, relations=None, states=states)
+    summary["separation"] = separation_profile(pt)
+    summary.update(
+        {
+            "heldout": Path(a.heldout).name,
+            "backbone": a.backbone or "protein_mdm",
+            "head": str(a.head or DOMAIN.default_head()),
+        }
+    )
+    out = Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(summary, indent=1))
+    if a.pairs:
+        np.savez_compressed(
+            a.pairs,
+            tokens=tokens.cpu().numpy().astype("uint8"),
+            **{k: getattr(pt, k) for k in ("state", "i", "j", "gt", "est", "asym", "relation", "hmin")},
+        )
+    print(json.dumps(summary))
+
+
 def run(command: str, a, cfg_or_grid, dev: str):
     from ...core.bench import DECODE_BATCH, load_models, run_bench, write_rows
 
+    if command == "mi-report":
+        return mi_report(a, dev)
     ids, prompts, what = prompts_of(a)
     if command == "bench":
         cfg = cfg_or_grid

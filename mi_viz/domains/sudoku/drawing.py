@@ -88,20 +88,29 @@ def board_figure(
             showlegend=False,
         )
     )
+    # outlines and box lines as line traces, not one layout shape each (plotly validates every
+    # shape on its own: the cost of a page run was mostly that)
     for cells, color, width in ((selected, "#ff7f0e", 3), ([focus] if focus is not None else [], "#d62728", 3)):
+        xs, ys = [], []
         for i in cells:
-            fig.add_shape(
-                type="rect",
-                x0=x[i] - 0.45,
-                x1=x[i] + 0.45,
-                y0=y[i] - 0.45,
-                y1=y[i] + 0.45,
-                line=dict(color=color, width=width),
+            a, b, c, d = x[i] - 0.45, x[i] + 0.45, y[i] - 0.45, y[i] + 0.45
+            xs += [a, b, b, a, a, None]
+            ys += [c, c, d, d, c, None]
+        if xs:
+            fig.add_trace(
+                go.Scatter(
+                    x=xs, y=ys, mode="lines", line=dict(color=color, width=width), hoverinfo="skip", showlegend=False
+                )
             )
-    for k in (3, 6):  # box lines
-        fig.add_shape(type="line", x0=k - 0.5, x1=k - 0.5, y0=-0.5, y1=8.5, line=dict(color="black", width=2))
-        fig.add_shape(type="line", x0=-0.5, x1=8.5, y0=k - 0.5, y1=k - 0.5, line=dict(color="black", width=2))
-    fig.add_shape(type="rect", x0=-0.5, x1=8.5, y0=-0.5, y1=8.5, line=dict(color="black", width=2))
+    xs, ys = [], []
+    for k in (3, 6):  # box lines, then the frame
+        xs += [k - 0.5, k - 0.5, None, -0.5, 8.5, None]
+        ys += [-0.5, 8.5, None, k - 0.5, k - 0.5, None]
+    xs += [-0.5, 8.5, 8.5, -0.5, -0.5]
+    ys += [-0.5, -0.5, 8.5, 8.5, -0.5]
+    fig.add_trace(
+        go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="black", width=2), hoverinfo="skip", showlegend=False)
+    )
     fig.update_xaxes(visible=False, range=[-0.6, 8.6], fixedrange=True)
     fig.update_yaxes(visible=False, range=[-0.6, 8.6], scaleanchor="x", fixedrange=True)
     fig.update_layout(

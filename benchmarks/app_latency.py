@@ -1,0 +1,147 @@
+"""First contact with the app in a real browser (Debian's Chromium via Playwright), timed.
+
+    python benchmarks/app_latency.py [--before PATH_TO_AN_OLDER_CHECKOUT] [--rounds 3]
+
+For each app (this checkout, and --before when given: both served at once, measured in
+alternation so that the machine's drift hits both alike), per round, on a server started
+fresh for that round: the first page load by deep link (/sudoku_decode) until its step
+counter shows, then the first change of puzzle in that session until the new puzzle's
+counter shows, then the comparison page's first load in a new session. Medians over rounds.
+Prints a table and, last, a one-line JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+
+
+def free_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def start(checkout: Path, python: str):
+    port = free_port()
+    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", PYTHONPATH=str(checkout))
+    proc = subprocess.Popen(
+        [
+            python,
+            "-m",
+            "streamlit",
+            "run",
+            str(checkout / "app.py"),
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.fileWatcherType",
+            "none",
+        ],
+        cwd=checkout,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(240):
+        try:
+            urllib.request.urlopen(url + "/_stcore/health", timeout=1)
+            return url, proc
+        except OSError:
+            time.sleep(0.5)
+    proc.kill()
+    raise SystemExit(f"the app in {checkout} did not start")
+
+
+def wait_idle(page, timeout=300_000):
+    page.wait_for_timeout(300)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
+
+
+def one_round(browser, url) -> dict:
+    out = {}
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
+    page = ctx.new_page()
+    t0 = time.perf_counter()
+    page.goto(url + "/sudoku_decode")
+    page.get_by_text("Passes so far").first.wait_for(timeout=300_000)
+    wait_idle(page)
+    out["first_deep_link_s"] = time.perf_counter() - t0
+    box = page.get_by_label("Index (0..999)")
+    t0 = time.perf_counter()
+    box.fill("7")
+    box.press("Enter")
+    page.get_by_text("#7").first.wait_for(timeout=300_000)
+    wait_idle(page)
+    out["first_puzzle_change_s"] = time.perf_counter() - t0
+    ctx.close()
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
+    page = ctx.new_page()
+    page.goto(url + "/")
+    page.get_by_text("Loaded checkpoints").first.wait_for(timeout=300_000)
+    wait_idle(page)
+    t0 = time.perf_counter()
+    page.get_by_role("link", name="Sampler comparison").click()
+    page.get_by_text("Cells filled vs passes").first.wait_for(timeout=300_000)
+    wait_idle(page)
+    out["comparison_first_load_s"] = time.perf_counter() - t0
+    ctx.close()
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--before", default=None, help="an older checkout to time beside this one")
+    ap.add_argument("--python", default=sys.executable)
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    apps = {"this checkout": ROOT} | ({"before": Path(a.before).resolve()} if a.before else {})
+    runs = {name: [] for name in apps}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            headless=True,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--no-first-run",
+                "--disable-dev-shm-usage",
+            ],
+        )
+        for _ in range(a.rounds):
+            for name, checkout in apps.items():  # alternating: drift hits both alike
+                url, proc = start(checkout, a.python)
+                try:
+                    runs[name].append(one_round(browser, url))
+                finally:
+                    proc.terminate()
+                    proc.wait(20)
+        browser.close()
+    res = {name: {k: round(statistics.median(r[k] for r in rs), 2) for k in rs[0]} for name, rs in runs.items()}
+    res["rounds"] = a.rounds
+    for name in apps:
+        print(f"{name:14s} " + "  ".join(f"{k} {v:6.2f}" for k, v in res[name].items()))
+    print(json.dumps(res))
+
+
+if __name__ == "__main__":
+    main()
