@@ -217,6 +217,64 @@ def headline_table() -> str:
     return sweep_table(R / "sudoku" / "test_hard" / "sweep.csv", paper=True, wall=False, only=set(keep))
 
 
+PAPER_TABLE2 = {"sequential": "74.8 / 0.093", "topk k=4": "19.1 / 0.185", "mi gamma=2 lam=1": "15.3 / 0.136"}
+PROTEIN_COLS = ("jsd", "composition_jsd", "frechet", "distinct_3mers", "longest_run_mean", "low_complexity_share")
+
+
+def protein_table(path=None, floor=None) -> str:
+    """Table 2 as run here: one row per setting (500 proteins, lengths 50-100) with every metric
+    against the test reference, the natural-vs-natural floor, and the paper's rows beside."""
+    path = Path(path or R / "protein" / "table2" / "sweep.csv")
+    floor = Path(floor or R / "protein" / "floor.json")
+    if not path.exists():
+        return f"(no {path.relative_to(ROOT)} yet: `make protein-results`)"
+    head = (
+        "| sampler | avg passes | k-means JSD (bits) | composition JSD | Frechet | distinct 3-mers | "
+        "longest run | low-complexity share | paper: passes / JSD |"
+    )
+    out = [head, "|" + "---|" * 9]
+    if floor.exists():
+        f = json.loads(floor.read_text())["natural_test_b"]
+        out.append(
+            "| *natural vs natural (the floor)* | | "
+            + " | ".join(f"{f[c]:.3f}" if c != "frechet" else f"{f[c]:.2f}" for c in PROTEIN_COLS)
+            + " | |"
+        )
+    for r in rows_of(path):
+        lab = label(r)
+        name = f"**{lab}**" if r["sampler"].startswith("mi") and r.get("default") == "1" else lab
+        cells = [f"{float(r[c]):.3f}" if c != "frechet" else f"{float(r[c]):.2f}" for c in PROTEIN_COLS]
+        out.append(
+            f"| {name} | {float(r['avg_passes']):.1f} | " + " | ".join(cells) + f" | {PAPER_TABLE2.get(lab, '')} |"
+        )
+    return "\n".join(out)
+
+
+def protein_backbones_table(path=None) -> str:
+    path = Path(path or R / "protein" / "backbones.json")
+    if not path.exists():
+        return f"(no {path.relative_to(ROOT)} yet: `make protein-results`)"
+    b = json.loads(path.read_text())
+    sets = list(b["unigram_ppl"])
+    out = [
+        "| backbone | parameters | " + " | ".join(f"{s}: MDM loss / pseudo-ppl (15 %)" for s in sets) + " |",
+        "|---|---|" + "---|" * len(sets),
+        "| amino-acid unigram (training split) | 19 | "
+        + " | ".join(f"/ {b['unigram_ppl'][s]:.2f}" for s in sets)
+        + " |",
+    ]
+    for name, v in b["backbones"].items():
+        if not v.get("available"):
+            out.append(f"| {name} | absent on this machine | " + " | ".join("" for _ in sets) + " |")
+            continue
+        out.append(
+            f"| {name} | {v['parameters']:,} | "
+            + " | ".join(f"{v[s]['mdm_loss']:.3f} / {v[s]['pseudo_ppl_15']:.2f}" for s in sets)
+            + " |"
+        )
+    return "\n".join(out)
+
+
 BLOCKS = {
     "headline": headline_table,
     "table1": lambda: sweep_table(R / "sudoku" / "test_hard" / "sweep.csv", paper=True),
@@ -225,6 +283,8 @@ BLOCKS = {
     "val": lambda: sweep_table(R / "sudoku" / "val_sweep" / "sweep.csv", wall=False),
     "mi_report": lambda: mi_report_table(R / "sudoku" / "mi_report.json"),
     "latency": latency_table,
+    "table2": protein_table,
+    "protein_backbones": protein_backbones_table,
 }
 BLOCK = re.compile(r"(<!-- tables:(\w+) -->\n)(.*?)(<!-- /tables -->)", re.S)
 

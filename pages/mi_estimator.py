@@ -22,8 +22,86 @@ from pages._shared import (
     through_app,
 )
 
+PROTEIN_REPORT = RESULTS / "protein" / "mi_report.json"
+PROTEIN_PAIRS = RESULTS / "protein" / "mi_report_pairs.npz"
+
+
+def protein_view():
+    """Head vs truth on held-out protein states (the committed protein report), and MI against
+    sequence separation: how local the dependence the backbone believes in is."""
+    if not (PROTEIN_REPORT.exists() and PROTEIN_PAIRS.exists()):
+        st.info(
+            "No committed protein MI report yet: it comes with the protein MI head "
+            "(`python -m mi_viz mi-report protein --states 100 --out results/protein/mi_report.json "
+            "--pairs results/protein/mi_report_pairs.npz`)."
+        )
+        return
+    rep = json.loads(PROTEIN_REPORT.read_text())
+    pt, _ = read_pairs(PROTEIN_PAIRS)
+    c = st.columns(5)
+    c[0].metric("states", rep["n_states"])
+    c[1].metric("Pearson", f"{rep['pearson']:.3f}")
+    c[2].metric("Spearman", f"{rep['spearman']:.3f}")
+    c[3].metric("top-pair recall", f"{rep['top_pair_recall']:.3f}")
+    c[4].metric("truth's two directions agree (Pearson)", f"{rep['gt_directional_pearson']:.3f}")
+    st.caption(
+        f"{rep['n_pairs']:,} masked pairs of {rep['n_states']} held-out states (test split: masked natural "
+        f"proteins and states of prompted decodes; {rep['avg_masked']:.1f} masked positions on average). "
+        f"Ground truth: {rep['gt_passes_per_state']:.0f} passes and {rep['gt_seconds_per_state']:.1f} s per "
+        f"state; head: {100 * rep['head_over_forward']:.1f} % of a pass."
+    )
+    left, right = st.columns(2)
+    sep = np.abs(pt.i - pt.j)
+    with left:
+        g = np.random.default_rng(0)
+        idx = g.choice(len(pt.gt), size=min(6000, len(pt.gt)), replace=False)
+        fig = go.Figure(
+            go.Scattergl(
+                x=pt.gt[idx],
+                y=pt.est[idx],
+                mode="markers",
+                marker=dict(
+                    size=4,
+                    opacity=0.5,
+                    color=np.log2(sep[idx]),
+                    colorscale="Viridis",
+                    colorbar=dict(title="log2 |i-j|"),
+                ),
+            )
+        )
+        top = float(max(pt.gt.max(), pt.est.max()))
+        fig.add_trace(
+            go.Scatter(x=[0, top], y=[0, top], mode="lines", line=dict(color="grey", dash="dash"), showlegend=False)
+        )
+        fig.update_layout(
+            title="Estimated vs ground-truth MI (masked pairs)",
+            xaxis_title="ground truth (nats)",
+            yaxis_title="head (nats)",
+            height=430,
+            showlegend=False,
+        )
+        st.plotly_chart(fig, key="pmie_scatter")
+    with right:
+        prof = pd.DataFrame(rep["separation"])
+        fig = go.Figure()
+        fig.add_trace(go.Bar(x=prof["separation"], y=prof["mean_gt"], name="ground truth"))
+        fig.add_trace(go.Bar(x=prof["separation"], y=prof["mean_est"], name="head"))
+        fig.update_layout(
+            title="Mean MI by sequence separation |i - j|",
+            xaxis_title="|i - j|",
+            yaxis_title="mean MI (nats)",
+            barmode="group",
+            height=430,
+        )
+        st.plotly_chart(fig, key="pmie_sep")
+    st.dataframe(prof, hide_index=True)
+
+
 through_app()
 st.title("MI estimator")
+if st.radio("Domain", ["Sudoku", "Proteins"], horizontal=True, key="mie_domain") == "Proteins":
+    protein_view()
+    st.stop()
 loaded = models_or_error()
 if loaded is None:
     st.stop()

@@ -259,3 +259,13 @@ def test_protein_comparison_and_sweep():
     assert not at.exception
     n, out = at.session_state["psw_result"]
     assert n == 5 and [o["sampler"] for o in out] == ["sequential", "topk"] and all(0 <= o["jsd"] <= 1 for o in out)
+
+
+def test_mi_estimator_protein_view():
+    at = _run("pages/mi_estimator.py")
+    at.radio(key="mie_domain").set_value("Proteins").run()
+    assert not at.exception
+    committed = (ROOT / "results" / "protein" / "mi_report.json").exists()
+    assert any(m.label == "Pearson" for m in at.metric) == committed
+    if not committed:
+        assert any("No committed protein MI report" in i.value for i in at.info)

@@ -1,0 +1,87 @@
+"""Protein latency, side by side in one run: a decode step with estimated MI against one pass.
+
+    python benchmarks/protein_latency.py | tee results/protein/latency.txt
+
+On a length-100 protein halfway through a decode (50 masked positions), at batch 1 (a step
+in the app), medians of interleaved rounds: one backbone pass; the MI head's read of that
+pass (given the sampler's marginals); one whole decode step of the `mi` sampler (pass, head,
+selection, writes); and the ground truth of that state (passes and seconds). Target: a step
+with estimated MI under a second on 2 CPU cores. Last line: one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+import torch
+
+from mi_viz.core.bench import load_models
+from mi_viz.core.mi import ground_truth_mi, marginals
+from mi_viz.core.samplers import SamplerConfig, decode
+from mi_viz.domains import get_domain
+from mi_viz.domains.protein.alphabet import MASK
+
+
+def timeit(fn, repeats):
+    fn()
+    ts = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+@torch.inference_mode()
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--backbone", default=None)
+    ap.add_argument("--head", default=None)
+    ap.add_argument("--length", type=int, default=100)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=5)
+    a = ap.parse_args(argv)
+    torch.set_num_threads(a.threads)
+    protein = get_domain("protein")
+    model, head = load_models(protein, a.backbone, a.head, need_head=True)
+    # halfway through an EB decode of an all-masked protein: a typical mid-decode state
+    res = decode(
+        model, protein.encode(["_" * a.length]), SamplerConfig("eb", gamma=1.0, temperature=1.0), keep_states=True
+    )
+    state = next(s for s in res.states if int((s == MASK).sum()) <= a.length // 2)
+    masked = state == MASK
+    out = head.backbone_pass(model, state)
+    logp, H = marginals(out.logits, masked)
+    cfg = SamplerConfig("mi", gamma=2.0, lam=1.0, temperature=1.0)
+    fwd, read, step = [], [], []
+    for _ in range(a.rounds):  # interleaved: this machine's speed drifts within minutes
+        fwd.append(timeit(lambda: model.forward_tokens(state), a.repeats))
+        read.append(timeit(lambda: head.read(out, masked, logp, H), a.repeats))
+        step.append(timeit(lambda: decode(model, state, cfg, head=head, max_steps=1), a.repeats))
+    t0 = time.perf_counter()
+    gt = ground_truth_mi(model, state, eps=1e-3, chunk=256)
+    row = {
+        "threads": a.threads,
+        "length": a.length,
+        "masked": int(masked.sum()),
+        "backbone_parameters": model.n_params(),
+        "head_parameters": head.n_params(),
+        "forward_ms": round(1000 * statistics.median(fwd), 2),
+        "head_ms": round(1000 * statistics.median(read), 2),
+        "head_over_forward": round(statistics.median(read) / statistics.median(fwd), 4),
+        "decode_step_mi_ms": round(1000 * statistics.median(step), 1),
+        "ground_truth_passes": int(gt.passes[0]),
+        "ground_truth_seconds": round(time.perf_counter() - t0, 2),
+    }
+    w = max(len(k) for k in row)
+    for k, v in row.items():
+        print(f"{k:<{w}}  {v}")
+    print(json.dumps(row))
+
+
+if __name__ == "__main__":
+    main()
