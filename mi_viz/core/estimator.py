@@ -65,8 +65,8 @@ class HeadConfig:
 class MixBlock(nn.Module):
     """A pre-norm transformer block over the masked positions' embeddings, padding slots masked.
 
-    Why: most of the held-out error sits on pairs in no common unit (70 % of the squared
-    error, results/sudoku/mi_report_pairs.npz), whose dependence runs through chains of
+    Why: most of the held-out error sits on pairs in no common unit (results/sudoku/
+    mi_report_pairs.npz), whose dependence runs through chains of
     other uncertain cells. The backbone computed marginals, not which cells share one
     remaining either/or; letting the uncertain cells exchange their embeddings gives
     z_i a chance to say which such cluster it belongs to.
@@ -122,15 +122,14 @@ class MIHead(nn.Module):
     def pair_preactivation(self, z, p):
         """The pair MLP's first layer for every (i, j): one linear map of the pair products.
 
-        pre_ijp = sum_r A_pr z_ir z_jr + sum_v (u_p + W_pv) p_iv p_jv + b_p + c_ip + c_jp
+        pre_ijp = sum_r A_pr z_ir z_jr + u_p sum_v p_iv p_jv + b_p + c_ip + c_jp
 
-        is a linear layer [A, u + W] applied to the elementwise product of [z_i, p_i] and
+        is a linear layer [A, u] applied to the elementwise product of [z_i, p_i] and
         [z_j, p_j], plus the per-position terms c added as two broadcasts. Pairs in rows,
         channels last: one (B M M x r+V) @ (r+V x P) matmul, then the output layer is
-        another plain linear. Measured on 2 cores against one bmm per channel block
-        ((B, P, M, r+V) @ (B, r+V, M)): 0.21 vs 0.34 ms at batch 1 (M = 29 masked cells),
-        16 vs 27 ms at batch 64 (M = 40); the head's cost at batch 1 is mostly the
-        number of small ops (benchmarks/latency.py). z (B, M, r), p (B, M, V) -> (B, M, M, P).
+        another plain linear: faster than one bmm per channel block at batch 1 and at 64 (measured
+        once, experiments/README.md); at batch 1 the head's cost is mostly the number of small ops
+        (benchmarks/latency.py). z (B, M, r), p (B, M, V) -> (B, M, M, P).
         """
         A = self.pair_prod.weight  # (P, r)
         w_val = self.pair_overlap[:, None].expand(-1, p.shape[-1])  # (P, V): u_p for every value
@@ -200,8 +199,7 @@ class MIHead(nn.Module):
         """_dense for (one, full), traced once per device into TorchScript: the same ops, bit for bit
         (tested), without Python's dispatch between them. Why: at batch 1 the head is dozens of small
         ops on (M, 64)-sized tensors, and their overhead, not their arithmetic, is its cost (the
-        shipped head, 2 mix blocks, on 2 cores: 13.0-13.5 % of a pass eager, 8.9-9.6 % traced;
-        results/latency.txt, results/sudoku/head_cost_7k.txt).
+        eager and traced reads of the shipped head side by side: results/latency.txt).
         Shapes (B, M, L) stay symbolic in the trace; the two flags are its only constants. The trace
         shares this module's parameters, so a later load_state_dict or .to() is seen (cache keyed
         by device)."""
@@ -212,7 +210,7 @@ class MIHead(nn.Module):
                 warnings.simplefilter("ignore")  # TracerWarnings about the two constant flags
                 example = tuple(t.clone() for t in tensors)  # plain tensors: inference ones cannot be traced
                 traced = torch.jit.trace(_DenseRead(self, one, full), example, check_trace=False)
-                for _ in range(2):  # TorchScript's executor optimises the graph over its first two runs (~10 ms)
+                for _ in range(2):  # TorchScript's executor optimises the graph over its first two runs
                     traced(*example)
                 cache[key] = traced
         return cache[key]

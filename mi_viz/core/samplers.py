@@ -174,7 +174,7 @@ SAMPLERS: dict[str, SamplerSpec] = {
     "topk": SamplerSpec({"k": 4}, None, lambda H, MI, c: select_topk(H, c.k)),
     "eb": SamplerSpec({"gamma": 0.2}, None, lambda H, MI, c: select_eb(H, c.gamma)),
     # defaults: the best validation solve rate within 1/3.5 of sequential's passes, then the fewest passes
-    # (results/sudoku/val_sweep: 78.5 %, sequential's own rate, in 10.96 passes against its 56.7)
+    # (results/sudoku/val_sweep; docs/results-sudoku.md, "Choosing the MI defaults")
     "mi": SamplerSpec(
         {"gamma": 0.01, "lam": 0.25, "scan": "stop"},
         "mi",

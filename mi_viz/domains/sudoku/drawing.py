@@ -69,7 +69,7 @@ def board_figure(
         )
     )
     wrong = set(int(c) for c in wrong)
-    # all digits in ONE text trace: one annotation per digit costs ~1 ms each to build
+    # all digits in ONE text trace: an annotation per digit is slow to build
     filled = [i for i, v in enumerate(board) if v]
     if heat is None:
         colors = ["#d62728" if i in wrong else ("black" if givens[i] else "#1f4e9c") for i in filled]
