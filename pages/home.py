@@ -5,6 +5,7 @@ import json
 import streamlit as st
 
 from mi_viz.core.checkpoints import CheckpointError, checkpoint_paths, read_meta
+from mi_viz.domains import get_domain
 from pages._shared import LOAD_COUNT, RESULTS, head_path, mdm_path, through_app
 
 through_app()
@@ -18,9 +19,17 @@ candidate value), learns to predict the whole MI matrix from the model's hidden 
 pass** (a small MI head), and uses it to unmask many positions per pass only where they are
 nearly independent (MI-guided decoding).
 
+Two domains: **Sudoku** (an MDM trained here) and **proteins** (ESM-C, through EvolutionaryScale's
+`esm` package: a small one trained here, and ESM-C 300M when its weights are on the machine).
+
 * **Sudoku decode** - step through a decode: board, entropy, estimated and ground-truth MI side by side.
 * **Sampler comparison** - sequential, top-k, EB-Sampler and MI-guided on the same puzzle, and sweeps.
-* **MI estimator** - how well the head matches the ground truth, and whether MI recovers the rules.
+* **MI estimator** - how well a head matches the ground truth (Sudoku and proteins), and whether MI
+  recovers the rules.
+* **Protein decode** - step through a protein decode from a length or a prompt: the sequence as a
+  coloured track, entropy along it, MI maps (the ground truth on demand, after its cost estimate).
+* **Protein comparison** - one length and seed under several samplers; a small sweep scored against
+  natural proteins (the paper's k-means JSD) beside the committed Table 2.
 """
 )
 fig1 = RESULTS / "figure1.png"
@@ -32,7 +41,15 @@ if fig1.exists():
     )
 
 st.subheader("Loaded checkpoints")
-for name, path in (("Sudoku MDM", mdm_path()), ("MI head", head_path())):
+protein = get_domain("protein")
+checkpoints = [
+    ("Sudoku MDM", mdm_path()),
+    ("Sudoku MI head", head_path()),
+    ("Protein backbone (small ESM-C)", str(protein.default_model)),
+]
+if protein.default_head() is not None:
+    checkpoints.append(("Protein MI head", str(protein.default_head())))
+for name, path in checkpoints:
     w, j = checkpoint_paths(path)
     try:
         meta = read_meta(path)
@@ -49,7 +66,7 @@ for name, path in (("Sudoku MDM", mdm_path()), ("MI head", head_path())):
             "metrics": meta.get("metrics", {}),
             **{
                 k: extra[k]
-                for k in ("preset", "examples", "wall_seconds", "device", "n_train_states", "seconds")
+                for k in ("preset", "examples", "tokens", "wall_seconds", "device", "n_train_states", "seconds")
                 if k in extra
             },
         },

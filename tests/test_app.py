@@ -27,7 +27,7 @@ def _metric(at, label):
 def test_home_lists_checkpoints():
     at = _run()
     md = " ".join(m.value for m in at.markdown)
-    assert "Sudoku MDM" in md and "MI head" in md and "MiB" in md
+    assert "Sudoku MDM" in md and "Sudoku MI head" in md and "Protein backbone" in md and "MiB" in md
     assert not at.error
 
 
