@@ -100,7 +100,7 @@ results: setup
 reship: results val-sweep speed
 
 # --- Proteins (README "Reproduce") ---------------------------------------------------
-PROTEIN_GRID := sequential; topk:k=4,8,12; eb:gamma=0.5,1,2,4,8
+PROTEIN_GRID := sequential; topk:k=4,8,12; eb:gamma=2,4,8,16,32; mi-zero:gamma=4,8,16
 # the splits and the committed references (about 4 minutes; MMseqs2)
 protein-data: setup mmseqs
 	$(BIN)/python training/make_protein_data.py

@@ -121,9 +121,24 @@ st.caption(
     + " · orange: the residues chosen at this step · grey: still masked"
 )
 
+# the focus position (its MI row below): a click on a masked residue of the track picks it
+click = st.session_state.get("pdec_track")
+points = [p for p in (click.selection.points if click else []) if "customdata" in p]
+clicked = int(points[0]["customdata"]) if points else None
+if clicked is not None and clicked != st.session_state.get("pdec_last_click"):
+    st.session_state.pdec_last_click = clicked
+    if clicked < L and rec.masked[clicked]:
+        st.session_state.pdec_focus = clicked
 st.plotly_chart(
-    track_figure(after, selected=rec.selected, title=f"Sequence after step {t + 1}"),
-    key=f"ptrack_{t}",
+    track_figure(
+        after,
+        selected=rec.selected,
+        focus=st.session_state.get("pdec_focus"),
+        title=f"Sequence after step {t + 1} (click a masked residue to draw its MI row)",
+    ),
+    key="pdec_track",
+    on_select="rerun",
+    selection_mode="points",
     config={"displayModeBar": False},
 )
 H = np.array(rec.entropy)
@@ -203,12 +218,19 @@ positions = [i for i in range(L) if masked[i]]
 if positions and (est is not None or gt is not None):
     src = gt["mi"] if gt is not None else est
     best = int(np.argmax(src.sum(1))) if src.sum() > 0 else positions[0]
+    if st.session_state.get("pdec_focus") not in positions:  # the user's position while it stays masked
+        st.session_state.pdec_focus = best if best in positions else positions[0]
+    st.session_state.pdec_focus_sel = st.session_state.pdec_focus
+
+    def _pick():
+        st.session_state.pdec_focus = st.session_state.pdec_focus_sel
+
     focus = st.selectbox(
-        "Position whose MI row is drawn",
+        "Position whose MI row is drawn (or click the track)",
         positions,
-        index=positions.index(best) if best in positions else 0,
         format_func=lambda i: f"{i + 1}",
-        key=f"pdec_focus_{t}",
+        key="pdec_focus_sel",
+        on_change=_pick,
     )
     rows = {
         name: v[focus] for name, v in (("estimated", est), ("ground truth", gt["mi"] if gt else None)) if v is not None
