@@ -23,7 +23,7 @@ from pathlib import Path
 
 import torch
 
-from mi_viz.core.bench import DECODE_BATCH, load_models
+from mi_viz.core.bench import DECODE_BATCH, load_models, median_seconds
 from mi_viz.core.mi import ground_truth_mi, marginals
 from mi_viz.core.samplers import SamplerConfig, decode
 from mi_viz.domains import get_domain
@@ -31,16 +31,6 @@ from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.mdm import MASK_TOKEN, boards_to_tokens
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def timeit(fn, repeats):
-    fn()  # warm-up
-    ts = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
 
 
 @torch.inference_mode()  # as decode runs the pass and the head
@@ -56,11 +46,11 @@ def head_cost(model, head, x, repeats, rounds=5):
     logp, H = marginals(out.logits, masked)  # (B, L, V), (B, L) as the sampler has them
     fwd, read, eager = [], [], []
     for _ in range(rounds):
-        fwd.append(timeit(lambda: model.forward_tokens(x), repeats))
-        read.append(timeit(lambda: head.read(out, masked, logp, H), repeats))
+        fwd.append(median_seconds(lambda: model.forward_tokens(x), repeats))
+        read.append(median_seconds(lambda: head.read(out, masked, logp, H), repeats))
         head.trace = False
         try:
-            eager.append(timeit(lambda: head.read(out, masked, logp, H), repeats))
+            eager.append(median_seconds(lambda: head.read(out, masked, logp, H), repeats))
         finally:
             head.trace = True
     return statistics.median(fwd), statistics.median(read), statistics.median(eager)
@@ -90,7 +80,7 @@ def main():
     # the same at a decoding batch (what `bench` / `sweep` pay per pass)
     big = torch.stack([m for m in mid for _ in range(a.batch // len(mid) + 1)])[: a.batch]  # (batch, 81)
     t_fwd_b, t_head_b, _ = head_cost(model, head, big, max(3, a.repeats // 4))
-    t_step = timeit(lambda: decode(model, state, SamplerConfig("mi"), head=head, max_steps=1), a.repeats)
+    t_step = median_seconds(lambda: decode(model, state, SamplerConfig("mi"), head=head, max_steps=1), a.repeats)
     gts = []
     for s in mid:
         gt = ground_truth_mi(model, s[None], eps=1e-3)

@@ -18,21 +18,11 @@ import time
 
 import torch
 
-from mi_viz.core.bench import load_models
+from mi_viz.core.bench import load_models, median_seconds
 from mi_viz.core.mi import ground_truth_mi, marginals
 from mi_viz.core.samplers import SamplerConfig, decode
 from mi_viz.domains import get_domain
 from mi_viz.domains.protein.alphabet import MASK
-
-
-def timeit(fn, repeats):
-    fn()
-    ts = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
 
 
 @torch.inference_mode()
@@ -59,9 +49,9 @@ def main(argv=None):
     cfg = SamplerConfig("mi", gamma=2.0, lam=1.0, temperature=1.0)
     fwd, read, step = [], [], []
     for _ in range(a.rounds):  # interleaved: this machine's speed drifts within minutes
-        fwd.append(timeit(lambda: model.forward_tokens(state), a.repeats))
-        read.append(timeit(lambda: head.read(out, masked, logp, H), a.repeats))
-        step.append(timeit(lambda: decode(model, state, cfg, head=head, max_steps=1), a.repeats))
+        fwd.append(median_seconds(lambda: model.forward_tokens(state), a.repeats))
+        read.append(median_seconds(lambda: head.read(out, masked, logp, H), a.repeats))
+        step.append(median_seconds(lambda: decode(model, state, cfg, head=head, max_steps=1), a.repeats))
     t0 = time.perf_counter()
     gt = ground_truth_mi(model, state, eps=1e-3, chunk=256)
     row = {

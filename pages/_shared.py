@@ -271,6 +271,22 @@ def sampler_picker(
     return SamplerConfig(name, temperature=t, seed=int(seed), **kw)
 
 
+def grid_or_error(text: str, widget: str, has_head: bool):
+    """parse_grid, or None after a message naming the problem (unknown sampler or parameter, an
+    empty grid, the mi sampler without a head)."""
+    from mi_viz.core.bench import parse_grid
+
+    try:
+        cfgs = parse_grid(text)
+    except ValueError as e:
+        st.error(f"{widget}: {e}")
+        return None
+    if any(c.needs == "mi" for c in cfgs) and not has_head:
+        st.error(f"{widget}: 'mi' needs an MI head, and none is loaded for this backbone.")
+        return None
+    return cfgs
+
+
 def step_controls(prefix: str, n_steps: int, identity) -> int:
     """Reset / Back / Step / End / Play and a slider over a decode's steps, one convention
     everywhere: step t of n is the t-th pass (1-based), showing the state before its writes

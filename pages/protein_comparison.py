@@ -5,11 +5,10 @@ from dataclasses import asdict
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
-from mi_viz.core.bench import parse_grid, run_bench
-from mi_viz.core.plots import family_color, sweep_figure
+from mi_viz.core.bench import run_bench
+from mi_viz.core.plots import sweep_figure, timeline_figure
 from mi_viz.core.samplers import SamplerConfig, Trace
 from mi_viz.domains import get_domain
 from mi_viz.domains.protein import DATA, PAPER_TABLE2, prompts_of_lengths
@@ -19,6 +18,7 @@ from mi_viz.domains.protein.metrics import Reference
 from pages._shared import (
     PROTEIN_LENGTH_CAP,
     RESULTS,
+    grid_or_error,
     protein_backbones,
     protein_model_or_error,
     protein_trace_json,
@@ -50,18 +50,6 @@ if head is not None:
 COMMITTED = RESULTS / "protein" / "table2" / "sweep.csv"
 
 
-def grid_or_error(text: str, widget: str):
-    try:
-        cfgs = parse_grid(text)
-    except ValueError as e:
-        st.error(f"{widget}: {e}")
-        return None
-    if any(c.needs == "mi" for c in cfgs) and head is None:
-        st.error(f"{widget}: 'mi' needs a protein MI head, and none is shipped for this backbone yet.")
-        return None
-    return cfgs
-
-
 tab1, tab2 = st.tabs(["Same length and seed, side by side", "Small sweep"])
 with tab1:
     c = st.columns(3)
@@ -79,7 +67,7 @@ with tab1:
     )
     configs = {name: PRESETS[name] for name in chosen}
     if custom.strip():
-        for cfg in grid_or_error(custom, "Your own settings") or []:
+        for cfg in grid_or_error(custom, "Your own settings", head is not None) or []:
             configs[cfg.label()] = cfg
     if not configs:
         st.info("Choose at least one sampler, or type your own settings.")
@@ -112,19 +100,7 @@ with tab1:
                 }
             )
         st.dataframe(pd.DataFrame(rows), hide_index=True)
-        fig = go.Figure()
-        for name, tr in traces.items():
-            filled = np.cumsum([len(s.selected) for s in tr.steps])
-            fig.add_trace(
-                go.Scatter(
-                    x=list(range(1, len(filled) + 1)),
-                    y=filled,
-                    mode="lines+markers",
-                    name=name,
-                    line=dict(color=family_color(configs[name].name)),
-                )
-            )
-        fig.update_layout(title="Residues decoded vs passes", xaxis_title="pass", yaxis_title="residues", height=320)
+        fig = timeline_figure(traces, {n: c.name for n, c in configs.items()}, "Residues decoded vs passes", "residues")
         st.plotly_chart(fig, key="pcmp_timeline")
 
 with tab2:
@@ -137,7 +113,7 @@ with tab2:
     n = c1.slider("N proteins", 5, 100, 20, key="psw_n")
     grid = c2.text_input("Grid", "sequential; topk:k=4,8; eb:gamma=1,4", key="psw_grid")
     if st.button("Run sweep", key="psw_run"):
-        cfgs = grid_or_error(grid, "Grid")
+        cfgs = grid_or_error(grid, "Grid", head is not None)
         if cfgs:
             prompts = prompts_of_lengths(int(n), (50, 100), seed=0)
             with st.spinner("Embedding the reference ..."):

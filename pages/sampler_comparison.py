@@ -4,12 +4,11 @@ import io
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 import torch
 
-from mi_viz.core.bench import parse_grid, run_bench
-from mi_viz.core.plots import family_color, sweep_figure
+from mi_viz.core.bench import run_bench
+from mi_viz.core.plots import sweep_figure, timeline_figure
 from mi_viz.core.samplers import SamplerConfig
 from mi_viz.domains.sudoku import PAPER_TABLE1
 from mi_viz.domains.sudoku import board as S
@@ -19,6 +18,7 @@ from pages._shared import (
     RESULTS,
     SUDOKU,
     decode_trace,
+    grid_or_error,
     load_puzzle_set,
     models_or_error,
     puzzle_picker,
@@ -57,19 +57,6 @@ COMMITTED = {
 }
 
 
-def grid_or_error(text: str, widget: str):
-    """parse_grid, or None after a message naming the problem (unknown sampler / parameter, empty)."""
-    try:
-        cfgs = parse_grid(text)
-    except ValueError as e:
-        st.error(f"{widget}: {e}")
-        return None
-    if any(c.needs == "mi" for c in cfgs) and head is None:
-        st.error(f"{widget}: 'mi' needs the MI head, which is not loaded.")
-        return None
-    return cfgs
-
-
 tab1, tab2 = st.tabs(["Same puzzle, side by side", "Sweep"])
 with tab1:
     with st.sidebar:
@@ -89,7 +76,7 @@ with tab1:
     )
     configs = {name: PRESETS[name] for name in chosen}
     if custom.strip():
-        cfgs = grid_or_error(custom, "Your own settings")
+        cfgs = grid_or_error(custom, "Your own settings", head is not None)
         for c in cfgs or []:
             configs[c.label()] = c
     if picked is None:
@@ -132,19 +119,7 @@ with tab1:
                 }
             )
         st.dataframe(pd.DataFrame(rows), hide_index=True)
-        fig = go.Figure()
-        for name, tr in traces.items():
-            filled = np.cumsum([len(s.selected) for s in tr.steps])
-            fig.add_trace(
-                go.Scatter(
-                    x=list(range(1, len(filled) + 1)),
-                    y=filled,
-                    mode="lines+markers",
-                    name=name,
-                    line=dict(color=family_color(configs[name].name)),
-                )
-            )
-        fig.update_layout(title="Cells filled vs passes", xaxis_title="pass", yaxis_title="cells filled", height=320)
+        fig = timeline_figure(traces, {n: c.name for n, c in configs.items()}, "Cells filled vs passes", "cells filled")
         st.plotly_chart(fig, key="cmp_timeline")
 
 with tab2:
@@ -161,7 +136,7 @@ with tab2:
     )
     grid = st.text_input("Grid", default_grid, key="sw_grid")
     if st.button("Run sweep", key="sw_run"):
-        cfgs = grid_or_error(grid, "Grid")
+        cfgs = grid_or_error(grid, "Grid", head is not None)
         if cfgs:
             rows = load_puzzle_set(str(PUZZLE_SETS[src]))[:n]
             puzzles = [S.parse_board(r["puzzle"]) for r in rows]

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import math
 import os
 import time
 from dataclasses import asdict, dataclass
@@ -37,6 +36,7 @@ from mi_viz.core.checkpoints import (
     save_checkpoint,
 )
 from mi_viz.core.samplers import SamplerConfig, decode
+from mi_viz.core.schedule import lr_at, progress_of
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.mdm import MDM_KIND, MDMConfig, SudokuMDM, boards_to_tokens, mdm_loss, save_mdm
 from mi_viz.domains.sudoku.symmetries import apply_symmetry, random_symmetries
@@ -71,22 +71,6 @@ class TrainConfig:
     n_val: int = 100
     augment: bool = True
     seed: int = 0
-
-
-def progress_of(step: int, wall: float, tc: TrainConfig) -> float:
-    """Fraction of the training budget used: steps or minutes, whichever runs out first.
-    The schedule follows it, so a time-boxed run (a GPU lease) still ends its decay."""
-    p = step / tc.max_steps
-    if tc.max_minutes > 0:
-        p = max(p, wall / (60 * tc.max_minutes))
-    return min(1.0, p)
-
-
-def lr_at(step: int, progress: float, tc: TrainConfig) -> float:
-    """Linear warm-up over `warmup` steps, then cosine decay to 10 % of lr."""
-    if step < tc.warmup:
-        return tc.lr * (step + 1) / tc.warmup
-    return tc.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
 def augment(x: torch.Tensor, gen: torch.Generator) -> torch.Tensor:

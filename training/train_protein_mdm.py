@@ -38,6 +38,7 @@ from mi_viz.core.checkpoints import (
     read_tensors,
     save_checkpoint,
 )
+from mi_viz.core.schedule import lr_at, progress_of
 from mi_viz.domains.protein.alphabet import PAD, encode
 from mi_viz.domains.protein.backbone import (
     PROTEIN_MDM_KIND,
@@ -74,19 +75,6 @@ class TrainConfig:
     eval_every: int = 250
     n_val: int = 256  # validation sequences (first of the split, cropped)
     seed: int = 0
-
-
-def progress_of(step: int, wall: float, tc: TrainConfig) -> float:
-    p = step / tc.max_steps
-    if tc.max_minutes > 0:
-        p = max(p, wall / (60 * tc.max_minutes))
-    return min(1.0, p)
-
-
-def lr_at(step: int, progress: float, tc: TrainConfig) -> float:
-    if step < tc.warmup:
-        return tc.lr * (step + 1) / tc.warmup
-    return tc.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
 
 def load_split(path, limit: int | None = None) -> list[torch.Tensor]:

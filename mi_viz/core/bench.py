@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import csv
 import itertools
-import json
 import multiprocessing as mp
+import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +23,17 @@ from .samplers import SAMPLERS, SamplerConfig, decode
 # (results/throughput.txt): for Sudoku, two 1-thread processes (sweep --jobs 2) at batch 64
 # get the most boards per second.
 DECODE_BATCH = 64
+
+
+def median_seconds(fn, repeats: int) -> float:
+    """Median wall time of fn() over `repeats` calls, after one warm-up call (the benchmarks' timer)."""
+    fn()
+    ts = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
 
 
 @dataclass
@@ -245,32 +256,8 @@ def plot_sweep(
         fig.tight_layout()
         fig.savefig(png_path, dpi=130)
         plt.close(fig)
-    if html_path:
-        import plotly.graph_objects as go
+    if html_path:  # the app's chart (core.plots.sweep_figure), as a file
+        from .plots import sweep_figure
 
-        fig = go.Figure()
-        for fam, ss in fams.items():
-            ss = sorted(ss, key=lambda s: s["avg_passes"])
-            fig.add_trace(
-                go.Scatter(
-                    x=[s["avg_passes"] for s in ss],
-                    y=[scale * s[metric] for s in ss],
-                    mode="lines+markers",
-                    name=fam,
-                    text=[json.dumps({k: s.get(k) for k in ("gamma", "lam", "k", "scan")}) for s in ss],
-                )
-            )
-        if paper:
-            fig.add_trace(
-                go.Scatter(
-                    x=[p["avg_passes"] for p in paper],
-                    y=[scale * p[metric] for p in paper],
-                    mode="markers",
-                    marker_symbol="x",
-                    marker_color="black",
-                    name=paper_label,
-                    text=[p["method"] for p in paper],
-                )
-            )
-        fig.update_layout(title=title, xaxis_title="average backbone passes", yaxis_title=ylabel)
+        fig = sweep_figure({"": summaries}, metric, ylabel, title, paper=paper, scale=scale, paper_label=paper_label)
         fig.write_html(html_path, include_plotlyjs="cdn")  # small file; the app shows the same chart offline

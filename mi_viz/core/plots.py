@@ -156,6 +156,7 @@ def sweep_figure(
     paper: list[dict] | None = None,
     scale: float = 1.0,
     height: int = 450,
+    paper_label: str = "paper",
 ):
     """Metric against average passes. curves: {label suffix: [rows]} (e.g. {"this sweep": rows,
     "committed": rows}); each row has sampler / lam / scan (sweep_family groups them), avg_passes
@@ -190,9 +191,28 @@ def sweep_figure(
                 y=[scale * p[metric] for p in paper],
                 mode="markers",
                 marker=dict(symbol="x", size=10, color="black"),
-                name="paper",
+                name=paper_label,
                 text=[p["method"] for p in paper],
             )
         )
     fig.update_layout(xaxis_title="average backbone passes", yaxis_title=ylabel, height=height, title=title)
+    return fig
+
+
+def timeline_figure(traces: dict, families: dict, title: str, ylabel: str):
+    """Positions decoded against passes, one line per decode: traces {name: Trace},
+    families {name: sampler name} (its colour)."""
+    fig = go.Figure()
+    for name, tr in traces.items():
+        filled = np.cumsum([len(s.selected) for s in tr.steps])
+        fig.add_trace(
+            go.Scatter(
+                x=list(range(1, len(filled) + 1)),
+                y=filled,
+                mode="lines+markers",
+                name=name,
+                line=dict(color=family_color(families[name])),
+            )
+        )
+    fig.update_layout(title=title, xaxis_title="pass", yaxis_title=ylabel, height=320)
     return fig

@@ -118,11 +118,10 @@ def heldout_states(model, path, n: int, max_length: int, seed: int, dev: str):
 
 
 def mi_report(a, dev: str):
-    import numpy as np
 
     from ...core.bench import load_models
     from ...core.fidelity import mi_report as report
-    from ...core.fidelity import separation_profile
+    from ...core.fidelity import separation_profile, write_report
 
     model, head = load_models(DOMAIN, a.backbone, a.head, dev, need_head=True)
     states = heldout_states(model, a.heldout, a.states, a.max_length, a.seed, dev).to(dev)
@@ -135,15 +134,7 @@ def mi_report(a, dev: str):
             "head": str(a.head or DOMAIN.default_head()),
         }
     )
-    out = Path(a.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(summary, indent=1))
-    if a.pairs:
-        np.savez_compressed(
-            a.pairs,
-            tokens=tokens.cpu().numpy().astype("uint8"),
-            **{k: getattr(pt, k) for k in ("state", "i", "j", "gt", "est", "asym", "relation", "hmin")},
-        )
+    write_report(summary, pt, tokens, a.out, a.pairs)
     print(json.dumps(summary))
 
 

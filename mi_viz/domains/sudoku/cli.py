@@ -96,7 +96,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
 def mi_report(a, dev):
     from ...core.bench import load_models
     from ...core.fidelity import mi_report as report
-    from ...core.fidelity import structure_by_mask_ratio
+    from ...core.fidelity import structure_by_mask_ratio, write_report
 
     puzzles, _ = read_puzzles(a.puzzles, a.limit)
     model, head = load_models(DOMAIN, a.checkpoint, a.head, dev, need_head=True)
@@ -108,15 +108,5 @@ def mi_report(a, dev):
         summary["structure_by_mask_ratio"] = structure_by_mask_ratio(
             model, head, solutions, relations, n_states=a.structure_states, eps=a.eps, seed=a.seed
         )
-    out = Path(a.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(summary, indent=1))
-    if a.pairs:
-        import numpy as np
-
-        np.savez_compressed(
-            a.pairs,
-            tokens=tokens.numpy().astype("uint8"),
-            **{k: getattr(pt, k) for k in ("state", "i", "j", "gt", "est", "asym", "relation", "hmin")},
-        )
+    write_report(summary, pt, tokens, a.out, a.pairs)
     print(json.dumps(summary))
