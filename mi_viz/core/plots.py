@@ -176,7 +176,7 @@ def sweep_figure(
                     x=[float(r["avg_passes"]) for r in rs],
                     y=[scale * float(r[metric]) for r in rs],
                     mode="markers" if len(rs) == 1 else "lines+markers",
-                    name=f"{fam} ({source})",
+                    name=f"{fam} ({source})" if source else fam,
                     line=dict(color=family_color(fam), dash="solid" if n == 0 else "dot"),
                     marker=dict(
                         color=family_color(fam), size=9 if len(rs) == 1 else 6, symbol="circle" if n == 0 else "diamond"
