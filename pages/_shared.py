@@ -177,6 +177,21 @@ def rating_text(row: dict) -> str:
     return "; ".join(parts)
 
 
+def _problem(key: str, message: str, show=None):
+    """A puzzle-picker problem, named in the sidebar and kept for the page's main area
+    (show_puzzle_problem), where a user looking at the maps will see it."""
+    show = show or st.error
+    show(message)
+    st.session_state[f"{key}_problem"] = (message, show is st.error)
+    return None
+
+
+def show_puzzle_problem(key: str) -> None:
+    """In the main area: why the puzzle picker of `key` returned nothing."""
+    message, is_error = st.session_state.get(f"{key}_problem", ("Choose or paste a puzzle in the sidebar.", False))
+    (st.error if is_error else st.info)(message)
+
+
 def puzzle_picker(key: str):
     """Widgets to choose a puzzle. Returns (board tuple, solution tuple|None, label) or None."""
     src = st.radio("Puzzle source", list(PUZZLE_SETS) + ["Paste your own"], key=f"{key}_src")
@@ -188,24 +203,22 @@ def puzzle_picker(key: str):
             placeholder="..8...5......3.....1.....96...49..21.7...8.....41..8.5.....73...9......83...869..",
         )
         if not text.strip():
-            st.info("Paste a puzzle to start.")
-            return None
+            return _problem(key, "Paste a puzzle to start.", st.info)
         try:
             board = S.parse_board(text)
         except S.BoardError as e:
-            st.error(f"Invalid puzzle: {e}")
-            return None
+            return _problem(key, f"Invalid puzzle: {e}")
         res = S.solve(board, limit=2)
         if res.count == 0:
-            st.error("This puzzle has no solution: the givens contradict each other further down the search.")
-            return None
+            return _problem(
+                key, "This puzzle has no solution: the givens contradict each other further down the search."
+            )
         if res.count > 1:
             st.warning("This puzzle has more than one solution: wrong-cell marks use one of them.")
         return board, res.solution, "pasted puzzle"
     rows = load_puzzle_set(str(PUZZLE_SETS[src]))
     if not rows:
-        st.error(f"Puzzle file missing: {PUZZLE_SETS[src]}")
-        return None
+        return _problem(key, f"Puzzle file missing: {PUZZLE_SETS[src]}")
     st.button(
         "Random puzzle",
         icon=":material/shuffle:",

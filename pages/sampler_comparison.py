@@ -22,6 +22,7 @@ from pages._shared import (
     load_puzzle_set,
     models_or_error,
     puzzle_picker,
+    show_puzzle_problem,
     through_app,
 )
 
@@ -80,7 +81,7 @@ with tab1:
         for c in cfgs or []:
             configs[c.label()] = c
     if picked is None:
-        st.info("Choose or paste a puzzle in the sidebar (a pasted puzzle's problem is named there).")
+        show_puzzle_problem("cmp")
     elif not configs:
         st.info("Choose at least one sampler, or type your own settings.")
     else:

@@ -15,6 +15,7 @@ from pages._shared import (
     models_or_error,
     puzzle_picker,
     sampler_picker,
+    show_puzzle_problem,
     step_controls,
     through_app,
     tokens_to_digits,
@@ -35,7 +36,7 @@ with st.sidebar:
     eps = st.select_slider("ground-truth pruning eps", [1e-4, 1e-3, 1e-2], value=1e-3, key="dec_eps")
 
 if picked is None:
-    st.info("Choose or paste a puzzle in the sidebar (a pasted puzzle's problem is named there).")
+    show_puzzle_problem("dec")
     st.stop()
 board, solution, label = picked
 if cfg.name == "mi-gt":

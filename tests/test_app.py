@@ -71,7 +71,8 @@ def test_decode_bad_paste_shows_error(text, needle):
     at.radio(key="dec_src").set_value("Paste your own").run()
     at.text_area(key="dec_paste").input(text).run()
     assert not at.exception
-    assert any(needle in e.value for e in at.error), [e.value for e in at.error]
+    assert any(needle in e.value for e in at.sidebar.error), [e.value for e in at.sidebar.error]
+    assert any(needle in e.value for e in at.main.error), [e.value for e in at.main.error]  # beside the maps too
 
 
 def test_decode_pasted_puzzle_runs():
