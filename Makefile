@@ -6,7 +6,7 @@ PORT ?= 8501
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: app test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship \
-        protein-data protein-mdm protein-results
+        protein-data protein-mdm protein-results protein-mi-data protein-head protein-val-sweep protein-mi-results
 
 $(BIN)/activate:
 	$(PY) -m venv $(VENV)
@@ -101,6 +101,8 @@ reship: results val-sweep speed
 
 # --- Proteins (README "Reproduce") ---------------------------------------------------
 PROTEIN_GRID := sequential; topk:k=4,8,12; eb:gamma=2,4,8,16,32; mi-zero:gamma=4,8,16
+# the paper's settings (gamma 2 and 4, lambda 1), whatever they give, and the validation-chosen defaults
+PROTEIN_MI_GRID := mi:gamma=2,4:lam=1
 # the splits and the committed references (about 4 minutes; MMseqs2)
 protein-data: setup mmseqs
 	$(BIN)/python training/make_protein_data.py
@@ -116,4 +118,27 @@ protein-results: setup unirep
 	$(BIN)/python benchmarks/protein_backbones.py --out results/protein/backbones.json
 	$(BIN)/python benchmarks/protein_floor.py --out results/protein/floor.json
 	$(BIN)/python -m mi_viz sweep protein --n 500 --grid "$(PROTEIN_GRID)" --out-dir results/protein/table2 --save-rows --resume
+	$(BIN)/python benchmarks/tables.py --write
+
+# ground-truth MI states of the shipped backbone (two workers, about 95 minutes on 2 cores; resumable), packed
+protein-mi-data: setup
+	OMP_NUM_THREADS=1 $(BIN)/python training/make_protein_mi_dataset.py --rank 0 --world 2 --max-minutes 95 --out runs/protein_mi_data & \
+	OMP_NUM_THREADS=1 $(BIN)/python training/make_protein_mi_dataset.py --rank 1 --world 2 --max-minutes 95 --out runs/protein_mi_data; wait
+	$(BIN)/python training/make_protein_mi_dataset.py --pack runs/protein_mi_data data/protein/mi_states.safetensors
+# the shipped protein MI head (resumable)
+protein-head: setup
+	$(BIN)/python training/train_head.py --domain protein --data data/protein/mi_states.safetensors \
+	  --out runs/protein_head/protein_mi_head --steps 4000 --batch-size 32 --eval-every 250 --hidden-layers 1 --mix-layers 2 --excess
+	cp runs/protein_head/protein_mi_head.safetensors runs/protein_head/protein_mi_head.json checkpoints/
+	cp runs/protein_head/protein_mi_head_log.csv results/protein/protein_mi_head_log.csv
+# choosing the protein MI defaults on the validation reference (other lengths and seeds; never the test reference)
+PROTEIN_VAL_GRID := sequential; eb:gamma=2,4,8,16; mi-zero:gamma=4,8,16; mi:gamma=2,4,8,16:lam=0.1,0.25,1
+protein-val-sweep: setup
+	$(BIN)/python -m mi_viz sweep protein --n 500 --reference data/protein/reference_val.fasta --length-seed 1 --sample-seed 1 \
+	  --grid "$(PROTEIN_VAL_GRID)" --out-dir results/protein/val_sweep --resume --jobs 2
+# the MI rows of Table 2, the protein mi-report and the latency figures
+protein-mi-results: setup
+	$(BIN)/python -m mi_viz mi-report protein --states 100 --out results/protein/mi_report.json --pairs results/protein/mi_report_pairs.npz
+	$(BIN)/python benchmarks/protein_latency.py | tee results/protein/latency.txt
+	$(BIN)/python -m mi_viz sweep protein --n 500 --grid "$(PROTEIN_GRID); $(PROTEIN_MI_GRID)" --out-dir results/protein/table2 --save-rows --resume --jobs 2
 	$(BIN)/python benchmarks/tables.py --write
