@@ -339,3 +339,24 @@ def test_unirep_judge_reads_real_weights():
     real, fake = judge.perplexity(seqs), judge.perplexity(shuffled)
     assert 10 < real < fake < 21, (real, fake)
     assert judge.embed_sequences(seqs[:3]).shape == (3, 256)
+
+
+def test_esmc_core_is_esmc():
+    """ESMCCore (built from esm.layers, no transformers / biotite import) has ESMC's state dict and
+    gives ESMC's outputs, padding included."""
+    from esm.models.esmc import ESMC
+    from esm.tokenization import get_esmc_model_tokenizers
+
+    from mi_viz.domains.protein.backbone import ESMCCore
+
+    torch.manual_seed(0)
+    ref = ESMC(d_model=32, n_heads=2, n_layers=3, tokenizer=get_esmc_model_tokenizers(), use_flash_attn=False).eval()
+    core = ESMCCore(32, 2, 3).eval()
+    assert set(core.state_dict()) == set(ref.state_dict())
+    core.load_state_dict(ref.state_dict())
+    x = torch.tensor([[0, 5, 6, 32, 7, 2, 1, 1], [0, 9, 32, 32, 12, 13, 14, 2]])
+    with torch.no_grad():
+        want = ref(sequence_tokens=x)
+        logits, emb, hidden = core(x)
+    assert torch.equal(logits, want.sequence_logits) and torch.equal(emb, want.embeddings)
+    assert torch.equal(hidden, want.hidden_states)

@@ -1,6 +1,7 @@
 """ESM-C backbones behind the masked-model protocol: our small one, and ESM-C 300M.
 
-Both are `esm.models.esmc.ESMC` (EvolutionaryScale's esm package): the small one is
+Both are ESM-C's network (EvolutionaryScale's esm package: `esm.models.esmc.ESMC`, built here
+from esm's own blocks, ESMCCore, with the same state dict): the small one is
 built with a small d_model / depth and trained by training/train_protein_mdm.py; ESM-C
 300M is d_model 960, 15 heads, 30 layers with the released weights. The core sees a
 protein as (B, L) residue tokens (alphabet.py); this wrapper adds BOS / EOS, runs ESMC,
@@ -58,10 +59,28 @@ class ProteinMDMConfig:
         return asdict(self)
 
 
-def _tokenizer():
-    from esm.tokenization import get_esmc_model_tokenizers
+class ESMCCore(nn.Module):
+    """esm.models.esmc.ESMC's network, built from esm's own blocks (esm.layers): the same modules
+    under the same names, so the same state dict (ours, and ESM-C 300M's released weights) and
+    the same forward pass without flash attention (tests/test_protein.py checks both against
+    ESMC itself). Why not ESMC: importing esm.models.esmc pulls in transformers and biotite (the
+    ESM3 structure and client code) for nothing a forward pass uses: seconds of start-up in the
+    app, and 60 MB of wheels a GPU lease cannot carry."""
 
-    return get_esmc_model_tokenizers()
+    def __init__(self, d_model: int, n_heads: int, n_layers: int):
+        super().__init__()
+        from esm.layers.regression_head import RegressionHead
+        from esm.layers.transformer_stack import TransformerStack
+
+        self.embed = nn.Embedding(64, d_model)
+        self.transformer = TransformerStack(d_model, n_heads, None, n_layers, n_layers_geom=0, use_flash_attn=False)
+        self.sequence_head = RegressionHead(d_model, 64)
+
+    def forward(self, sequence_tokens: torch.Tensor):
+        """(B, T) tokens -> (logits (B, T, 64), final embeddings (B, T, D), hidden states (n_layers, B, T, D)),
+        padding masked out of attention as ESMC does when no sequence_id is given."""
+        x, _, hiddens = self.transformer(self.embed(sequence_tokens), sequence_id=sequence_tokens != PAD)
+        return self.sequence_head(x), x, torch.stack(hiddens, 0)
 
 
 class ESMCBackbone(nn.Module):
@@ -71,11 +90,9 @@ class ESMCBackbone(nn.Module):
 
     def __init__(self, config: ProteinMDMConfig):
         super().__init__()
-        from esm.models.esmc import ESMC
-
         self.config = config
-        # use_flash_attn=False: esm falls back to scaled_dot_product_attention (CPU, any GPU)
-        self.esmc = ESMC(config.d_model, config.n_heads, config.n_layers, _tokenizer(), use_flash_attn=False)
+        # without flash attention: esm's blocks use scaled_dot_product_attention (CPU, any GPU)
+        self.esmc = ESMCCore(config.d_model, config.n_heads, config.n_layers)
         self.register_buffer("value_tokens", VALUE_TOKENS.clone(), persistent=False)
 
     @property
@@ -102,11 +119,10 @@ class ESMCBackbone(nn.Module):
     def esmc_logits(self, tokens: torch.Tensor, hidden_layers: tuple[int, ...] = ()):
         """ESMC on (B, L) residues -> its 20-way logits (B, L, 20), final hidden (B, L, D) and
         {block: (B, L, D)} for the blocks asked for; BOS / EOS stripped."""
-        out = self.esmc(sequence_tokens=self.with_specials(tokens))
+        logits, emb, hidden = self.esmc(self.with_specials(tokens))
         v0, v1 = int(self.value_tokens[0]), int(self.value_tokens[-1]) + 1
-        logits = out.sequence_logits[:, 1:-1, v0:v1]  # (B, L, 20): the 20 standard amino acids only
-        layers = {i: out.hidden_states[i][:, 1:-1] for i in hidden_layers}
-        return logits, out.embeddings[:, 1:-1], layers
+        layers = {i: hidden[i][:, 1:-1] for i in hidden_layers}
+        return logits[:, 1:-1, v0:v1], emb[:, 1:-1], layers  # (B, L, 20): the 20 standard amino acids only
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """(B, L) residues -> 20-way logits (B, L, 20): what training (and DDP) calls."""
