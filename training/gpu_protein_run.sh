@@ -8,14 +8,19 @@
 #   TINY=1 OUT=/tmp/out bash training/gpu_protein_run.sh   # the same pipeline in about a minute on a CPU
 #
 # The lease machine gets the repository but not ../shared, and no esm: `prepare` writes
-# runs/gpu_carry/train.fasta.gz (a seeded sample of the training split, at most 24 MB, since a
-# lease carries 64 MiB in all) and downloads esm's wheels (Python 3.12) into .whl. What comes
+# runs/gpu_carry/train.fasta.gz (a seeded sample of the training split, at most $SAMPLE_MB MB: a
+# lease carries 64 MiB in all, and the tree is about 55 MiB) and downloads the wheels of what
+# ESMCCore and the FASTA reader import that the lease's image lacks (esm, brotli, zstd,
+# cloudpathlib, biopython: about 9 MB; not transformers or biotite, which only
+# esm.models.esmc needs) into .whl. What comes
 # back ($OUT): the checkpoint (best.*, about 100 MB in fp32, so saved in bf16 for the trip:
 # protein_mdm_gpu.*), its log, and the backbones' report.
 set -u -o pipefail
 OUT=${OUT:-out}
 PY=${PY:-python3}
 MINUTES=${MINUTES:-7}
+SAMPLE_MB=${SAMPLE_MB:-3}
+export SAMPLE_MB
 export PYTHONUNBUFFERED=1
 
 if [ "${1:-}" = prepare ]; then
@@ -28,14 +33,13 @@ random.Random(0).shuffle(recs)
 with gzip.open("runs/gpu_carry/train.fasta.gz", "wt") as f:
     for rid, seq in recs:
         f.write(f">{rid}\n{seq}\n")
-        if f.fileobj.tell() > 24e6:
+        if f.fileobj.tell() > float(__import__("os").environ.get("SAMPLE_MB", "3")) * 1e6:
             break
 EOF
   cp runs/protein_data/val.fasta runs/gpu_carry/ 2>/dev/null
   gzip -f runs/gpu_carry/val.fasta
   grep -qx '/.whl/' .git/info/exclude || echo /.whl/ >> .git/info/exclude
-  for p in esm==3.2.1.post1 einops==0.8.2 biotite==1.6.0 msgpack-numpy==0.4.8 zstd==1.5.7.2 cloudpathlib==0.26.0 \
-           tenacity==9.2.1 httpx==0.28.1 biopython==1.88 transformers==4.48.1 tokenizers==0.21.4; do
+  for p in esm==3.2.1.post1 brotli==1.2.1 zstd cloudpathlib==0.26.0 biopython==1.88; do
     $PY -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
       --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl "$p" \
       || $PY -m pip download -q --no-deps -d .whl "$p"
