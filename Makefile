@@ -110,8 +110,8 @@ protein-data: setup mmseqs
 protein-mdm: setup
 	OMP_NUM_THREADS=1 $(BIN)/torchrun --standalone --nproc_per_node 2 training/train_protein_mdm.py --preset cpu \
 	  --run-dir runs/protein_cpu --max-minutes 180
-	cp runs/protein_cpu/best.safetensors checkpoints/protein_mdm.safetensors
-	cp runs/protein_cpu/best.json checkpoints/protein_mdm.json
+	cp runs/protein_cpu/final.safetensors checkpoints/protein_mdm.safetensors
+	cp runs/protein_cpu/final.json checkpoints/protein_mdm.json
 	mkdir -p results/protein && cp runs/protein_cpu/log.csv results/protein/protein_mdm_log.csv
 # the protein results: backbones' held-out figures, the natural floor, Table 2 on the test reference
 protein-results: setup unirep

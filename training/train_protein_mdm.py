@@ -213,6 +213,7 @@ def main(argv=None):
     )
     t0, wall0 = time.time(), wall
     prog = progress_of(step, wall, tc)
+    metrics_last = {}
     model.train()
     while prog < 1.0:
         gen = torch.Generator().manual_seed(tc.seed * 1_000_003 + step * 97 + rank)
@@ -237,6 +238,7 @@ def main(argv=None):
         done = prog >= 1.0 or (a.stop_at_step is not None and step >= a.stop_at_step)
         if master and (step % tc.eval_every == 0 or done):
             m = evaluate(model, val, device)
+            metrics_last = m
             logw.writerow(
                 [
                     step,
@@ -273,7 +275,19 @@ def main(argv=None):
         if done:
             break
     if master:
-        print(f"done at step {step}: best validation MDM loss {best:.4f} -> {run / 'best'}", flush=True)
+        # the weights at the schedule's end, to ship: the lowest validation MDM loss (best.*) moves
+        # within its noise once the loss flattens, while the annealed weights are the most trained
+        save_protein_mdm(
+            run / "final",
+            model,
+            step,
+            metrics_last,
+            {"tokens": tokens_seen, "wall_seconds": wall, "train": asdict(tc), "preset": a.preset, "device": device},
+        )
+        print(
+            f"done at step {step}: best validation MDM loss {best:.4f} -> {run / 'best'}; final -> {run / 'final'}",
+            flush=True,
+        )
     if ddp:
         dist.destroy_process_group()
 
