@@ -447,7 +447,8 @@ def ground_truth_for(
 
         def cb(done, total):
             if bar is not None:
-                bar.progress(done / max(total, 1), text=f"Ground-truth MI: {done}/{total} passes")
+                # the base pass counted, as the map title counts it (GroundTruthMI.passes)
+                bar.progress(done / max(total, 1), text=f"Ground-truth MI: {done + 1}/{total + 1} passes")
 
         with torch.inference_mode():
             gt = ground_truth_mi(model, torch.tensor([tokens]), eps=eps, chunk=128, progress=cb)
