@@ -446,8 +446,7 @@ def ground_truth_for(
         )
 
         def cb(done, total):
-            if bar is not None:
-                # the base pass counted, as the map title counts it (GroundTruthMI.passes)
+            if bar is not None:  # the base pass counted, as the map title counts it (GroundTruthMI.passes)
                 bar.progress(done / max(total, 1), text=f"Ground-truth MI: {done + 1}/{total + 1} passes")
 
         with torch.inference_mode():
