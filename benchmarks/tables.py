@@ -158,6 +158,44 @@ def mi_report_table(path) -> str:
     return "\n".join(["| metric | measured | target |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows])
 
 
+def mi_short_table(path=None) -> str:
+    """The README's MI-fidelity extract (the full table: docs/results-sudoku.md)."""
+    rep = json.loads(Path(path or R / "sudoku" / "mi_report.json").read_text())
+    lat, by = latency(), rep.get("structure_by_mask_ratio", {})
+    rows = [
+        ("Pearson / Spearman, head vs ground truth", f"**{rep['pearson']:.3f}** / {rep['spearman']:.3f}", ">= 0.9"),
+        (
+            "structure AUROC, decode states: truth / head",
+            f"{rep['auroc_structure_gt']:.3f} / {rep['auroc_structure_est']:.3f}",
+            ">= 0.95",
+        ),
+    ]
+    if "0.9" in by:
+        rows.append(
+            (
+                "... 90 %-masked valid boards: truth / head",
+                f"{by['0.9']['auroc_gt']:.3f} / {by['0.9']['auroc_est']:.3f}",
+                ">= 0.95",
+            )
+        )
+    rows.append(
+        (
+            "ground truth: passes / seconds per state",
+            f"{rep['gt_passes_per_state']:.1f} / {rep['gt_seconds_per_state']:.2f}",
+            "<= 1 s",
+        )
+    )
+    if lat:
+        rows.append(
+            (
+                "head: share of a pass at batch 1 / 64 (`results/latency.txt`)",
+                f"{100 * lat['head_over_forward']:.1f} % / {100 * lat['head_over_forward_batch']:.1f} %",
+                "<= 10 %",
+            )
+        )
+    return "\n".join(["| metric | measured | target |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows])
+
+
 def latency() -> dict | None:
     p = R / "latency.txt"
     if not p.exists():
@@ -264,6 +302,30 @@ def protein_table(path=None, floor=None) -> str:
     return "\n".join(out)
 
 
+def protein_table_short(path=None, floor=None) -> str:
+    """The README's Table 2: passes and the two JSDs, the floor and the paper beside."""
+    path = Path(path or R / "protein" / "table2" / "sweep.csv")
+    floor = Path(floor or R / "protein" / "floor.json")
+    if not path.exists():
+        return f"(no {path.relative_to(ROOT)} yet: `make protein-results`)"
+    out = [
+        "| sampler | avg passes | k-means JSD to natural (bits) | the same, UniRep's embeddings | paper: passes / JSD |",
+        "|---|---|---|---|---|",
+    ]
+    if floor.exists():
+        f = json.loads(floor.read_text())["natural_test_b"]
+        out.append(
+            f"| *natural vs natural (the floor)* | | {fmt(f['jsd'], 'jsd')} | {fmt(f.get('jsd_unirep'), 'jsd')} | |"
+        )
+    for r in rows_of(path):
+        lab = label(r)
+        out.append(
+            f"| {lab} | {float(r['avg_passes']):.1f} | {fmt(r['jsd'], 'jsd')} | {fmt(r.get('jsd_unirep'), 'jsd')} "
+            f"| {PAPER_TABLE2.get(lab, '')} |"
+        )
+    return "\n".join(out)
+
+
 def protein_backbones_table(path=None) -> str:
     path = Path(path or R / "protein" / "backbones.json")
     if not path.exists():
@@ -296,8 +358,10 @@ BLOCKS = {
     "kaggle": lambda: sweep_table(R / "sudoku" / "kaggle" / "sweep.csv"),
     "val": lambda: sweep_table(R / "sudoku" / "val_sweep" / "sweep.csv", wall=False),
     "mi_report": lambda: mi_report_table(R / "sudoku" / "mi_report.json"),
+    "mi_short": mi_short_table,
     "latency": latency_table,
     "table2": protein_table,
+    "table2_short": protein_table_short,
     "protein_backbones": protein_backbones_table,
 }
 BLOCK = re.compile(r"(<!-- tables:(\w+) -->\n)(.*?)(<!-- /tables -->)", re.S)
