@@ -309,7 +309,7 @@ def protein_table_short(path=None, floor=None) -> str:
     if not path.exists():
         return f"(no {path.relative_to(ROOT)} yet: `make protein-results`)"
     out = [
-        "| sampler | avg passes | k-means JSD to natural (bits) | the same, UniRep's embeddings | paper: passes / JSD |",
+        "| sampler | avg passes | k-means JSD to natural (bits) | the same, UniRep embeddings | paper: passes / JSD |",
         "|---|---|---|---|---|",
     ]
     if floor.exists():
