@@ -281,10 +281,10 @@ def protein_table(path=None, floor=None) -> str:
     if not path.exists():
         return f"(no {path.relative_to(ROOT)} yet: `make protein-results`)"
     head = (
-        "| sampler | avg passes | k-means JSD (bits) | composition JSD | Frechet | distinct 3-mers | "
-        "longest run | low-complexity share | paper: passes / JSD |"
+        "| sampler | avg passes | k-means JSD (bits) | the same, UniRep | composition JSD | Frechet | "
+        "distinct 3-mers | longest run | low-complexity share | paper: passes / JSD |"
     )
-    out = [head, "|" + "---|" * 9]
+    out = [head, "|" + "---|" * 10]
     if floor.exists():
         f = json.loads(floor.read_text())["natural_test_b"]
         out.append(

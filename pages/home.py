@@ -2,6 +2,7 @@
 
 import json
 
+import pandas as pd
 import streamlit as st
 
 from mi_viz.core.checkpoints import CheckpointError, checkpoint_paths, read_meta
@@ -59,23 +60,20 @@ for name, path in checkpoints:
     size = w.stat().st_size / 2**20
     extra = meta.get("extra", {})
     st.markdown(f"**{name}** - `{w}` ({size:.1f} MiB), step {meta['step']}, format v{meta['format_version']}")
-    cols = st.columns(2)
-    cols[0].json(meta["config"], expanded=False)
-    cols[1].json(
-        {
-            "metrics": meta.get("metrics", {}),
-            **{
-                k: extra[k]
-                for k in ("preset", "examples", "tokens", "wall_seconds", "device", "n_train_states", "seconds")
-                if k in extra
-            },
-        },
-        expanded=False,
+    rows = [("config", k, v) for k, v in meta["config"].items()]
+    rows += [("metrics", k, v) for k, v in meta.get("metrics", {}).items()]
+    rows += [
+        ("training", k, extra[k])
+        for k in ("preset", "examples", "tokens", "wall_seconds", "device", "n_train_states", "seconds")
+        if k in extra
+    ]
+    st.dataframe(
+        pd.DataFrame(
+            [(g, k, v if isinstance(v, str) else json.dumps(v)) for g, k, v in rows], columns=["", "field", "value"]
+        ),
+        hide_index=True,
+        height=min(35 * (len(rows) + 1) + 3, 300),
     )
-summary = RESULTS / "sudoku" / "summary.json"
-if summary.exists():
-    st.subheader("Benchmark summary (committed results)")
-    st.json(json.loads(summary.read_text()), expanded=False)
 st.caption(
     f"Models built in this server process so far: MDM x{LOAD_COUNT['mdm']}, MI head x{LOAD_COUNT['head']} "
     "(loaded once, shared by every browser session)."

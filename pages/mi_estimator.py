@@ -22,6 +22,9 @@ from pages._shared import (
     through_app,
 )
 
+# the four relation groups, told apart at a glance (unrelated pairs, the bulk, in grey)
+RELATION_COLORS = {"unrelated": "#9e9e9e", "same row": "#1f77b4", "same column": "#ff7f0e", "same box": "#2ca02c"}
+LOG_FLOOR = 1e-6  # nats: the log axes' floor (ground truth prunes at eps 1e-3, so smaller MI is noise)
 PROTEIN_REPORT = RESULTS / "protein" / "mi_report.json"
 PROTEIN_PAIRS = RESULTS / "protein" / "mi_report_pairs.npz"
 
@@ -133,9 +136,17 @@ else:
     set_name = c2.selectbox("Puzzles", list(PUZZLE_SETS), key="mie_set")
     if st.button("Compute", key="mie_run"):
         rows = load_puzzle_set(str(PUZZLE_SETS[set_name]))[:n]
-        with st.spinner(f"Ground truth for {n} states ..."):
-            start = SUDOKU.encode([S.parse_board(r["puzzle"]) for r in rows])
-            s, p, tk, _ = mi_report(model, head, start, n, relations=SUDOKU.relations(81)[0])
+        bar = st.progress(0.0, text=f"Ground truth for {n} states ...")
+        start = SUDOKU.encode([S.parse_board(r["puzzle"]) for r in rows])
+        s, p, tk, _ = mi_report(
+            model,
+            head,
+            start,
+            n,
+            relations=SUDOKU.relations(81)[0],
+            progress=lambda d, total: bar.progress(d / total, text=f"Ground truth: state {d} of {total}"),
+        )
+        bar.empty()
         st.session_state.mie = (s, p, tk.numpy())
     if "mie" in st.session_state:
         summary, pt, tokens = st.session_state.mie
@@ -178,7 +189,13 @@ if pt is not None:
         for r in RELATION_NAMES:
             sel = idx[rel[idx] == r]
             fig.add_trace(
-                go.Scattergl(x=pt.gt[sel], y=pt.est[sel], mode="markers", name=r, marker=dict(size=4, opacity=0.5))
+                go.Scattergl(
+                    x=pt.gt[sel],
+                    y=pt.est[sel],
+                    mode="markers",
+                    name=r,
+                    marker=dict(size=4, opacity=0.5 if r == "unrelated" else 0.7, color=RELATION_COLORS[r]),
+                )
             )
         top = float(max(pt.gt.max(), pt.est.max()))
         fig.add_trace(
@@ -195,12 +212,14 @@ if pt is not None:
         which = st.radio("Map", ["ground truth", "head"], horizontal=True, key="mie_which")
         vals = pt.gt if which == "ground truth" else pt.est
         fig = go.Figure()
-        for r in RELATION_NAMES:
-            fig.add_trace(go.Box(y=vals[rel == r], name=r, boxpoints=False))
+        for r in RELATION_NAMES:  # zeros (exact independence) sit on the floor, not at -infinity
+            y = np.maximum(vals[rel == r], LOG_FLOOR)
+            fig.add_trace(go.Box(y=y, name=r, boxpoints=False, marker_color=RELATION_COLORS[r]))
         fig.update_layout(
             title=f"MI by relation ({which}): what the model believes about the rules",
-            yaxis_title="MI (nats)",
+            yaxis_title=f"MI (nats; values below {LOG_FLOOR:g} drawn at it)",
             yaxis_type="log",
+            yaxis_range=[np.log10(LOG_FLOOR), np.log10(max(float(vals.max()), 10 * LOG_FLOOR)) + 0.1],
             height=430,
         )
         st.plotly_chart(fig, key="mie_box")

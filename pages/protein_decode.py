@@ -6,7 +6,7 @@ from dataclasses import asdict
 import numpy as np
 import streamlit as st
 
-from mi_viz.core.plots import mi_map_figure
+from mi_viz.core.plots import mi_map_figure, offline_html
 from mi_viz.core.samplers import Trace
 from mi_viz.domains import get_domain
 from mi_viz.domains.protein.alphabet import MASK, SequenceError, clean, decode, encode
@@ -248,6 +248,25 @@ with st.expander("Export"):
     )
     st.download_button(
         "Trace (JSON)", trace.to_json(), file_name="protein_trace.json", mime="application/json", key="pdec_trace"
+    )
+
+    def view_html() -> str:
+        """Built on click, not every rerun; plotly.js embedded, so the file opens offline."""
+        figs = [track_figure(after, selected=rec.selected, title=f"Sequence after step {t + 1}")]
+        figs.append(entropy_figure(H, masked, rec.selected))
+        figs += [
+            mi_map_figure(m, masked, labels, zmax, name, batch=rec.selected)
+            for name, m in (("Estimated MI", est), ("Ground-truth MI", gt["mi"] if gt else None))
+            if m is not None
+        ]
+        return offline_html(figs, f"mi-viz: protein step {t + 1}")
+
+    st.download_button(
+        "Current view (HTML, opens offline)",
+        view_html,
+        file_name=f"protein_step{t + 1}.html",
+        mime="text/html",
+        key="pdec_html",
     )
     st.code(
         json.dumps(

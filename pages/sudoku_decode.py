@@ -5,7 +5,7 @@ import json
 import numpy as np
 import streamlit as st
 
-from mi_viz.core.plots import ENTROPY_COLORSCALE, mi_map_figure
+from mi_viz.core.plots import ENTROPY_COLORSCALE, mi_map_figure, offline_html
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.drawing import CELL_NAMES, board_figure, map_order
 from pages._shared import (
@@ -221,14 +221,19 @@ st.caption(
 
 with st.expander("Export"):
     st.download_button("Trace (JSON)", trace.to_json(), file_name="sudoku_trace.json", mime="application/json")
-    html = board_figure(after, givens, selected=rec.selected, wrong=wrong).to_html(include_plotlyjs="cdn")
-    if est is not None:
-        html += mi_map_figure(est, masked, CELL_NAMES, zmax, "Estimated MI", **kw).to_html(include_plotlyjs=False)
-    if gt:
-        html += mi_map_figure(gt["mi"], masked, CELL_NAMES, zmax, "Ground-truth MI", **kw).to_html(
-            include_plotlyjs=False
-        )
-    st.download_button("Current view (HTML)", html, file_name=f"sudoku_step{t + 1}.html", mime="text/html")
+
+    def view_html() -> str:
+        """Built on click (not every rerun): plotly.js is embedded once, so the file opens offline."""
+        figs = [board_figure(after, givens, selected=rec.selected, wrong=wrong)]
+        if est is not None:
+            figs.append(mi_map_figure(est, masked, CELL_NAMES, zmax, "Estimated MI", **kw))
+        if gt:
+            figs.append(mi_map_figure(gt["mi"], masked, CELL_NAMES, zmax, "Ground-truth MI", **kw))
+        return offline_html(figs, f"mi-viz: Sudoku step {t + 1}")
+
+    st.download_button(
+        "Current view (HTML, opens offline)", view_html, file_name=f"sudoku_step{t + 1}.html", mime="text/html"
+    )
     st.code(
         json.dumps(
             {"step": t + 1, "selected": [CELL_NAMES[i] for i in rec.selected], "values": [v + 1 for v in rec.values]}

@@ -29,6 +29,20 @@ def test_home_lists_checkpoints():
     md = " ".join(m.value for m in at.markdown)
     assert "Sudoku MDM" in md and "Sudoku MI head" in md and "Protein backbone" in md and "MiB" in md
     assert not at.error
+    # metadata as readable tables (field / value), not collapsed JSON
+    assert len(at.dataframe) >= 3 and not at.json
+    fields = set(at.dataframe[0].value["field"])
+    assert {"d_model", "n_layer"} <= fields
+
+
+def test_html_export_opens_offline():
+    import plotly.graph_objects as go
+
+    from mi_viz.core.plots import offline_html
+
+    html = offline_html([go.Figure(go.Scatter(y=[1, 2])), go.Figure(go.Bar(y=[3]))], "t")
+    assert 'src="https://cdn.plot.ly' not in html and html.count("<script") >= 3
+    assert html.count("Plotly.newPlot") == 2 and len(html) > 1_000_000  # plotly.js itself, once
 
 
 def test_decode_steps_and_batches_move():

@@ -53,9 +53,16 @@ def test_head_at_pairs_rescores_a_report_exactly(tiny_mdm, puzzles):
     from mi_viz.domains import get_domain
 
     sudoku = get_domain("sudoku")
+    seen = []
     _, pt, tokens, _ = mi_report(
-        tiny_mdm, head, sudoku.encode([p for p, _ in puzzles[:2]]), n_states=3, relations=sudoku.relations(81)[0]
+        tiny_mdm,
+        head,
+        sudoku.encode([p for p, _ in puzzles[:2]]),
+        n_states=3,
+        relations=sudoku.relations(81)[0],
+        progress=lambda d, n: seen.append((d, n)),
     )
+    assert seen == [(1, 3), (2, 3), (3, 3)]  # the app's progress bar
     assert np.array_equal(head_at_pairs(tiny_mdm, head, tokens.numpy(), pt), pt.est)
     other = MIHead(
         HeadConfig(d_in=tiny_mdm.config.d_model, d_hidden=16, rank=8, d_pair=8, mix_layers=1, mix_heads=2)

@@ -302,6 +302,7 @@ def mi_report(
     seed: int = 0,
     relations: np.ndarray | None = None,
     states: torch.Tensor | None = None,
+    progress=None,
 ):
     """Ground truth vs head on states drawn from sequential decodes of the starting states
     start (B, L), or on the given states (N, L) as they are.
@@ -309,6 +310,7 @@ def mi_report(
     Timing is per state, one state at a time (what the app does): a backbone
     pass alone, the head on that pass's hidden states, log-marginals and entropies (which
     any sampler has computed), and the ground truth.
+    progress(done, total), when given, is called after each state (the app's progress bar).
     Returns (summary dict, PairTable, tokens, gt results).
     """
     mask_id = model.mask_id
@@ -334,6 +336,8 @@ def mi_report(
         ent.append(H[0])  # (L,) masked entropies: the pair table reads them at masked pairs only
         asym.append(gt.asymmetry[0])
         passes.append(int(gt.passes[0]))
+        if progress is not None:
+            progress(s + 1, len(tokens))
     gt_mi, est_mi, asym = torch.stack(gt_mi), torch.stack(est_mi), torch.stack(asym)
     pt = pair_table(tokens, gt_mi, est_mi, asym, mask_id, torch.stack(ent), relations)
     n = len(tokens)

@@ -216,3 +216,10 @@ def timeline_figure(traces: dict, families: dict, title: str, ylabel: str):
         )
     fig.update_layout(title=title, xaxis_title="pass", yaxis_title=ylabel, height=320)
     return fig
+
+
+def offline_html(figures, title: str = "mi-viz") -> str:
+    """One self-contained HTML page of `figures`: plotly.js embedded once (about 4.6 MB), so the
+    file opens without a network, unlike `to_html(include_plotlyjs="cdn")`."""
+    body = "".join(f.to_html(include_plotlyjs=(i == 0), full_html=False) for i, f in enumerate(figures))
+    return f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title></head><body>{body}</body></html>'
