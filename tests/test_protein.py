@@ -360,3 +360,60 @@ def test_esmc_core_is_esmc():
         logits, emb, hidden = core(x)
     assert torch.equal(logits, want.sequence_logits) and torch.equal(emb, want.embeddings)
     assert torch.equal(hidden, want.hidden_states)
+
+
+@pytest.mark.parametrize("mix_layers", [0, 2])
+def test_head_invariants_on_protein_states(tiny, mix_layers):
+    """On padded protein states: symmetric, non-negative, zero on the diagonal, at unmasked
+    residues and at padding."""
+    from mi_viz.core.estimator import HeadConfig, MIHead
+
+    torch.manual_seed(1)
+    cfg = HeadConfig(d_in=32, n_values=20, d_hidden=16, rank=8, d_pair=8, mix_layers=mix_layers, mix_heads=2)
+    head = MIHead(cfg).eval()
+    short = torch.cat([PROTEIN.encode(["A___"]), torch.full((1, 5), A.PAD)], 1)
+    x = torch.cat([PROTEIN.encode(["MK__V_L__"]), short])  # (2, 9): the second right-padded
+    assert int((x == A.PAD).sum()) == 5
+    with torch.no_grad():
+        est = head.read(head.backbone_pass(tiny, x), x == A.MASK)  # (2, 9, 9)
+    assert torch.allclose(est, est.transpose(1, 2)) and (est >= 0).all()
+    assert (torch.diagonal(est, dim1=1, dim2=2) == 0).all()
+    masked = x == A.MASK
+    off = ~(masked[:, :, None] & masked[:, None, :])
+    assert (est[off] == 0).all() and (est[~off & ~torch.eye(9, dtype=torch.bool)] > 0).any()
+
+
+@pytest.mark.slow
+def test_protein_mi_report_cli_keys(tmp_path, tiny):
+    from mi_viz.core.estimator import HeadConfig, MIHead, save_head
+
+    save_protein_mdm(tmp_path / "m", tiny)
+    torch.manual_seed(0)
+    save_head(tmp_path / "h", MIHead(HeadConfig(d_in=32, n_values=20, d_hidden=16, rank=8, d_pair=8)).eval())
+    held = tmp_path / "held.fasta"
+    write_fasta(held, [("a", "MKTAYIAKQRQISFVKSHFSRQ"), ("b", "GSHMLEDPVDAFQLGQHLTLKS")])
+    r = subprocess.run(
+        [sys.executable, "-m", "mi_viz", "mi-report", "protein", "--states", "2", "--backbone", str(tmp_path / "m")]
+        + [
+            "--head",
+            str(tmp_path / "h"),
+            "--heldout",
+            str(held),
+            "--max-length",
+            "24",
+            "--out",
+            str(tmp_path / "r.json"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout.strip().splitlines()[-1])
+    for k in ("n_states", "pearson", "spearman", "top_pair_recall", "gt_passes_per_state", "head_over_forward"):
+        assert k in s, k
+    assert s["auroc_structure_gt"] is None and s["auroc_structure_est"] is None  # no rules in proteins
+    assert -1 <= s["gt_directional_pearson"] <= 1 and s["n_states"] == 2
+    full = json.loads((tmp_path / "r.json").read_text())
+    assert full["separation"][0]["separation"] == "1" and {"mean_gt", "mean_est"} <= set(full["separation"][0])
