@@ -152,7 +152,7 @@ zmax = (
 )
 order, groups = map_order()
 kw = dict(order=order, groups=groups, batch=rec.selected, focus=focus)
-maps = st.columns(3 if gt is not None and est is not None else 2)
+maps = st.columns(2)  # two maps a row: each wide enough to read (about 500 px)
 with maps[0]:
     if est is not None:
         st.plotly_chart(
@@ -192,28 +192,33 @@ with maps[1]:
             key=f"row_{t}",
             config={"displayModeBar": False},
         )
-if gt is not None and est is not None:
-    with maps[2]:
-        st.plotly_chart(
-            mi_map_figure(est - gt["mi"], masked, CELL_NAMES, None, "Estimated minus true MI", diverging=True, **kw),
-            key=f"diff_{t}",
-            config={"displayModeBar": False},
-        )
-if gt is not None and focus is not None:
-    st.plotly_chart(
-        board_figure(
-            after,
-            givens,
-            heat=gt["mi"][focus],
-            heat_name="MI",
-            zmax=zmax,
-            focus=focus,
-            colorscale="Viridis",
-            title=f"True MI with {CELL_NAMES[focus]}",
-        ),
-        key=f"row_{t}",
-        config={"displayModeBar": False},
-    )
+if gt is not None:
+    below = st.columns(2)
+    if est is not None:
+        with below[0]:
+            st.plotly_chart(
+                mi_map_figure(
+                    est - gt["mi"], masked, CELL_NAMES, None, "Estimated minus true MI", diverging=True, **kw
+                ),
+                key=f"diff_{t}",
+                config={"displayModeBar": False},
+            )
+    if focus is not None:
+        with below[1]:
+            st.plotly_chart(
+                board_figure(
+                    after,
+                    givens,
+                    heat=gt["mi"][focus],
+                    heat_name="MI",
+                    zmax=zmax,
+                    focus=focus,
+                    colorscale="Viridis",
+                    title=f"True MI with {CELL_NAMES[focus]}",
+                ),
+                key=f"row_{t}",
+                config={"displayModeBar": False},
+            )
 st.caption(
     "Maps: masked cells only, ordered by box, then row (white lines between boxes); orange rows and "
     "columns: this step's batch; red: the focus cell. Hover names both cells."

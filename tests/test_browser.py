@@ -151,6 +151,23 @@ def _click_step(page):
     return _step_value(page)
 
 
+def _maps_shot(page, path, first: int, last: int):
+    """A screenshot of the page's plotly charts first..last (document order) and what lies
+    between them: the MI maps at readable size, for the README. Streamlit scrolls an inner
+    container, not the window, so the viewport is made tall enough to hold them unscrolled."""
+    size = page.viewport_size
+    page.set_viewport_size({"width": size["width"], "height": 4000})
+    page.mouse.move(0, 0)  # no tooltip over the maps
+    page.wait_for_timeout(1500)
+    charts = page.locator('[data-testid="stPlotlyChart"]')
+    boxes = [charts.nth(k).bounding_box() for k in range(first, min(last, charts.count() - 1) + 1)]
+    top, bottom = min(b["y"] for b in boxes) - 10, max(b["y"] + b["height"] for b in boxes) + 10
+    left = min(b["x"] for b in boxes) - 10
+    page.screenshot(path=str(path), clip={"x": left, "y": top, "width": size["width"] - left, "height": bottom - top})
+    page.set_viewport_size(size)
+    page.wait_for_timeout(500)
+
+
 def _open(browser, url, w=1500, h=1100):
     ctx = browser.new_context(viewport={"width": w, "height": h})
     page = ctx.new_page()
@@ -174,8 +191,12 @@ def test_every_page_and_stepping(server, browser):
     for _ in range(3):
         _click_step(page)
     assert _step_value(page) == before + 3
+    page.get_by_text("Show ground-truth MI").click()  # the maps side by side, and their difference
+    _wait_idle(page, timeout=300_000)
+    page.get_by_text("Estimated minus true MI").first.wait_for(timeout=300_000)
     _no_exception(page)
     page.screenshot(path=str(ART / "sudoku_decode.png"), full_page=True)
+    _maps_shot(page, ART / "sudoku_maps.png", 2, 4)
 
     page.goto(server + "/protein_decode", wait_until="networkidle")
     _wait_idle(page)
@@ -192,7 +213,9 @@ def test_every_page_and_stepping(server, browser):
     _wait_idle(page, timeout=300_000)
     page.get_by_text("max asymmetry").wait_for(timeout=300_000)
     _no_exception(page)
+    page.mouse.move(0, 0)
     page.screenshot(path=str(ART / "protein_decode.png"), full_page=True)
+    _maps_shot(page, ART / "protein_maps.png", 2, 4)
 
     for path, text, name in (
         ("/sampler_comparison", "Cells filled vs passes", "sampler_comparison.png"),
