@@ -122,15 +122,25 @@ def fetch_esmc() -> int:
 
 def _sampler_or_grid(a, mod):
     from .core.bench import parse_grid
-    from .core.samplers import SamplerConfig
+    from .core.samplers import config_for
+    from .domains import get_domain
 
+    defaults = get_domain(a.domain).sampler_defaults
     if a.cmd == "bench":
         t = a.temperature if a.temperature is not None else getattr(mod, "DEFAULT_TEMPERATURE", 0.0)
-        return SamplerConfig(
-            a.sampler, gamma=a.gamma, lam=a.lam, k=a.k, temperature=t, seed=a.seed, gt_eps=a.gt_eps, scan=a.scan
+        return config_for(
+            a.sampler,
+            defaults,
+            gamma=a.gamma,
+            lam=a.lam,
+            k=a.k,
+            temperature=t,
+            seed=a.seed,
+            gt_eps=a.gt_eps,
+            scan=a.scan,
         )
     if a.cmd == "sweep":
-        return parse_grid(a.grid or mod.DEFAULT_GRID)
+        return parse_grid(a.grid or mod.DEFAULT_GRID, defaults)
     return None
 
 

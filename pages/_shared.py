@@ -23,7 +23,7 @@ from mi_viz.core.checkpoints import CheckpointError
 from mi_viz.core.estimator import check_head_fits, load_head
 from mi_viz.core.mi import ground_truth_mi
 from mi_viz.core.reading import read_state
-from mi_viz.core.samplers import SAMPLERS, SamplerConfig, Trace, decode
+from mi_viz.core.samplers import SAMPLERS, SamplerConfig, Trace, decode, defaults_for
 from mi_viz.domains import get_domain
 from mi_viz.domains.sudoku import board as S
 
@@ -109,8 +109,29 @@ PUZZLE_SETS = {
     "Singles-solvable test set (200)": ROOT / "data" / "sudoku" / "test_medium.csv",
     "Kaggle hard/expert (external, 2,000)": ROOT / "data" / "external" / "kaggle3m_curated_hard_expert_ratings.csv",
 }
-GAMMAS = [0.0, 1e-5, 3e-5, 1e-4, 3e-4, 0.001, 0.003, 0.01, 0.03, 0.1, 0.2, 0.3, 0.5, 0.6, 1.0, 2.0, 4.0, 8.0]
-LAMBDAS = [0.0, 0.25, 0.5, 1.0, 2.0, 4.0]
+GAMMAS = [
+    0.0,
+    1e-5,
+    3e-5,
+    1e-4,
+    3e-4,
+    0.001,
+    0.003,
+    0.01,
+    0.03,
+    0.1,
+    0.2,
+    0.3,
+    0.5,
+    0.6,
+    1.0,
+    2.0,
+    4.0,
+    8.0,
+    16.0,
+    32.0,
+]
+LAMBDAS = [0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0]
 LOAD_COUNT = {"mdm": 0, "head": 0}  # how often each model was built in this process (tests read it)
 _lock = threading.Lock()
 
@@ -244,10 +265,11 @@ def kept(widget_key: str, default) -> dict:
 
 
 def sampler_picker(
-    key: str, has_head: bool, default: str = "mi", temperature: float = 0.0, gammas=None
+    key: str, has_head: bool, default: str = "mi", temperature: float = 0.0, gammas=None, domain_defaults=None
 ) -> SamplerConfig:
-    """The sampler and its parameters. Each sampler keeps its own gamma / lambda / k (keys
-    KEY_NAME_PARAM): switching mi -> eb -> mi leaves mi where the user put it."""
+    """The sampler and its parameters, starting at the domain's defaults (Domain.sampler_defaults).
+    Each sampler keeps its own gamma / lambda / k (keys KEY_NAME_PARAM): switching mi -> eb -> mi
+    leaves mi where the user put it."""
     names = [n for n in SAMPLERS if has_head or SAMPLERS[n].needs != "mi"]
     name = st.selectbox(
         "Sampler",
@@ -258,7 +280,7 @@ def sampler_picker(
         "mi: MI-guided with the head; mi-zero: the MI rule with MI = 0 (ablation); "
         "mi-gt: MI-guided with the exact MI (a slow oracle)",
     )
-    spec = SAMPLERS[name].defaults
+    spec = defaults_for(name, domain_defaults)
     gammas = sorted(set(gammas or GAMMAS) | {float(spec.get("gamma", 0.0))})
     kw = {}
     own = f"{key}_{name}"
@@ -268,7 +290,9 @@ def sampler_picker(
         kw["gamma"] = st.select_slider("gamma (budget, nats)", gammas, **kept(f"{own}_gamma", float(spec["gamma"])))
     if "lam" in spec:
         kw["lam"] = st.select_slider(
-            "lambda (weight of the entropy term)", LAMBDAS, **kept(f"{own}_lam", float(spec["lam"]))
+            "lambda (weight of the entropy term)",
+            sorted(set(LAMBDAS) | {float(spec["lam"])}),
+            **kept(f"{own}_lam", float(spec["lam"])),
         )
     if "scan" in spec:
         kw["scan"] = st.radio(

@@ -85,7 +85,13 @@ if loaded is None:
     st.stop()
 model, head = loaded
 with st.sidebar:
-    cfg = sampler_picker("pdec", has_head=head is not None, default="eb", temperature=1.0)
+    cfg = sampler_picker(
+        "pdec",
+        has_head=head is not None,
+        default="mi" if head is not None else "eb",
+        temperature=1.0,
+        domain_defaults=get_domain("protein").sampler_defaults,
+    )
     eps = st.select_slider("ground-truth pruning eps", [1e-4, 1e-3, 1e-2], value=1e-3, key="pdec_eps")
 prompt, problem = validate(raw)
 if problem:

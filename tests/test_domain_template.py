@@ -59,6 +59,7 @@ class TwinsDomain:
     name = "twins"
     value_names = ("a", "b", "c")
     mask_id = MASK
+    sampler_defaults = {"eb": {"gamma": 0.5}}
 
     def load_model(self, spec=None, device="cpu"):
         return TwinsModel()

@@ -2,7 +2,16 @@ import numpy as np
 import pytest
 import torch
 
-from mi_viz.core.samplers import SamplerConfig, Trace, decode, mi_rule_reach, select_eb, select_mi, select_topk
+from mi_viz.core.samplers import (
+    SAMPLERS,
+    SamplerConfig,
+    Trace,
+    decode,
+    mi_rule_reach,
+    select_eb,
+    select_mi,
+    select_topk,
+)
 from mi_viz.domains.sudoku.mdm import boards_to_tokens
 from mi_viz.domains.sudoku.oracle import ExactSudokuOracle
 
@@ -178,3 +187,19 @@ def test_trace_round_trips_through_json(tiny_mdm):
     assert back == tr
     assert back.tokens_at(0) == tr.initial and back.tokens_at(len(tr.steps)) == tr.final
     assert sum(len(s.selected) for s in back.steps) == 81
+
+
+def test_domain_defaults_fill_what_the_user_leaves_out():
+    from mi_viz.core.bench import parse_grid
+    from mi_viz.core.samplers import config_for, defaults_for
+    from mi_viz.domains import get_domain
+
+    protein = get_domain("protein").sampler_defaults
+    assert defaults_for("eb", protein)["gamma"] == protein["eb"]["gamma"]
+    assert defaults_for("eb", {}) == SAMPLERS["eb"].defaults  # Sudoku: the registry's
+    c = config_for("mi", protein, gamma=2.0)
+    assert c.gamma == 2.0 and c.lam == protein["mi"]["lam"] and c.scan == "stop"
+    assert config_for("mi", {}, gamma=None).gamma == SAMPLERS["mi"].defaults["gamma"]
+    g = parse_grid("eb; mi:gamma=1", protein)
+    assert g[0].gamma == protein["eb"]["gamma"] and (g[1].gamma, g[1].lam) == (1.0, protein["mi"]["lam"])
+    assert parse_grid("eb")[0].gamma == SAMPLERS["eb"].defaults["gamma"]

@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 
 from .estimator import check_head_fits, load_head
-from .samplers import SAMPLERS, SamplerConfig, decode
+from .samplers import SAMPLERS, SamplerConfig, config_for, decode
 
 # Sequences per forward pass. benchmarks/throughput.py on the 2-core CPU machine
 # (results/throughput.txt): for Sudoku, two 1-thread processes (sweep --jobs 2) at batch 64
@@ -173,10 +173,11 @@ DEFAULT_GRID = (
 )
 
 
-def parse_grid(spec: str) -> list[SamplerConfig]:
+def parse_grid(spec: str, domain_defaults: dict | None = None) -> list[SamplerConfig]:
     """'topk:k=2,4; eb:gamma=0.2,0.5; mi:gamma=0.3:lam=0,1:scan=stop,skip' -> SamplerConfigs
-    (cartesian per sampler). A misspelt sampler or parameter, a value that is not a number and
-    an empty grid are ValueErrors that name what is known."""
+    (cartesian per sampler; parameters not named take the domain's defaults). A misspelt
+    sampler or parameter, a value that is not a number and an empty grid are ValueErrors that
+    name what is known."""
     out = []
     for part in filter(None, (p.strip() for p in spec.split(";"))):
         name, *params = part.split(":")
@@ -198,7 +199,7 @@ def parse_grid(spec: str) -> list[SamplerConfig]:
                 raise ValueError(f"bad value in {k}={vs!r} for {name}: expected numbers separated by commas") from None
             keys.append(k)
         for combo in itertools.product(*values) if keys else [()]:
-            out.append(SamplerConfig(name, **dict(zip(keys, combo))))
+            out.append(config_for(name, domain_defaults, **dict(zip(keys, combo))))
     if not out:
         raise ValueError("the grid is empty: name at least one sampler, e.g. 'sequential; eb:gamma=0.01,0.1'")
     return out

@@ -46,6 +46,9 @@ class Domain(Protocol):
 
     name: str  # "sudoku", "protein": the CLI's and the app's key
     value_names: tuple[str, ...]  # display name of each candidate value, in value_tokens order
+    # this domain's sampler defaults over the registry's ({"eb": {"gamma": 8.0}, ...}): budgets in
+    # nats scale with the entropies, which differ by domain (samplers.config_for)
+    sampler_defaults: dict[str, dict]
 
     def load_model(self, spec: Any = None, device: str = "cpu") -> MaskedModel: ...
 

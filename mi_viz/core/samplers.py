@@ -192,6 +192,21 @@ SAMPLERS: dict[str, SamplerSpec] = {
 }
 
 
+def defaults_for(name: str, domain_defaults: dict | None = None) -> dict:
+    """The parameters sampler `name` takes, with their defaults in a domain: the registry's,
+    overridden by the domain's own (Domain.sampler_defaults)."""
+    return {**SAMPLERS[name].defaults, **(domain_defaults or {}).get(name, {})}
+
+
+def config_for(name: str, domain_defaults: dict | None = None, **given) -> SamplerConfig:
+    """A SamplerConfig whose parameters left None in `given` take the domain's defaults."""
+    if name not in SAMPLERS:
+        raise ValueError(f"unknown sampler {name!r}; choose from {sorted(SAMPLERS)}")
+    d = {k: v for k, v in (domain_defaults or {}).get(name, {}).items() if k in SAMPLERS[name].defaults}
+    d.update({k: v for k, v in given.items() if v is not None})
+    return SamplerConfig(name, **d)
+
+
 # --------------------------------------------------------------------------- trace
 
 

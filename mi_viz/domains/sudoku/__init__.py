@@ -55,6 +55,7 @@ class SudokuDomain:
     value_names = tuple("123456789")
     mask_id = MASK_TOKEN
     default_model = CHECKPOINTS / "sudoku_mdm"
+    sampler_defaults: dict = {}  # the registry's defaults are Sudoku's (results/sudoku/val_sweep)
 
     def load_model(self, spec=None, device: str = "cpu"):
         return load_mdm(spec or self.default_model, device=device)[0]
