@@ -273,6 +273,37 @@ def fmt(v, col: str) -> str:
     return f"{float(v):.2f}" if col.startswith("frechet") else f"{float(v):.3f}"
 
 
+def protein_choice() -> dict[str, str]:
+    """sampler -> label of its validation-chosen row (results/protein/val_sweep/choice.json)."""
+    p = R / "protein" / "val_sweep" / "choice.json"
+    if not p.exists():
+        return {}
+    c = json.loads(p.read_text())
+    return {
+        s: label({"sampler": s, **{k: c[s].get(k) for k in ("gamma", "lam")}})
+        for s in ("mi", "eb", "mi-zero")
+        if c.get(s)
+    }
+
+
+def protein_label(r, chosen: dict) -> str:
+    lab = label(r)
+    return f"**{lab} (default)**" if chosen.get(r["sampler"]) == lab else lab
+
+
+def protein_rows(path, short: bool) -> list[dict]:
+    """Table 2's rows; short (the README): sequential, top-k, the paper's MI settings, mi-gt and
+    the validation-chosen EB / MI / mi-zero rows (the rest are in docs/results-protein.md)."""
+    rows, chosen = rows_of(path), protein_choice()
+    if not short:
+        return rows
+    paper = {"mi gamma=2 lam=1", "mi gamma=4 lam=1"}
+    keep = lambda r: (  # noqa: E731
+        r["sampler"] in ("sequential", "topk", "mi-gt") or label(r) in paper or chosen.get(r["sampler"]) == label(r)
+    )
+    return [r for r in rows if keep(r)]
+
+
 def protein_table(path=None, floor=None) -> str:
     """Table 2 as run here: one row per setting (500 proteins, lengths 50-100) with every metric
     against the test reference, the natural-vs-natural floor, and the paper's rows beside."""
@@ -292,12 +323,13 @@ def protein_table(path=None, floor=None) -> str:
             + " | ".join(f"{f[c]:.3f}" if c != "frechet" else f"{f[c]:.2f}" for c in PROTEIN_COLS)
             + " | |"
         )
-    for r in rows_of(path):
-        lab = label(r)
-        name = f"**{lab}**" if r["sampler"].startswith("mi") and r.get("default") == "1" else lab
+    chosen = protein_choice()
+    for r in protein_rows(path, short=False):
         cells = [fmt(r.get(c), c) for c in PROTEIN_COLS]
         out.append(
-            f"| {name} | {float(r['avg_passes']):.1f} | " + " | ".join(cells) + f" | {PAPER_TABLE2.get(lab, '')} |"
+            f"| {protein_label(r, chosen)} | {float(r['avg_passes']):.1f} | "
+            + " | ".join(cells)
+            + f" | {PAPER_TABLE2.get(label(r), '')} |"
         )
     return "\n".join(out)
 
@@ -317,11 +349,11 @@ def protein_table_short(path=None, floor=None) -> str:
         out.append(
             f"| *natural vs natural (the floor)* | | {fmt(f['jsd'], 'jsd')} | {fmt(f.get('jsd_unirep'), 'jsd')} | |"
         )
-    for r in rows_of(path):
-        lab = label(r)
+    chosen = protein_choice()
+    for r in protein_rows(path, short=True):
         out.append(
-            f"| {lab} | {float(r['avg_passes']):.1f} | {fmt(r['jsd'], 'jsd')} | {fmt(r.get('jsd_unirep'), 'jsd')} "
-            f"| {PAPER_TABLE2.get(lab, '')} |"
+            f"| {protein_label(r, chosen)} | {float(r['avg_passes']):.1f} | {fmt(r['jsd'], 'jsd')} "
+            f"| {fmt(r.get('jsd_unirep'), 'jsd')} | {PAPER_TABLE2.get(label(r), '')} |"
         )
     return "\n".join(out)
 
@@ -351,6 +383,65 @@ def protein_backbones_table(path=None) -> str:
     return "\n".join(out)
 
 
+def protein_mi_table(path=None, lat_path=None) -> str:
+    """The protein head against the ground truth on held-out states (results/protein/mi_report.json)
+    and one decode step's latency (results/protein/latency.txt)."""
+    path = Path(path or R / "protein" / "mi_report.json")
+    lat_path = Path(lat_path or R / "protein" / "latency.txt")
+    if not path.exists():
+        return f"(no {path.relative_to(ROOT)} yet: `make protein-mi-results`)"
+    rep = json.loads(path.read_text())
+    rows = [
+        (
+            f"Pearson / Spearman, head vs ground truth ({rep['n_states']} held-out states, {rep['n_pairs']:,} pairs)",
+            f"**{rep['pearson']:.3f}** / {rep['spearman']:.3f}",
+            ">= 0.9 (Sudoku's)",
+        ),
+        ("top-pair recall", f"{rep['top_pair_recall']:.3f}", ""),
+        ("the truth's two directions agree (Pearson)", f"{rep['gt_directional_pearson']:.3f}", ""),
+        (
+            "ground truth: passes / seconds per state",
+            f"{rep['gt_passes_per_state']:.0f} / {rep['gt_seconds_per_state']:.1f}",
+            "",
+        ),
+    ]
+    if lat_path.exists():
+        lat = json.loads(lat_path.read_text().strip().splitlines()[-1])
+        rows.append(
+            (
+                f"one `mi` decode step, length {lat['length']} ({lat['masked']} masked), {lat['threads']} threads "
+                f"(`results/protein/latency.txt`)",
+                f"{lat['decode_step_mi_ms']:.0f} ms (a pass {lat['forward_ms']:.0f} ms, the head "
+                f"{100 * lat['head_over_forward']:.0f} % of it)",
+                "< 1 s",
+            )
+        )
+        rows.append(
+            (
+                "ground truth of that state",
+                f"{lat['ground_truth_passes']:,} passes, {lat['ground_truth_seconds']:.1f} s",
+                "",
+            )
+        )
+    return "\n".join(["| metric | measured | target |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows])
+
+
+def protein_separation_table(path=None) -> str:
+    """Mean MI by sequence separation |i - j|, truth and head: local against long-range dependence."""
+    path = Path(path or R / "protein" / "mi_report.json")
+    if not path.exists():
+        return f"(no {path.relative_to(ROOT)} yet: `make protein-mi-results`)"
+    rep = json.loads(path.read_text())
+    out = [
+        "| separation \\|i - j\\| | pairs | mean MI, truth (nats) | mean MI, head | Pearson within the bin |",
+        "|---|---|---|---|---|",
+    ]
+    for b in rep["separation"]:
+        r = "" if b.get("pearson") is None else f"{b['pearson']:.3f}"
+        out.append(f"| {b['separation']} | {b['n_pairs']:,} | {b['mean_gt']:.4f} | {b['mean_est']:.4f} | {r} |")
+    return "\n".join(out)
+
+
 BLOCKS = {
     "headline": headline_table,
     "table1": lambda: sweep_table(R / "sudoku" / "test_hard" / "sweep.csv", paper=True),
@@ -363,6 +454,8 @@ BLOCKS = {
     "table2": protein_table,
     "table2_short": protein_table_short,
     "protein_backbones": protein_backbones_table,
+    "protein_mi": protein_mi_table,
+    "protein_separation": protein_separation_table,
 }
 BLOCK = re.compile(r"(<!-- tables:(\w+) -->\n)(.*?)(<!-- /tables -->)", re.S)
 
