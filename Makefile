@@ -118,6 +118,7 @@ protein-results: setup unirep
 	$(BIN)/python benchmarks/protein_backbones.py --out results/protein/backbones.json
 	$(BIN)/python benchmarks/protein_floor.py --out results/protein/floor.json
 	$(BIN)/python -m mi_viz sweep protein --n 500 --grid "$(PROTEIN_GRID)" --out-dir results/protein/table2 --save-rows --resume
+	$(BIN)/python benchmarks/protein_jsd_noise.py --out results/protein/jsd_noise.json
 	$(BIN)/python benchmarks/tables.py --write
 
 # ground-truth MI states of the shipped backbone (two workers, an hour on 2 cores; resumable), packed.
@@ -142,4 +143,5 @@ protein-mi-results: setup
 	$(BIN)/python -m mi_viz mi-report protein --states 64 --out results/protein/mi_report.json --pairs results/protein/mi_report_pairs.npz
 	$(BIN)/python benchmarks/protein_latency.py | tee results/protein/latency.txt
 	$(BIN)/python -m mi_viz sweep protein --n 500 --grid "$(PROTEIN_GRID); $(PROTEIN_MI_GRID)" --out-dir results/protein/table2 --save-rows --resume --jobs 2
+	$(BIN)/python benchmarks/protein_jsd_noise.py --out results/protein/jsd_noise.json
 	$(BIN)/python benchmarks/tables.py --write
