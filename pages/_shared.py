@@ -308,13 +308,13 @@ def sampler_picker(
     return SamplerConfig(name, temperature=t, seed=int(seed), **kw)
 
 
-def grid_or_error(text: str, widget: str, has_head: bool):
-    """parse_grid, or None after a message naming the problem (unknown sampler or parameter, an
-    empty grid, the mi sampler without a head)."""
+def grid_or_error(text: str, widget: str, has_head: bool, domain_defaults=None):
+    """parse_grid (parameters not named take the domain's defaults), or None after a message
+    naming the problem (unknown sampler or parameter, an empty grid, the mi sampler without a head)."""
     from mi_viz.core.bench import parse_grid
 
     try:
-        cfgs = parse_grid(text)
+        cfgs = parse_grid(text, domain_defaults)
     except ValueError as e:
         st.error(f"{widget}: {e}")
         return None

@@ -9,7 +9,7 @@ import streamlit as st
 
 from mi_viz.core.bench import run_bench
 from mi_viz.core.plots import sweep_figure, timeline_figure
-from mi_viz.core.samplers import SamplerConfig, Trace
+from mi_viz.core.samplers import SamplerConfig, Trace, config_for
 from mi_viz.domains import get_domain
 from mi_viz.domains.protein import DATA, PAPER_TABLE2, prompts_of_lengths
 from mi_viz.domains.protein.alphabet import decode
@@ -37,16 +37,19 @@ if loaded is None:
     st.stop()
 model, head = loaded
 head_path = str(PROTEIN.default_head()) if head is not None else None
+DEFAULTS = PROTEIN.sampler_defaults  # protein budgets (results/protein/val_sweep/choice.json)
 PRESETS = {
     "sequential": SamplerConfig("sequential"),
     "top-k k=4": SamplerConfig("topk", k=4),
     "top-k k=8": SamplerConfig("topk", k=8),
-    "EB gamma=1": SamplerConfig("eb", gamma=1.0),
-    "EB gamma=4": SamplerConfig("eb", gamma=4.0),
-    "MI rule with MI=0, gamma=2": SamplerConfig("mi-zero", gamma=2.0),
+    "EB gamma=8": SamplerConfig("eb", gamma=8.0),
+    "EB gamma=16": SamplerConfig("eb", gamma=16.0),
+    f"MI rule with MI=0 (default, gamma={DEFAULTS['mi-zero']['gamma']:g})": config_for("mi-zero", DEFAULTS),
 }
 if head is not None:
     PRESETS["MI gamma=2 lam=1 (paper)"] = SamplerConfig("mi", gamma=2.0, lam=1.0)
+    mi = config_for("mi", DEFAULTS)
+    PRESETS[f"MI (default, gamma={mi.gamma:g} lam={mi.lam:g})"] = mi
 COMMITTED = RESULTS / "protein" / "table2" / "sweep.csv"
 
 
@@ -57,7 +60,10 @@ with tab1:
     temperature = c[1].slider("temperature", 0.1, 2.0, 1.0, 0.1, key="pcmp_temp")
     seed = c[2].number_input("seed", 0, 10_000, 0, key="pcmp_seed")
     chosen = st.multiselect(
-        "Samplers", list(PRESETS), default=["sequential", "top-k k=4", "EB gamma=1"], key="pcmp_samplers"
+        "Samplers",
+        list(PRESETS),
+        default=["sequential", "top-k k=4", "EB gamma=8"] + [k for k in PRESETS if k.startswith("MI (default")],
+        key="pcmp_samplers",
     )
     custom = st.text_input(
         "Your own settings, added to the chosen ones (grid syntax)",
@@ -67,7 +73,7 @@ with tab1:
     )
     configs = {name: PRESETS[name] for name in chosen}
     if custom.strip():
-        for cfg in grid_or_error(custom, "Your own settings", head is not None) or []:
+        for cfg in grid_or_error(custom, "Your own settings", head is not None, DEFAULTS) or []:
             configs[cfg.label()] = cfg
     if not configs:
         st.info("Choose at least one sampler, or type your own settings.")
@@ -111,9 +117,9 @@ with tab2:
     )
     c1, c2 = st.columns(2)
     n = c1.slider("N proteins", 5, 100, 20, key="psw_n")
-    grid = c2.text_input("Grid", "sequential; topk:k=4,8; eb:gamma=1,4", key="psw_grid")
+    grid = c2.text_input("Grid", "sequential; topk:k=4,8; eb:gamma=8,16", key="psw_grid")
     if st.button("Run sweep", key="psw_run"):
-        cfgs = grid_or_error(grid, "Grid", head is not None)
+        cfgs = grid_or_error(grid, "Grid", head is not None, DEFAULTS)
         if cfgs:
             prompts = prompts_of_lengths(int(n), (50, 100), seed=0)
             with st.spinner("Embedding the reference ..."):
