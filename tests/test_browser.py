@@ -266,6 +266,72 @@ def test_clicking_a_board_cell_moves_the_focus(server, browser):
     ctx.close()
 
 
+def test_focus_follows_the_puzzle_sampler_memory_and_a_bad_grid(server, browser):
+    """In a real browser: the focus leaves a cell that the next puzzle gives; each sampler keeps
+    its own gamma across a switch; a misspelt sweep parameter is a message, not a traceback."""
+    import csv
+
+    rows = list(csv.DictReader(open(ROOT / "data" / "sudoku" / "test_hard.csv")))
+    given = next(i for i, r in enumerate(rows) if r["puzzle"][80] != ".")  # r9c9 given there
+    ctx, page = _open(browser, server + "/sudoku_decode")
+    page.get_by_text("Passes so far").wait_for(timeout=120_000)
+    focus = page.locator('[data-testid="stSelectbox"]', has_text="Focus cell").locator("input")
+    cells = page.locator(".js-plotly-plot").first.locator("g.trace.scatter").first.locator("path.point")
+    cells.nth(80).click(force=True)  # r9c9, masked in puzzle 0
+    for _ in range(60):
+        page.wait_for_timeout(500)
+        if focus.input_value() == "r9c9":
+            break
+    assert focus.input_value() == "r9c9"
+    box = page.get_by_label("Index (0..999)")
+    box.fill(str(given))
+    box.press("Enter")
+    page.get_by_text(f"#{given}").first.wait_for(timeout=120_000)
+    _wait_idle(page)
+    assert focus.input_value() not in ("r9c9", ""), focus.input_value()
+
+    def gamma():  # the sidebar's gamma slider: its value as the page shows it
+        s = page.locator('[data-testid="stSlider"]', has_text="gamma").first
+        return s.get_by_role("slider").get_attribute("aria-valuetext")
+
+    def sampler(name):
+        page.locator('[data-testid="stSelectbox"]', has_text="Sampler").first.click()
+        page.get_by_role("option", name=name, exact=True).click()
+        _wait_idle(page)
+
+    start = gamma()
+    thumb = page.locator('[data-testid="stSlider"]', has_text="gamma").first.get_by_role("slider")
+    thumb.focus()
+    thumb.press("ArrowRight")
+    thumb.press("ArrowRight")
+    _wait_idle(page)
+    moved = gamma()
+    assert moved != start
+    sampler("eb")  # EB's own gamma slider
+    eb = gamma()
+    sampler("mi")
+    for _ in range(20):
+        if gamma() == moved:
+            break
+        page.wait_for_timeout(500)
+    assert gamma() == moved, (start, moved, eb, gamma())
+    _no_exception(page)
+
+    page.goto(server + "/sampler_comparison", wait_until="networkidle")
+    _wait_idle(page)
+    page.get_by_text("Cells filled vs passes").first.wait_for(timeout=120_000)
+    page.get_by_role("tab", name="Sweep").click()
+    grid = page.get_by_label("Grid", exact=True)
+    grid.fill("eb:gama=0.1")
+    grid.press("Enter")
+    _wait_idle(page)
+    page.get_by_role("button", name="Run sweep").click()
+    _wait_idle(page)
+    page.get_by_text("unknown parameter 'gama'").first.wait_for(timeout=60_000)
+    _no_exception(page)
+    ctx.close()
+
+
 def test_two_sessions_do_not_share_state(server, browser):
     # enter through the home page and the sidebar, as a user does
     ctx_a, a = _open(browser, server + "/")
