@@ -135,11 +135,14 @@ if clicked is not None and clicked != st.session_state.get("pdec_last_click"):
     st.session_state.pdec_last_click = clicked
     if clicked < L and rec.masked[clicked]:
         st.session_state.pdec_focus = clicked
+focus_now = st.session_state.get("pdec_focus")
+if focus_now is not None and not (focus_now < L and rec.masked[focus_now]):
+    focus_now = None  # a position of another sequence (a new length or prompt), or decoded by now
 st.plotly_chart(
     track_figure(
         after,
         selected=rec.selected,
-        focus=st.session_state.get("pdec_focus"),
+        focus=focus_now,
         title=f"Sequence after step {t + 1} (click a masked residue to draw its MI row)",
     ),
     key="pdec_track",
