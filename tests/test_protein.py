@@ -417,3 +417,11 @@ def test_protein_mi_report_cli_keys(tmp_path, tiny):
     assert -1 <= s["gt_directional_pearson"] <= 1 and s["n_states"] == 2
     full = json.loads((tmp_path / "r.json").read_text())
     assert full["separation"][0]["separation"] == "1" and {"mean_gt", "mean_est"} <= set(full["separation"][0])
+
+
+def test_protein_sampler_defaults_are_the_validation_choice():
+    """The defaults the CLI and the app use are the ones the committed validation sweep chose."""
+    choice = json.loads((ROOT / "results" / "protein" / "val_sweep" / "choice.json").read_text())
+    d = PROTEIN.sampler_defaults
+    assert d["mi"] == {"gamma": choice["mi"]["gamma"], "lam": choice["mi"]["lam"]} == d["mi-gt"]
+    assert d["eb"]["gamma"] == choice["eb"]["gamma"] and d["mi-zero"]["gamma"] == choice["mi-zero"]["gamma"]
