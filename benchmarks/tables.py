@@ -405,8 +405,9 @@ def protein_mi_table(path=None, lat_path=None) -> str:
             "",
         ),
     ]
-    if lat_path.exists():
-        lat = json.loads(lat_path.read_text().strip().splitlines()[-1])
+    lines = lat_path.read_text().strip().splitlines() if lat_path.exists() else []
+    if lines and lines[-1].startswith("{"):
+        lat = json.loads(lines[-1])
         rows.append(
             (
                 f"one `mi` decode step, length {lat['length']} ({lat['masked']} masked), {lat['threads']} threads "
