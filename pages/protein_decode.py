@@ -179,7 +179,7 @@ else:
 scale = st.select_slider(
     "Colour scale of the MI maps (nats)",
     ["per step", 0.01, 0.03, 0.1, 0.3, 1.0],
-    value=0.1,
+    value=0.03,  # this backbone's pair MI: mostly 0.004-0.015 nats, rarely above 0.05 (docs/results-protein.md)
     key="pdec_scale",
     help="A fixed top keeps colours comparable across steps; 'per step' "
     "stretches each step's maps to their own largest value (shared by the maps of a step).",

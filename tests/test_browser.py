@@ -202,13 +202,16 @@ def test_every_page_and_stepping(server, browser):
     _wait_idle(page)
     page.get_by_text("Passes so far").wait_for(timeout=120_000)
     length = page.get_by_label("Length (1..300)")
-    length.fill("40")
+    length.fill("60")
     length.press("Enter")
     _wait_idle(page)
     before = _step_value(page)
-    for _ in range(12):
+    m = page.locator('[data-testid="stMetric"]', has_text="Step").first.locator('[data-testid="stMetricValue"]')
+    total = int(m.inner_text().split("/")[1])
+    k = min(2, total - before)  # the default (MI-guided) decodes 60 residues in a few steps
+    for _ in range(k):
         _click_step(page)
-    assert _step_value(page) == before + 12
+    assert k >= 1 and _step_value(page) == before + k
     page.get_by_role("button", name="Compute the ground-truth MI").click()
     _wait_idle(page, timeout=300_000)
     page.get_by_text("max asymmetry").wait_for(timeout=300_000)
