@@ -152,6 +152,26 @@ zmax = (
 )
 order, groups = map_order()
 kw = dict(order=order, groups=groups, batch=rec.selected, focus=focus)
+
+
+def mi_row_board(row, which: str) -> None:
+    """The focus cell's MI row (81,) drawn on the board."""
+    st.plotly_chart(
+        board_figure(
+            after,
+            givens,
+            heat=row,
+            heat_name="MI",
+            zmax=zmax,
+            focus=focus,
+            colorscale="Viridis",
+            title=f"{which} MI with {CELL_NAMES[focus]}",
+        ),
+        key=f"row_{t}",
+        config={"displayModeBar": False},
+    )
+
+
 maps = st.columns(2)  # two maps a row: each wide enough to read (about 500 px)
 with maps[0]:
     if est is not None:
@@ -178,20 +198,7 @@ with maps[1]:
         )
         st.caption(f"max pruned mass per cell {gt['dropped']:.2e}; max asymmetry {float(gt['asym'].max()):.3f} nats")
     elif focus is not None and est is not None:
-        st.plotly_chart(
-            board_figure(
-                after,
-                givens,
-                heat=est[focus],
-                heat_name="MI",
-                zmax=zmax,
-                focus=focus,
-                colorscale="Viridis",
-                title=f"Estimated MI with {CELL_NAMES[focus]}",
-            ),
-            key=f"row_{t}",
-            config={"displayModeBar": False},
-        )
+        mi_row_board(est[focus], "Estimated")
 if gt is not None:
     below = st.columns(2)
     if est is not None:
@@ -205,20 +212,7 @@ if gt is not None:
             )
     if focus is not None:
         with below[1]:
-            st.plotly_chart(
-                board_figure(
-                    after,
-                    givens,
-                    heat=gt["mi"][focus],
-                    heat_name="MI",
-                    zmax=zmax,
-                    focus=focus,
-                    colorscale="Viridis",
-                    title=f"True MI with {CELL_NAMES[focus]}",
-                ),
-                key=f"row_{t}",
-                config={"displayModeBar": False},
-            )
+            mi_row_board(gt["mi"][focus], "True")
 st.caption(
     "Maps: masked cells only, ordered by box, then row (white lines between boxes); orange rows and "
     "columns: this step's batch; red: the focus cell. Hover names both cells."
