@@ -292,7 +292,8 @@ def main(argv=None):
         logf.close()
         plot_loss(log_path, run / "loss.png")
         print(f"done at step {step} ({wall / 60:.1f} min total)", flush=True)
-    if ddp:
+    if ddp:  # leave together: a rank tearing gloo down while the master still writes can abort (SIGABRT)
+        dist.barrier()
         dist.destroy_process_group()
 
 

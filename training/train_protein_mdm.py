@@ -288,7 +288,8 @@ def main(argv=None):
             f"done at step {step}: best validation MDM loss {best:.4f} -> {run / 'best'}; final -> {run / 'final'}",
             flush=True,
         )
-    if ddp:
+    if ddp:  # leave together: a rank tearing gloo down while the master still writes can abort (SIGABRT)
+        dist.barrier()
         dist.destroy_process_group()
 
 
