@@ -155,7 +155,7 @@ def mi_report_table(path) -> str:
                 "<= 10 %",
             )
         )
-    return "\n".join(["| metric | measured | target |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows])
+    return metric_table(rows)
 
 
 def mi_short_table(path=None) -> str:
@@ -193,6 +193,11 @@ def mi_short_table(path=None) -> str:
                 "<= 10 %",
             )
         )
+    return metric_table(rows)
+
+
+def metric_table(rows) -> str:
+    """(metric, measured, target) rows as the README's three-column table."""
     return "\n".join(["| metric | measured | target |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows])
 
 
@@ -404,55 +409,56 @@ def protein_backbones_table(path=None) -> str:
 
 def protein_mi_short_table() -> str:
     """The README's extract of protein_mi_table: fidelity, and the step's latency."""
-    rows = protein_mi_table().splitlines()
-    if len(rows) < 3:
-        return rows[0]
-    keep = ("Pearson / Spearman", "the truth's two directions", "one `mi` decode step")
-    return "\n".join(rows[:2] + [r for r in rows[2:] if any(k in r for k in keep)])
+    rows = protein_mi_rows()
+    if isinstance(rows, str):
+        return rows
+    return metric_table(rows[k] for k in ("pearson", "directional", "step") if k in rows)
 
 
 def protein_mi_table(path=None, lat_path=None) -> str:
     """The protein head against the ground truth on held-out states (results/protein/mi_report.json)
     and one decode step's latency (results/protein/latency.txt)."""
+    rows = protein_mi_rows(path, lat_path)
+    return rows if isinstance(rows, str) else metric_table(rows.values())
+
+
+def protein_mi_rows(path=None, lat_path=None) -> dict | str:
+    """{name: (metric, measured, target)} of protein_mi_table, or why there is none yet."""
     path = Path(path or R / "protein" / "mi_report.json")
     lat_path = Path(lat_path or R / "protein" / "latency.txt")
     if not path.exists():
         return f"(no {path.relative_to(ROOT)} yet: `make protein-mi-results`)"
     rep = json.loads(path.read_text())
-    rows = [
-        (
+    rows = {
+        "pearson": (
             f"Pearson / Spearman, head vs ground truth ({rep['n_states']} held-out states, {rep['n_pairs']:,} pairs)",
             f"**{rep['pearson']:.3f}** / {rep['spearman']:.3f}",
             ">= 0.9 (Sudoku's)",
         ),
-        ("top-pair recall", f"{rep['top_pair_recall']:.3f}", ""),
-        ("the truth's two directions agree (Pearson)", f"{rep['gt_directional_pearson']:.3f}", ""),
-        (
+        "recall": ("top-pair recall", f"{rep['top_pair_recall']:.3f}", ""),
+        "directional": ("the truth's two directions agree (Pearson)", f"{rep['gt_directional_pearson']:.3f}", ""),
+        "gt": (
             "ground truth: passes / seconds per state",
             f"{rep['gt_passes_per_state']:.0f} / {rep['gt_seconds_per_state']:.1f}",
             "",
         ),
-    ]
+    }
     lines = lat_path.read_text().strip().splitlines() if lat_path.exists() else []
     if lines and lines[-1].startswith("{"):
         lat = json.loads(lines[-1])
-        rows.append(
-            (
-                f"one `mi` decode step, length {lat['length']} ({lat['masked']} masked), {lat['threads']} threads "
-                f"(`results/protein/latency.txt`)",
-                f"{lat['decode_step_mi_ms']:.0f} ms (a pass {lat['forward_ms']:.0f} ms, the head "
-                f"{100 * lat['head_over_forward']:.0f} % of it)",
-                "< 1 s",
-            )
+        rows["step"] = (
+            f"one `mi` decode step, length {lat['length']} ({lat['masked']} masked), {lat['threads']} threads "
+            f"(`results/protein/latency.txt`)",
+            f"{lat['decode_step_mi_ms']:.0f} ms (a pass {lat['forward_ms']:.0f} ms, the head "
+            f"{100 * lat['head_over_forward']:.0f} % of it)",
+            "< 1 s",
         )
-        rows.append(
-            (
-                "ground truth of that state",
-                f"{lat['ground_truth_passes']:,} passes, {lat['ground_truth_seconds']:.1f} s",
-                "",
-            )
+        rows["step_gt"] = (
+            "ground truth of that state",
+            f"{lat['ground_truth_passes']:,} passes, {lat['ground_truth_seconds']:.1f} s",
+            "",
         )
-    return "\n".join(["| metric | measured | target |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows])
+    return rows
 
 
 def protein_separation_table(path=None) -> str:

@@ -29,6 +29,7 @@ from pages._shared import (
 
 through_app()
 st.title("Protein decode")
+PROTEIN = get_domain("protein")
 
 
 def read_prompt():
@@ -90,7 +91,7 @@ with st.sidebar:
         has_head=head is not None,
         default="mi" if head is not None else "eb",
         temperature=1.0,
-        domain_defaults=get_domain("protein").sampler_defaults,
+        domain_defaults=PROTEIN.sampler_defaults,
     )
     eps = st.select_slider("ground-truth pruning eps", [1e-4, 1e-3, 1e-2], value=1e-3, key="pdec_eps")
 prompt, problem = validate(raw)
@@ -103,7 +104,7 @@ if head is None:
         "ground truth is available on demand below."
     )
 spec = backbones[label]
-head_path = str(get_domain("protein").default_head()) if head is not None else None
+head_path = str(PROTEIN.default_head()) if head is not None else None
 
 if cfg.name == "mi-gt":
     st.info("mi-gt runs the exact ground truth at every step (an oracle): the first decode takes a while.")
@@ -131,13 +132,18 @@ st.caption(
 click = st.session_state.get("pdec_track")
 points = [p for p in (click.selection.points if click else []) if "customdata" in p]
 clicked = int(points[0]["customdata"]) if points else None
+
+
+def masked_here(i) -> bool:
+    """i is a still-masked position of this state (not one of another sequence, nor decoded)."""
+    return i is not None and i < L and rec.masked[i]
+
+
 if clicked is not None and clicked != st.session_state.get("pdec_last_click"):
     st.session_state.pdec_last_click = clicked
-    if clicked < L and rec.masked[clicked]:
+    if masked_here(clicked):
         st.session_state.pdec_focus = clicked
-focus_now = st.session_state.get("pdec_focus")
-if focus_now is not None and not (focus_now < L and rec.masked[focus_now]):
-    focus_now = None  # a position of another sequence (a new length or prompt), or decoded by now
+focus_now = st.session_state.get("pdec_focus") if masked_here(st.session_state.get("pdec_focus")) else None
 st.plotly_chart(
     track_figure(
         after,

@@ -70,7 +70,6 @@ def track_figure(seq: str, selected=(), focus=None, title="", width=900, chosen_
         (list(selected), "#ff7f0e", chosen_label),
         ([focus] if focus is not None else [], "#d62728", "focus (its MI row below)"),
     ):
-        cells = [c for c in cells if 0 <= c < L]  # never another sequence's position
         if cells:
             fig.add_trace(
                 go.Scatter(
