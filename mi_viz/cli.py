@@ -5,6 +5,8 @@
     mi-report  estimated vs ground-truth MI on held-out states
     figure     the paper's Figure 1 picture (Sudoku)
     fetch-esmc download ESM-C 300M's weights into the Hugging Face cache (the only download mi-viz makes)
+    train-family  a family backbone on a protein family's alignment (with its structure's contact map)
+    contacts   a family backbone's conditional MI against the structure's contacts, beside MIp and a Potts model
 
 Each domain (mi_viz/domains/NAME/cli.py) adds its own input arguments and runs the verb;
 the sampler arguments are shared. Contract (stable): the last line printed to stdout is a
@@ -103,6 +105,12 @@ def build_parser() -> argparse.ArgumentParser:
                 p.add_argument("--out", required=True, help="PNG path")
             mod.add_arguments(cmd, p)
     sub.add_parser("fetch-esmc", help="download ESM-C 300M's weights (about 1.2 GB) into the Hugging Face cache")
+    from .domains.family import cli as family_cli
+
+    family_cli.add_train_arguments(sub.add_parser("train-family", help="train a family backbone on an alignment"))
+    family_cli.add_contacts_arguments(
+        sub.add_parser("contacts", help="conditional MI of a family backbone against a structure's contacts")
+    )
     return ap
 
 
@@ -152,8 +160,13 @@ def main(argv=None):
         return fetch_esmc()
     if getattr(a, "threads", None):
         torch.set_num_threads(a.threads)
-    mod = _domain_cli(a.domain)
     try:
+        if a.cmd in ("train-family", "contacts"):
+            from .domains.family import cli as family_cli
+
+            (family_cli.train_family_cli if a.cmd == "train-family" else family_cli.contacts_cli)(a)
+            return 0
+        mod = _domain_cli(a.domain)
         mod.run(a.cmd, a, _sampler_or_grid(a, mod), _device(a.device))
     except (ValueError, FileNotFoundError, CheckpointError) as e:  # bad input: a message, not a traceback
         print(f"error: {e}", file=sys.stderr)

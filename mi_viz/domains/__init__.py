@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 
-DOMAINS = {"sudoku": "mi_viz.domains.sudoku", "protein": "mi_viz.domains.protein"}
+DOMAINS = {"sudoku": "mi_viz.domains.sudoku", "protein": "mi_viz.domains.protein", "family": "mi_viz.domains.family"}
 
 
 def get_domain(name: str):

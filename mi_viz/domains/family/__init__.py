@@ -1,0 +1,161 @@
+"""The protein-family domain: rows of one family's alignment (the gap a symbol), a family
+backbone per alignment, and the family member's structure as the known dependence structure.
+
+    from mi_viz.domains.family import family_domain
+    fam = family_domain("PF00595")                 # a shipped family, or a checkpoint path
+    model = fam.load_model()                         # checkpoints/family_PF00595
+    x = fam.encode(["_" * fam.width])                # all masked: an unconditional family member
+    fam.relations(fam.width)                         # the structure's contacts, as relation codes
+
+A family is a protein backbone trained on one alignment (ESM-C's network, esm's blocks), so
+it lives beside the protein domain and shares its tokens; it is a domain of its own because
+what the core needs differs: fixed length (the alignment's width), 21 values (gap included),
+a contact map, and generation judged by pair statistics (pairstats.py) rather than by the
+k-means JSD.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ...core.checkpoints import checkpoint_paths, read_meta
+from ..protein.alphabet import MASK
+from .alignment import SYMBOLS, AlignmentError, parse_row, row_string
+from .backbone import FAMILY_MDM_KIND, load_family_mdm, to_tokens, to_values
+from .structure import ContactMap
+
+REPO = Path(__file__).resolve().parents[3]
+CHECKPOINTS = REPO / "checkpoints"
+SHIPPED = ("PF00072", "PF00076", "PF00595")  # checkpoints/family_NAME.* (+ .contacts.json, _mi_head.*)
+DEFAULT_FAMILY = "PF00595"
+RELATION_NAMES = ("contact (C-beta < 8 A, |i - j| >= 6)",)
+
+
+def checkpoint_of(spec: str | Path | None) -> Path:
+    """A shipped family's name (PF00595), 'family_PF00595', or a checkpoint path -> the checkpoint path."""
+    s = str(spec or DEFAULT_FAMILY)
+    if s in SHIPPED or s.startswith("PF") and not Path(s).suffix and not Path(s).parent.name:
+        return CHECKPOINTS / f"family_{s}"
+    if s.startswith("family_") and "/" not in s:
+        return CHECKPOINTS / s
+    return Path(s)
+
+
+class FamilyDomain:
+    value_names = tuple(SYMBOLS)
+    mask_id = MASK
+    # generation samples values (temperature 1): argmax would write the consensus every time
+    default_temperature = 1.0
+
+    name = "family"
+
+    def __init__(self, checkpoint: str | Path):
+        self.checkpoint = Path(checkpoint)
+        meta = read_meta(self.checkpoint, FAMILY_MDM_KIND)
+        self.meta = meta
+        self.family = meta["config"].get("family") or self.checkpoint.name
+        self.width = int(meta["config"]["width"])
+        cpath = self.checkpoint.with_name(self.checkpoint.name + ".contacts.json")
+        self.contact_map = ContactMap.load(cpath) if cpath.exists() else None
+        if self.contact_map is not None and self.contact_map.width != self.width:
+            raise AlignmentError(
+                f"{cpath.name} maps {self.contact_map.width} columns but the backbone's alignment has {self.width}"
+            )
+
+    # Budgets in nats for family entropies (columns of a family: about 0.5-2.5 nats).
+    # Set by benchmarks/family_defaults.py on the validation rows (docs/results-family.md).
+    sampler_defaults = {
+        "eb": {"gamma": 1.0},
+        "mi": {"gamma": 1.0, "lam": 1.0},
+        "mi-gt": {"gamma": 1.0, "lam": 1.0},
+        "mi-zero": {"gamma": 1.0},
+    }
+
+    @property
+    def default_model(self) -> Path:
+        return self.checkpoint
+
+    def load_model(self, spec=None, device: str = "cpu"):
+        return load_family_mdm(self.checkpoint if spec is None else checkpoint_of(spec), device)[0]
+
+    def default_head(self):
+        p = self.checkpoint.with_name(self.checkpoint.name + "_mi_head")
+        return p if checkpoint_paths(p)[1].exists() else None
+
+    def encode(self, rows) -> torch.Tensor:
+        """Rows of the alignment's width ('_' = masked) -> (B, L) tokens. AlignmentError names the column."""
+        out = []
+        for k, r in enumerate(rows):
+            try:
+                out.append(to_tokens(parse_row(r, self.width, allow_mask=True)))
+            except AlignmentError as e:
+                raise AlignmentError(f"row {k + 1}: {e}") from None
+        return torch.stack(out)
+
+    def decode(self, tokens: torch.Tensor) -> list[str]:
+        v = to_values(tokens)
+        return ["".join("_" if int(a) < 0 else SYMBOLS[int(a)] for a in row) for row in v]
+
+    def position_name(self, i: int, length: int = 0) -> str:
+        if self.contact_map is not None and i in self.contact_map.columns:
+            return f"{i + 1} ({self.contact_map.residues[self.contact_map.columns.index(i)]})"
+        return str(i + 1)
+
+    def relations(self, length: int = 0):
+        if self.contact_map is None:
+            return None
+        return self.contact_map.contacts().astype(np.int64), RELATION_NAMES
+
+    def score(self, rows, final: torch.Tensor) -> list[dict]:
+        out = []
+        for p, s in zip(rows, self.decode(final)):
+            p = "".join(str(p).split())
+            out.append(
+                {
+                    "prompt": "" if set(p) == {"_"} else p,
+                    "sequence": s,
+                    "keeps_prompt": int(all(a == "_" or a == b for a, b in zip(p, s))),
+                    "gaps": s.count("-"),
+                }
+            )
+        return out
+
+    def summarize(self, rows: list[dict]) -> dict:
+        return {"mean_gaps": round(float(np.mean([r["gaps"] for r in rows])), 2) if rows else 0.0}
+
+
+@functools.lru_cache(maxsize=16)
+def _cached(path: str) -> FamilyDomain:
+    return FamilyDomain(path)
+
+
+def family_domain(spec: str | Path | None = None) -> FamilyDomain:
+    """The domain of a shipped family (by name) or of any family checkpoint (by path)."""
+    return _cached(str(checkpoint_of(spec)))
+
+
+def shipped_families() -> list[str]:
+    """The shipped families whose checkpoints are on this machine."""
+    return [f for f in SHIPPED if checkpoint_paths(CHECKPOINTS / f"family_{f}")[1].exists()]
+
+
+class _Default:
+    """DOMAIN for the registry (mi_viz.domains.get_domain('family')): the default family, read
+    on first use so that importing the package (or asking for the class-level settings, as the
+    CLI does) never reads a checkpoint."""
+
+    name = "family"
+    value_names = FamilyDomain.value_names
+    mask_id = FamilyDomain.mask_id
+    sampler_defaults = FamilyDomain.sampler_defaults
+
+    def __getattr__(self, attr):
+        return getattr(family_domain(DEFAULT_FAMILY), attr)
+
+
+DOMAIN = _Default()
+__all__ = ["DOMAIN", "FamilyDomain", "family_domain", "shipped_families", "row_string"]

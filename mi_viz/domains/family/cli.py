@@ -1,0 +1,312 @@
+"""Family command-line verbs.
+
+    python -m mi_viz train-family --msa PF00595.align.80.fasta --structure 2H3L_A.pdb --map 2H3L_A.indices \\
+        --out checkpoints/family_PF00595
+    python -m mi_viz contacts --backbone checkpoints/family_PF00595 --msa FILE --structure FILE.pdb --out OUT.json
+    python -m mi_viz bench family --backbone checkpoints/family_PF00595 --msa FILE --sampler mi --out OUT.csv
+    python -m mi_viz sweep family --backbone ... --msa FILE --grid "sequential; topk:k=4,8" --out-dir DIR
+    python -m mi_viz mi-report family --backbone ... --msa FILE --states 64 --out report.json
+
+The alignment is the user's file (never shipped): the held-out rows are recomputed from it
+with the split the checkpoint records (train.data_for), and the Potts model that scores
+contacts and energies is fitted on its training rows once and cached under --cache.
+As every verb, the last stdout line is a one-line JSON summary; bad input is an
+`error: ...` line and exit status 2 (mi_viz.cli).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from .alignment import read_alignment
+
+COMMANDS = ("bench", "sweep", "mi-report")
+DEFAULT_TEMPERATURE = 1.0  # family members are sampled: argmax would write the consensus
+DEFAULT_GRID = "sequential; topk:k=2,4,8; eb:gamma=0.5,1,2; mi:gamma=0.5,1,2:lam=1; mi-zero:gamma=0.5,1,2"
+CACHE = Path("runs/cache")
+log = logging.getLogger(__name__)
+
+
+def _tqdm(desc: str):
+    """A progress callback (done, total) drawing a tqdm bar on stderr."""
+    from tqdm import tqdm
+
+    bar = {}
+
+    def cb(done, total, *_):
+        if "b" not in bar:
+            bar["b"] = tqdm(total=total, desc=desc, leave=False)
+        bar["b"].n = done
+        bar["b"].refresh()
+        if done >= total:
+            bar["b"].close()
+
+    return cb
+
+
+def add_arguments(command: str, p):
+    p.add_argument("--backbone", default=None, help="family checkpoint (a shipped family's name, or a path)")
+    p.add_argument("--msa", required=True, help="the family's alignment (FASTA), the one the backbone was trained on")
+    p.add_argument("--cache", default=str(CACHE), help="where the fitted Potts model is kept between runs")
+    if command == "mi-report":
+        p.add_argument("--head", default=None, help="MI head checkpoint (default: the family's shipped head)")
+        p.add_argument("--pairs", default=None, help="optional .npz with every masked pair (for plots)")
+        return
+    p.add_argument("--n", type=int, default=1000, help="family members to generate per setting")
+    p.add_argument("--head", default=None, help="MI head checkpoint (mi sampler; default: the family's shipped head)")
+    p.add_argument("--potts-iter", type=int, default=200, help="L-BFGS iterations of the Potts fit (energies)")
+    p.add_argument("--bootstrap", type=int, default=200, help="bootstrap draws of the pair-correlation interval")
+    if command == "sweep":
+        p.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE)
+        p.add_argument("--sample-seed", type=int, default=0, help="seed of the sampled values")
+
+
+def potts_for(data, cache: str | Path, iters: int, progress=None):
+    """The Potts model of the training rows, fitted once and kept under cache (keyed by the rows' sha256)."""
+    from .alignment import Alignment
+    from .coevolution import Potts, fit_potts
+
+    key = Alignment([], data.train_rows).sha256()
+    path = Path(cache) / f"potts_{key}_{iters}.safetensors"
+    if path.exists():
+        return Potts.load(path)
+    w = data.weights[~data.heldout]
+    pt = fit_potts(data.train_rows, w, max_iter=iters, progress=progress)
+    pt.save(path)
+    return pt
+
+
+def load(a, dev: str):
+    """(domain, model, FamilyData) of --backbone and --msa."""
+    from . import family_domain
+    from .train import data_for
+
+    dom = family_domain(a.backbone)
+    model = dom.load_model(None, dev)
+    data = data_for(dom.meta, read_alignment(a.msa))
+    return dom, model, data
+
+
+def reference(a, data):
+    from .pairstats import FamilyReference
+
+    potts = potts_for(data, a.cache, a.potts_iter, _tqdm("Potts fit"))
+    return FamilyReference(data.heldout_rows, data.train_rows, potts)
+
+
+def _values(rows: list[dict]) -> np.ndarray:
+    from .alignment import parse_row
+
+    return np.stack([parse_row(r["sequence"]) for r in rows]).astype(np.int64)
+
+
+def run(command: str, a, cfg_or_grid, dev: str):
+    from ...core.bench import DECODE_BATCH, load_models, run_bench, write_rows
+
+    dom, model, data = load(a, dev)
+    if command == "mi-report":
+        return mi_report(a, dom, model, data, dev)
+    prompts = ["_" * dom.width] * a.n
+    ref = reference(a, data)
+    if command == "bench":
+        cfg = cfg_or_grid
+        _, head = load_models(dom, dom.checkpoint, a.head, dev, need_head=cfg.needs == "mi")
+        res = run_bench(dom, model, prompts, cfg, head, a.batch_size or DECODE_BATCH, dev)
+        write_rows(res.rows, a.out)
+        print(
+            json.dumps(
+                {**res.summary, "family": dom.family, "floor": ref.floor(), **ref(_values(res.rows), a.bootstrap)}
+            )
+        )
+    elif command == "sweep":
+        from ...core.checkpoints import checkpoint_paths
+        from ...core.sweep import run_sweep
+
+        cfgs = [type(c)(**{**c.__dict__, "temperature": a.temperature, "seed": a.sample_seed}) for c in cfg_or_grid]
+        run_sweep(
+            dom,
+            cfgs,
+            prompts,
+            {"inputs": f"n{a.n}_width{dom.width}", "family": dom.family},
+            a.out_dir,
+            str(dom.checkpoint),
+            a.head,
+            dev,
+            a.batch_size or DECODE_BATCH,
+            a.jobs,
+            a.resume,
+            a.save_rows,
+            title=a.title or f"{dom.family}: pair correlations vs passes",
+            plot={"metric": "pair_corr_pearson", "scale": 1.0, "ylabel": "Pearson of C_ij(a,b) vs held-out rows"},
+            mdm_path=checkpoint_paths(dom.checkpoint)[0],
+            extra=lambda r: ref(_values(r.rows), a.bootstrap),
+        )
+
+
+def mi_report(a, dom, model, data, dev: str):
+    """Head vs ground truth on held-out rows masked at random ratios (a report like the other domains')."""
+    from ...core.bench import load_models
+    from ...core.fidelity import mi_report as report
+    from ...core.fidelity import write_report
+
+    _, head = load_models(dom, dom.checkpoint, a.head, dev, need_head=True)
+    states = heldout_states(data.heldout_rows, a.states, a.seed)
+    summary, pt, tokens, _ = report(
+        model, head, None, a.states, a.eps, a.seed, relations=dom.relations(), states=states
+    )
+    summary.update({"family": dom.family, "head": str(a.head or dom.default_head())})
+    write_report(summary, pt, tokens, a.out, a.pairs)
+    print(json.dumps(summary))
+
+
+def heldout_states(rows: np.ndarray, n: int, seed: int) -> torch.Tensor:
+    """n held-out rows, each masked at a ratio ~ U(0.05, 0.95) (>= 2 masked): (n, L) tokens."""
+    from ..protein.alphabet import MASK
+    from .backbone import to_tokens
+
+    g = np.random.default_rng(seed)
+    L = rows.shape[1]
+    x = to_tokens(rows[g.integers(0, len(rows), n)])
+    for s in range(n):
+        m = g.random(L) < g.uniform(0.05, 0.95)
+        m[g.choice(L, 2, replace=False)] = True
+        x[s, torch.as_tensor(m)] = MASK
+    return x
+
+
+# --------------------------------------------------------------------------- top-level verbs
+
+
+def add_train_arguments(p):
+    p.add_argument("--msa", required=True, help="the family's alignment: aligned FASTA, one width, '-' = gap")
+    p.add_argument("--structure", default=None, help="a member's structure (PDB): its contact map ships beside")
+    p.add_argument("--map", default=None, help="column -> residue map (indices file); without it, aligned here")
+    p.add_argument("--chain", default=None, help="the structure's chain (default: its first)")
+    p.add_argument("--out", required=True, help="checkpoint path, e.g. checkpoints/family_PF00595")
+    p.add_argument("--family", default=None, help="the family's name (default: from --out)")
+    p.add_argument("--minutes", type=float, default=None, help="wall-time budget across resumes (default 25)")
+    p.add_argument("--steps", type=int, default=None, help="step budget (default 6000)")
+    p.add_argument("--batch-size", type=int, default=None)
+    p.add_argument("--d-model", type=int, default=128)
+    p.add_argument("--n-heads", type=int, default=4)
+    p.add_argument("--n-layers", type=int, default=4)
+    p.add_argument("--max-rows", type=int, default=None, help="subsample larger alignments to this many rows")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threads", type=int, default=None)
+
+
+def train_family_cli(a) -> dict:
+    from .backbone import FamilyMDMConfig
+    from .structure import contact_map
+    from .train import MAX_ROWS, TrainFamilyConfig, prepare, profile_of, train_family
+
+    aln = read_alignment(a.msa)
+    family = a.family or Path(a.out).name.removeprefix("family_")
+    data = prepare(aln, seed=a.seed, max_rows=a.max_rows or MAX_ROWS)
+    cmap = None
+    if a.structure:  # before training: a structure that does not fit is refused before any minute is spent
+        prof = profile_of(data.train_rows, data.weights[~data.heldout])
+        cmap = contact_map(a.structure, aln.width, fi=prof, indices=a.map, chain=a.chain)
+    tc = TrainFamilyConfig(seed=a.seed)
+    for k, v in (("max_minutes", a.minutes), ("max_steps", a.steps), ("batch_size", a.batch_size)):
+        if v is not None:
+            setattr(tc, k, v)
+    mc = FamilyMDMConfig(d_model=a.d_model, n_heads=a.n_heads, n_layers=a.n_layers, family=family)
+    t0 = time.time()
+    res = train_family(data, a.out, tc, mc, family, progress=_tqdm(f"training {family}"))
+    if cmap is not None:
+        cmap.save(Path(a.out).with_name(Path(a.out).name + ".contacts.json"))
+    res.update({"family": family, "out": a.out, "split": data.split, "seconds_this_run": round(time.time() - t0)})
+    if cmap is not None:
+        res["contacts"] = {"mapped_columns": cmap.n_mapped, "contacts": int(np.triu(cmap.contacts()).sum())}
+    print(json.dumps(res))
+    return res
+
+
+def add_contacts_arguments(p):
+    p.add_argument("--backbone", required=True, help="family checkpoint (name or path)")
+    p.add_argument("--msa", required=True, help="the alignment the backbone was trained on")
+    p.add_argument("--structure", default=None, help="PDB file (default: the contact map shipped beside the backbone)")
+    p.add_argument("--map", default=None, help="column -> residue map (indices file); without it, aligned here")
+    p.add_argument("--chain", default=None)
+    p.add_argument("--rows", type=int, default=200, help="held-out rows averaged over")
+    p.add_argument("--masks-per-row", type=int, default=4)
+    p.add_argument("--frac", type=float, default=0.1, help="share of a row's columns masked per state")
+    p.add_argument("--eps", type=float, default=1e-3, help="pruning tolerance of the ground truth")
+    p.add_argument("--head", default=None, help="MI head checkpoint (default: the family's shipped head, if any)")
+    p.add_argument("--potts-iter", type=int, default=200)
+    p.add_argument("--cache", default=str(CACHE))
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", required=True, help="summary JSON (the maps go to OUT with .npz)")
+    p.add_argument("--device", default="cpu")
+    p.add_argument("--threads", type=int, default=None)
+
+
+def contacts_cli(a) -> dict:
+    from ...core.estimator import check_head_fits, load_head
+    from .coevolution import mip
+    from .contacts import averaged_mi
+    from .structure import apc, contact_map, contact_scores
+    from .train import profile_of
+
+    t0 = time.time()
+    dom, model, data = load(a, a.device)
+    if a.structure:
+        prof = profile_of(data.train_rows, data.weights[~data.heldout])
+        cmap = contact_map(a.structure, dom.width, fi=prof, indices=a.map, chain=a.chain)
+    elif dom.contact_map is not None:
+        cmap = dom.contact_map
+    else:
+        raise ValueError("no structure: pass --structure FILE.pdb (the backbone ships no contact map)")
+    head = None
+    hpath = a.head or dom.default_head()
+    if hpath is not None:
+        head, _ = load_head(hpath)
+        check_head_fits(head, model)
+    held = data.heldout_rows
+    rows = held[np.random.default_rng(a.seed).permutation(len(held))[: a.rows]]
+    avg = averaged_mi(model, rows, head, a.masks_per_row, a.frac, a.eps, a.seed, progress=_tqdm("conditional MI"))
+    w = data.weights[~data.heldout]
+    m = mip(data.train_rows, w)
+    potts = potts_for(data, a.cache, a.potts_iter, _tqdm("Potts fit"))
+    ps = potts.contact_score()
+    maps = {"truth": avg.truth, "truth_apc": apc(avg.truth), "mip": m, "potts": ps, "count": avg.count}
+    scores = {
+        "truth": contact_scores(maps["truth_apc"], cmap),
+        "truth_raw": contact_scores(avg.truth, cmap),
+        "mip": contact_scores(m, cmap),
+        "potts": contact_scores(ps, cmap),
+    }
+    if avg.head is not None:
+        maps["head"], maps["head_apc"] = avg.head, apc(avg.head)
+        scores["head"] = contact_scores(maps["head_apc"], cmap)
+    iu = np.triu_indices(dom.width, 1)
+    res = {
+        "family": dom.family,
+        "backbone": str(dom.checkpoint),
+        "head": str(hpath) if hpath else None,
+        "rows": int(len(rows)),
+        "states": avg.states,
+        "masks_per_row": a.masks_per_row,
+        "frac": a.frac,
+        "pairs_unseen": int((avg.count[iu] == 0).sum()),
+        "truth_passes": avg.passes,
+        "mapped_columns": cmap.n_mapped,
+        "base_rate": scores["truth"]["base_rate"],
+        **{f"precision_L5_{k}": v["precision_L5"] for k, v in scores.items()},
+        **{f"precision_L2_{k}": v["precision_L2"] for k, v in scores.items()},
+        **{f"auroc_{k}": v["auroc"] for k, v in scores.items()},
+        "seconds": round(time.time() - t0, 1),
+    }
+    out = Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(res, indent=1))
+    np.savez_compressed(out.with_suffix(".npz"), **{k: v.astype(np.float32) for k, v in maps.items()})
+    print(json.dumps(res))
+    return res

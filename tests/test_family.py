@@ -1,0 +1,326 @@
+"""Protein families: alignments, weights, the split, contacts, the anchors (MIp, Potts), the
+family backbone, conditional MI on a toy Potts model with known couplings, pair statistics,
+and the CLI verbs (tiny configs, exact oracles)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+from conftest import ROOT
+
+from mi_viz.domains.family.alignment import (
+    GAP,
+    AlignmentError,
+    parse_alignment,
+    parse_row,
+    sequence_weights,
+    split_heldout,
+)
+from mi_viz.domains.family.structure import ContactMap, StructureError, apc, contact_map, contact_scores, precision_at
+
+COUPLED = [(0, 6), (2, 9), (3, 8)]  # the toy family's couplings
+LETTERS = "LAGVSERT"
+W = 12  # the toy's width
+
+
+def toy_rows(n: int, seed: int = 0, width: int = W) -> np.ndarray:
+    """A pairwise model with known couplings: columns in COUPLED copy their partner's symbol with
+    probability 0.95; every other column is uniform over 8 amino acids, independently (rows far
+    apart, so the 80 %-identity split and weights leave them alone)."""
+    g = np.random.default_rng(seed)
+    x = g.integers(0, len(LETTERS), (n, width))
+    for i, j in COUPLED:
+        copy = g.random(n) < 0.95
+        x[copy, j] = x[copy, i]
+    return np.array([[parse_row(LETTERS[v])[0] for v in r] for r in x], dtype=np.uint8)
+
+
+def fasta(rows: np.ndarray) -> str:
+    from mi_viz.domains.family.alignment import row_string
+
+    return "".join(f">r{n}\n{row_string(r)}\n" for n, r in enumerate(rows))
+
+
+# --------------------------------------------------------------------------- alignments
+
+
+def test_alignment_errors_name_row_and_column():
+    good = ">a\nLA-G\n>b\nLAVG\n"
+    assert parse_alignment(good, min_rows=2).rows.tolist() == [[0, 1, GAP, 2], [0, 1, 3, 2]]
+    with pytest.raises(AlignmentError, match=r"row 2 \(b\) has 3 columns, row 1 has 4"):
+        parse_alignment(">a\nLA-G\n>b\nLAV\n", min_rows=2)
+    with pytest.raises(AlignmentError, match=r"row 2 \(b\), column 3: '7'"):
+        parse_alignment(">a\nLA-G\n>b\nLA7G\n", min_rows=2)
+    with pytest.raises(AlignmentError, match=r"column 2: 'a'"):  # a lower-case insert state
+        parse_alignment(">a\nLA-G\n>b\nLaVG\n", min_rows=2)
+    with pytest.raises(AlignmentError, match="at least 20"):
+        parse_alignment(good)
+    with pytest.raises(AlignmentError, match="no FASTA header"):
+        parse_alignment("LA-G\n", min_rows=1)
+    a = parse_alignment(">a\nLX.G\n>b\nLAVG\n", min_rows=2)  # X and '.' read as gaps, X counted
+    assert a.rows[0].tolist() == [0, GAP, GAP, 2] and a.unknown == 1
+
+
+def test_sequence_weights_written_out():
+    # rows 0-2: identities 0.9 (0-1), 0.8 (0-2), 0.7 (1-2); row 3 far from all
+    base = list("LLLLLLLLLL")
+    r1 = base.copy()
+    r1[0] = "A"
+    r2 = base.copy()
+    r2[1] = r2[2] = "A"
+    rows = np.stack([parse_row("".join(r)) for r in (base, r1, r2, list("GGGGGGGGGG"))]).astype(np.uint8)
+    # neighbours at >= 0.8 (self included): row 0 {0, 1, 2}; row 1 {0, 1}; row 2 {0, 2}; row 3 {3}
+    np.testing.assert_allclose(sequence_weights(rows), [1 / 3, 1 / 2, 1 / 2, 1.0])
+
+
+def test_split_never_separates_rows_at_80_percent_identity():
+    rows = toy_rows(300, seed=1)
+    g = np.random.default_rng(0)
+    near = rows[:60].copy()  # 60 near-copies (one column changed) of the first 60 rows
+    near[np.arange(60), g.integers(0, 10, 60)] = GAP
+    rows = np.concatenate([rows, near])
+    held = split_heldout(rows, 0.1, seed=3)
+    assert 0.1 <= held.mean() < 0.3
+    ident = (rows[:, None, :] == rows[None, :, :]).mean(-1)
+    straddle = ident[held][:, ~held]
+    assert straddle.max() < 0.8
+
+
+# --------------------------------------------------------------------------- structures and contacts
+
+
+def write_pdb(path, coords: list[tuple[float, float, float]], glycine: set[int] = frozenset()):
+    """A one-chain PDB: residue k (number k + 1) at coords[k], C-beta there (C-alpha for glycine;
+    the other residues' C-alpha 3.8 A off in z, so only C-beta decides)."""
+    lines = []
+    n = 1
+    for k, (x, y, z) in enumerate(coords):
+        name = "GLY" if k in glycine else "ALA"
+        atoms = [("CA", (x, y, z))] if k in glycine else [("CA", (x, y, z + 3.8)), ("CB", (x, y, z))]
+        for atom, (ax, ay, az) in atoms:
+            lines.append(
+                f"ATOM  {n:5d}  {atom:<3s} {name} A{k + 1:4d}    {ax:8.3f}{ay:8.3f}{az:8.3f}  1.00  0.00           C"
+            )
+            n += 1
+    path.write_text("\n".join(lines) + "\nEND\n")
+
+
+def test_contacts_on_a_hand_made_structure(tmp_path):
+    # 14 residues 10 A apart on a line, except residue 12 moved next to residue 0 (5 A) and
+    # residue 13 next to residue 2 (glycine: its C-alpha counts)
+    coords = [(10.0 * k, 0.0, 0.0) for k in range(14)]
+    coords[12] = (0.0, 5.0, 0.0)
+    coords[13] = (20.0, 6.0, 0.0)
+    write_pdb(tmp_path / "s.pdb", coords, glycine={13})
+    # alignment columns 0..15; column c holds residue c - 1 for c in 1..14 (columns 0 and 15 unmapped)
+    (tmp_path / "s.indices").write_text("".join(f"{c}\tA\t{c}\t{c} A\t0\n" for c in range(1, 15)))
+    cm = contact_map(tmp_path / "s.pdb", 16, indices=tmp_path / "s.indices")
+    assert cm.n_mapped == 14 and cm.columns == list(range(1, 15))
+    c = cm.contacts()
+    assert {tuple(p) for p in np.argwhere(np.triu(c))} == {(1, 13), (3, 14)}  # both far apart in sequence
+    assert not cm.scored()[1, 2] and cm.scored()[1, 7]  # |i - j| < 6 is never scored
+    score = np.zeros((16, 16))
+    score[1, 13] = score[13, 1] = 2.0
+    score[4, 11] = score[11, 4] = 1.0  # a non-contact second
+    assert precision_at(score, cm, 1) == 1.0 and precision_at(score, cm, 2) == 0.5
+    s = contact_scores(score, cm)
+    assert s["precision_L5"] == 0.5 and s["base_rate"] == round(2 / int(np.triu(cm.scored()).sum()), 4)
+    cm.save(tmp_path / "c.json")
+    back = ContactMap.load(tmp_path / "c.json")
+    assert (back.contacts() == c).all() and back.residues[0] == "A1 A"
+
+
+def test_structure_errors(tmp_path):
+    write_pdb(tmp_path / "s.pdb", [(10.0 * k, 0, 0) for k in range(14)])
+    (tmp_path / "far.indices").write_text("40\tA\t0\t1 A\t0\n")
+    with pytest.raises(StructureError, match="maps column 40 but the alignment has columns 0..15"):
+        contact_map(tmp_path / "s.pdb", 16, indices=tmp_path / "far.indices")
+    (tmp_path / "absent.indices").write_text("".join(f"{c}\tA\t{c}\t{c + 100} A\t0\n" for c in range(14)))
+    with pytest.raises(StructureError, match="lacks 14 of the 14 residues"):
+        contact_map(tmp_path / "s.pdb", 16, indices=tmp_path / "absent.indices")
+    with pytest.raises(StructureError, match="not found"):
+        contact_map(tmp_path / "none.pdb", 16, indices=tmp_path / "far.indices")
+    (tmp_path / "bad.pdb").write_text("this is no PDB file\n")
+    with pytest.raises(StructureError):
+        contact_map(tmp_path / "bad.pdb", 16, indices=tmp_path / "far.indices")
+
+
+def test_apc_removes_a_rank_one_background():
+    g = np.random.default_rng(0)
+    a = g.random(8) + 1
+    S = np.outer(a, a)
+    S[1, 5] = S[5, 1] = S[1, 5] + 3.0
+    out = apc(S)
+    iu = np.triu_indices(8, 1)
+    assert np.argmax(out[iu]) == list(zip(*iu)).index((1, 5))
+
+
+# --------------------------------------------------------------------------- anchors and the family backbone
+
+
+def test_mip_and_potts_rank_the_coupled_pairs_first():
+    from mi_viz.domains.family.coevolution import fit_potts, mip
+
+    rows = toy_rows(600)
+    w = np.ones(len(rows))
+    for score in (mip(rows, w), fit_potts(rows, w, max_iter=60).contact_score()):
+        iu = np.triu_indices(W, 1)
+        top = {tuple(int(v) for v in p) for p in np.array(iu).T[np.argsort(-score[iu])[:3]]}
+        assert top == set(COUPLED)
+
+
+def test_potts_energy_is_the_written_out_sum():
+    from mi_viz.domains.family.coevolution import Potts
+
+    g = torch.Generator().manual_seed(0)
+    L, Q = 4, 21
+    h = torch.randn(L, Q, generator=g)
+    J = torch.randn(L, L, Q, Q, generator=g)
+    J = 0.5 * (J + J.permute(1, 0, 3, 2))
+    J[torch.arange(L), torch.arange(L)] = 0
+    x = np.array([[0, 5, 20, 3], [1, 1, 1, 1]])
+    want = [
+        -(sum(h[i, r[i]] for i in range(L)) + sum(J[i, j, r[i], r[j]] for i in range(L) for j in range(i + 1, L)))
+        for r in x
+    ]
+    np.testing.assert_allclose(Potts(h, J).energy(x), [float(v) for v in want], rtol=1e-5)
+
+
+@pytest.fixture(scope="module")
+def toy_family(tmp_path_factory):
+    """A tiny family backbone trained on the toy Potts model's rows (seconds) and its data."""
+    from mi_viz.domains.family.alignment import parse_alignment
+    from mi_viz.domains.family.backbone import FamilyMDMConfig
+    from mi_viz.domains.family.train import TrainFamilyConfig, prepare, train_family
+
+    d = tmp_path_factory.mktemp("family")
+    rows = toy_rows(1500, seed=2)
+    (d / "toy.fasta").write_text(fasta(rows))
+    aln = parse_alignment((d / "toy.fasta").read_text(), "toy.fasta")
+    data = prepare(aln, seed=0)
+    tc = TrainFamilyConfig(batch_size=64, max_steps=400, max_minutes=0, eval_every=100, warmup=20, lr=3e-3)
+    mc = FamilyMDMConfig(d_model=32, n_heads=2, n_layers=2)
+    res = train_family(data, d / "family_TOY", tc, mc, family="TOY")
+    return d, data, res
+
+
+def test_toy_family_learns_its_couplings(toy_family):
+    """The family backbone's conditional MI, averaged over held-out rows, ranks the truly coupled
+    pairs first; the profile model cannot (it has no pairs), and the backbone beats it."""
+    from mi_viz.domains.family import family_domain
+    from mi_viz.domains.family.contacts import averaged_mi
+
+    d, data, res = toy_family
+    assert res["heldout_pseudo_ppl_15"] < 0.8 * res["profile_pseudo_ppl_15"]
+    dom = family_domain(d / "family_TOY")
+    model = dom.load_model()
+    avg = averaged_mi(model, data.heldout_rows[:40], masks_per_row=4, frac=0.3, eps=1e-3)
+    iu = np.triu_indices(W, 1)
+    top = {tuple(int(v) for v in p) for p in np.array(iu).T[np.argsort(-avg.truth[iu])[:3]]}
+    assert top == set(COUPLED)
+    assert avg.passes > avg.states and (avg.count[iu] > 0).all()
+
+
+def test_family_training_resumes_to_the_same_weights(tmp_path):
+    from mi_viz.core.checkpoints import read_tensors
+    from mi_viz.domains.family.alignment import parse_alignment
+    from mi_viz.domains.family.backbone import FamilyMDMConfig
+    from mi_viz.domains.family.train import TrainFamilyConfig, prepare, train_family
+
+    data = prepare(parse_alignment(fasta(toy_rows(200)), "toy"), seed=0)
+    tc = TrainFamilyConfig(batch_size=8, max_steps=6, max_minutes=0, eval_every=3, warmup=2)
+    mc = FamilyMDMConfig(d_model=16, n_heads=2, n_layers=1)
+    train_family(data, tmp_path / "a", tc, mc)
+    stops = iter([False, False, True])  # pause after the third step, then resume
+    train_family(data, tmp_path / "b", tc, mc, should_stop=lambda: next(stops, False))
+    assert read_tensors(tmp_path / "b_last")  # the paused state is on disk
+    train_family(data, tmp_path / "b", tc, mc)
+    ta, tb = read_tensors(tmp_path / "a_last"), read_tensors(tmp_path / "b_last")
+    assert all(torch.equal(ta[k], tb[k]) for k in ta)
+
+
+# --------------------------------------------------------------------------- pair statistics
+
+
+def test_pair_statistics_see_independent_columns():
+    from mi_viz.domains.family.pairstats import FamilyReference, connected
+
+    two = np.stack([parse_row("LLG"), parse_row("AAG")]).astype(np.uint8)
+    fi, C = connected(two)  # written out: columns 0 and 1 move together, column 2 is constant
+    C = C.reshape(3, 21, 21)  # pairs (0, 1), (0, 2), (1, 2)
+    L_, A_, G_ = (parse_row(a)[0] for a in "LAG")
+    assert fi.reshape(3, 21)[0, L_] == 0.5 and C[0, L_, L_] == 0.25 and C[0, L_, A_] == -0.25
+    assert np.abs(C[1:]).max() == 0.0 and fi.reshape(3, 21)[2, G_] == 1.0
+    ref = FamilyReference(toy_rows(600, seed=5), toy_rows(600, seed=6))
+    same = ref(toy_rows(600, seed=7), bootstrap=20)
+    shuffled = toy_rows(600, seed=7)
+    g = np.random.default_rng(0)
+    for j in range(W):  # columns drawn independently: the marginals stay, the pairs go
+        shuffled[:, j] = shuffled[g.permutation(600), j]
+    broken = ref(shuffled, bootstrap=20)
+    assert same["pair_corr_pearson"] > 0.6 > 0.3 > broken["pair_corr_pearson"]
+    assert broken["single_freq_pearson"] > 0.95
+    assert 0 < same["pair_corr_sd"] < 0.05
+    assert same["nearest_identity_mean"] <= 1.0
+    assert ref.floor()["pair_corr_pearson"] > 0.5
+
+
+# --------------------------------------------------------------------------- command line
+
+pytest_slow = pytest.mark.slow
+
+
+def _cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "mi_viz", *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=600
+    )
+
+
+@pytest_slow
+def test_cli_train_contacts_bench(tmp_path):
+    rows = toy_rows(300, seed=4, width=16)
+    (tmp_path / "toy.fasta").write_text(fasta(rows))
+    coords = [(10.0 * k, 0.0, 0.0) for k in range(14)]
+    coords[12] = (0.0, 5.0, 0.0)
+    write_pdb(tmp_path / "s.pdb", coords)
+    (tmp_path / "s.indices").write_text("".join(f"{c}\tA\t{c}\t{c} A\t0\n" for c in range(1, 15)))
+    ck = tmp_path / "family_TOY"
+    r = _cli(
+        "train-family", "--msa", tmp_path / "toy.fasta", "--structure", tmp_path / "s.pdb", "--map",
+        tmp_path / "s.indices", "--out", ck, "--steps", "6", "--d-model", "16", "--n-heads", "2", "--n-layers", "1",
+        "--batch-size", "8",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    s = json.loads(r.stdout.strip().splitlines()[-1])
+    assert s["family"] == "TOY" and s["step"] == 6 and s["contacts"]["mapped_columns"] == 14
+    assert (tmp_path / "family_TOY.contacts.json").exists()
+    r = _cli(
+        "contacts", "--backbone", ck, "--msa", tmp_path / "toy.fasta", "--rows", "4", "--masks-per-row", "2",
+        "--potts-iter", "3", "--cache", tmp_path / "cache", "--out", tmp_path / "c.json",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    c = json.loads(r.stdout.strip().splitlines()[-1])
+    want = {"precision_L5_truth", "precision_L2_truth", "precision_L5_mip", "precision_L5_potts", "auroc_truth"}
+    assert want | {"rows", "seconds"} <= set(c) and c["rows"] == 4
+    assert (tmp_path / "c.npz").exists()
+    for sampler in (["sequential"], ["eb", "--gamma", "1"], ["topk", "--k", "4"]):
+        r = _cli(
+            "bench", "family", "--backbone", ck, "--msa", tmp_path / "toy.fasta", "--n", "8", "--potts-iter", "3",
+            "--cache", tmp_path / "cache", "--bootstrap", "5", "--out", tmp_path / "b.csv", "--sampler", *sampler,
+        )  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        b = json.loads(r.stdout.strip().splitlines()[-1])
+        keys = {"sampler", "gamma", "lam", "k", "n", "avg_passes", "pair_corr_pearson", "single_freq_pearson"}
+        assert keys | {"mean_energy"} <= set(b) and b["n"] == 8 and b["sampler"] == sampler[0]
+    # bad input: a message and status 2, nothing written
+    (tmp_path / "bad.fasta").write_text(">a\nLAG\n>b\nLA\n")
+    r = _cli("train-family", "--msa", tmp_path / "bad.fasta", "--out", tmp_path / "family_BAD")
+    assert r.returncode == 2 and "row 2 (b) has 2 columns" in r.stderr
+    assert not (tmp_path / "family_BAD.json").exists()
+    r = _cli("contacts", "--backbone", ck, "--msa", tmp_path / "s.indices", "--out", tmp_path / "x.json")
+    assert r.returncode == 2 and "error:" in r.stderr
