@@ -19,6 +19,7 @@ pages = {
     "Proteins": [
         st.Page("pages/protein_decode.py", title="Protein decode", icon=":material/biotech:"),
         st.Page("pages/protein_comparison.py", title="Protein comparison", icon=":material/stacked_line_chart:"),
+        st.Page("pages/family.py", title="Protein families", icon=":material/hub:"),
     ],
 }
 head_picker()  # in the sidebar of every page: which MI head they read

@@ -497,10 +497,25 @@ PROTEIN_LENGTH_CAP = 300  # the longest protein the app decodes (a decode is L p
 GT_SECONDS_CAP = 90.0  # the app refuses a ground truth estimated to take longer
 
 
+FAMILY = "family:"  # a backbone spec "family:PF00595" (a shipped family) or "family:PATH" (one trained here)
+APP_FAMILIES = ROOT / "runs" / "app_families"  # where the app's own family trainings go (not tracked)
+
+
+def backbone_domain(spec: str):
+    """The domain a protein-page backbone belongs to: a family's (fixed width, gap, contacts) or proteins'."""
+    if spec.startswith(FAMILY):
+        from mi_viz.domains.family import family_domain
+
+        return family_domain(spec[len(FAMILY) :])
+    return get_domain("protein")
+
+
 @st.cache_resource(show_spinner="Loading the protein backbone ...")
 def get_protein_model(spec: str):
     with _lock:
         LOAD_COUNT["protein"] = LOAD_COUNT.get("protein", 0) + 1
+        if spec.startswith(FAMILY):
+            return backbone_domain(spec).load_model().eval()
         return get_domain("protein").load_model(spec).eval()
 
 
@@ -513,6 +528,7 @@ def protein_backbones() -> dict[str, str]:
     """The backbones a user can pick, by label -> spec: the shipped small ESM-C always, ESM-C
     300M when its weights are on this machine (MI_VIZ_ESMC_300M, a .pth path, or the local
     Hugging Face cache; never downloaded by the app)."""
+    from mi_viz.domains.family import shipped_families
     from mi_viz.domains.protein.backbone import BackboneUnavailable, esmc_300m_weights
 
     opts = {"small ESM-C (shipped, trained here)": "protein_mdm"}
@@ -525,7 +541,36 @@ def protein_backbones() -> dict[str, str]:
             opts["ESM-C 300M"] = "esmc_300m"
         except BackboneUnavailable:
             pass
+    for f in shipped_families():
+        opts[f"family {f} ({FAMILY_NAMES.get(f, 'Pfam')})"] = FAMILY + f
+    for p in sorted(APP_FAMILIES.glob("family_*.json")):
+        if not p.name.endswith(("_last.json", "_mi_head.json")):
+            opts[f"family {p.stem.removeprefix('family_')} (trained here in the app)"] = FAMILY + str(p.with_suffix(""))
     return opts
+
+
+def family_alignment(dom) -> Path | None:
+    """The alignment a family backbone was trained on, where this machine has it: MI_VIZ_FAMILY_DATA/
+    NAME/NAME.align.80.fasta, the project's shared data beside the checkout, or the file the app kept
+    when it trained the family; None when absent (the page then asks for an upload)."""
+    names = [f"{dom.family}/{dom.family}.align.80.fasta"]
+    roots = [Path(os.environ["MI_VIZ_FAMILY_DATA"])] if os.environ.get("MI_VIZ_FAMILY_DATA") else []
+    roots.append(ROOT.parent / "shared" / "data" / "protein_families")
+    for r in roots:
+        for n in names:
+            if (r / n).exists():
+                return r / n
+    kept = APP_FAMILIES / f"{dom.family}.fasta"
+    return kept if kept.exists() else None
+
+
+FAMILY_NAMES = {
+    "PF00072": "response regulator receiver",
+    "PF00076": "RNA recognition motif",
+    "PF00595": "PDZ",
+    "PF00085": "thioredoxin",
+    "PF00018": "SH3",
+}
 
 
 def protein_model_or_error(spec: str):
@@ -534,12 +579,15 @@ def protein_model_or_error(spec: str):
 
     try:
         model = get_protein_model(spec)
-    except (CheckpointError, BackboneUnavailable) as e:
+    except (CheckpointError, BackboneUnavailable, ValueError) as e:  # ValueError: a family's contact map
         st.error(f"Cannot load the protein backbone: {e}")
         st.info("Train the small one with `python training/train_protein_mdm.py` (README, Reproduce).")
         return None
     head = None
-    path = get_domain("protein").default_head() if spec == "protein_mdm" else None
+    if spec.startswith(FAMILY):
+        path = backbone_domain(spec).default_head()
+    else:
+        path = get_domain("protein").default_head() if spec == "protein_mdm" else None
     if path is not None:
         try:
             head, _ = get_protein_head(str(path))
@@ -554,7 +602,7 @@ def protein_model_or_error(spec: str):
 def protein_trace_json(prompt: str, cfg: dict, spec: str, head_path: str | None) -> str:
     model = get_protein_model(spec)
     head = get_protein_head(head_path)[0] if head_path and SAMPLERS[cfg["name"]].needs == "mi" else None
-    x = get_domain("protein").encode([prompt])
+    x = backbone_domain(spec).encode([prompt])
     res = decode(model, x, SamplerConfig(**cfg), head=head, record=True)
     return res.traces[0].to_json()
 

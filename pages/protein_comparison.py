@@ -1,4 +1,5 @@
-"""Protein comparison: one length and seed under several samplers; a small sweep against the reference."""
+"""Protein comparison: one length and seed under several samplers; a small sweep against the reference
+(proteins: the paper's k-means JSD; a family backbone: pair statistics against its held-out rows)."""
 
 import io
 from dataclasses import asdict
@@ -6,18 +7,19 @@ from dataclasses import asdict
 import numpy as np
 import pandas as pd
 import streamlit as st
+import torch
 
 from mi_viz.core.bench import run_bench
 from mi_viz.core.plots import sweep_figure, timeline_figure
 from mi_viz.core.samplers import SamplerConfig, Trace, config_for
-from mi_viz.domains import get_domain
 from mi_viz.domains.protein import DATA, PAPER_TABLE2, prompts_of_lengths
-from mi_viz.domains.protein.alphabet import decode
 from mi_viz.domains.protein.drawing import track_figure
 from mi_viz.domains.protein.metrics import Reference
 from pages._shared import (
     PROTEIN_LENGTH_CAP,
     RESULTS,
+    backbone_domain,
+    family_alignment,
     grid_or_error,
     protein_backbones,
     protein_model_or_error,
@@ -27,7 +29,6 @@ from pages._shared import (
 
 through_app()
 st.title("Protein comparison")
-PROTEIN = get_domain("protein")
 backbones = protein_backbones()
 with st.sidebar:
     label = st.selectbox("Protein backbone", list(backbones), key="pcmp_backbone")
@@ -36,33 +37,55 @@ loaded = protein_model_or_error(spec)
 if loaded is None:
     st.stop()
 model, head = loaded
-head_path = str(PROTEIN.default_head()) if head is not None else None
-DEFAULTS = PROTEIN.sampler_defaults  # protein budgets (results/protein/val_sweep/choice.json)
-PRESETS = {
-    "sequential": SamplerConfig("sequential"),
-    "top-k k=4": SamplerConfig("topk", k=4),
-    "top-k k=8": SamplerConfig("topk", k=8),
-    "EB gamma=8": SamplerConfig("eb", gamma=8.0),
-    "EB gamma=16": SamplerConfig("eb", gamma=16.0),
-    f"MI rule with MI=0 (default, gamma={DEFAULTS['mi-zero']['gamma']:g})": config_for("mi-zero", DEFAULTS),
-}
+DOM = backbone_domain(spec)
+is_family = DOM.name == "family"
+head_path = str(DOM.default_head()) if head is not None else None
+DEFAULTS = DOM.sampler_defaults  # the domain's budgets (proteins: results/protein/val_sweep/choice.json)
+if is_family:  # family columns carry 0.5-2.5 nats: budgets of that size
+    PRESETS = {
+        "sequential": SamplerConfig("sequential"),
+        "top-k k=4": SamplerConfig("topk", k=4),
+        "top-k k=8": SamplerConfig("topk", k=8),
+        "EB gamma=1": SamplerConfig("eb", gamma=1.0),
+        "EB gamma=4": SamplerConfig("eb", gamma=4.0),
+        f"MI rule with MI=0 (default, gamma={DEFAULTS['mi-zero']['gamma']:g})": config_for("mi-zero", DEFAULTS),
+    }
+else:
+    PRESETS = {
+        "sequential": SamplerConfig("sequential"),
+        "top-k k=4": SamplerConfig("topk", k=4),
+        "top-k k=8": SamplerConfig("topk", k=8),
+        "EB gamma=8": SamplerConfig("eb", gamma=8.0),
+        "EB gamma=16": SamplerConfig("eb", gamma=16.0),
+        f"MI rule with MI=0 (default, gamma={DEFAULTS['mi-zero']['gamma']:g})": config_for("mi-zero", DEFAULTS),
+    }
 if head is not None:
-    PRESETS["MI gamma=2 lam=1 (paper)"] = SamplerConfig("mi", gamma=2.0, lam=1.0)
+    if not is_family:
+        PRESETS["MI gamma=2 lam=1 (paper)"] = SamplerConfig("mi", gamma=2.0, lam=1.0)
     mi = config_for("mi", DEFAULTS)
     PRESETS[f"MI (default, gamma={mi.gamma:g} lam={mi.lam:g})"] = mi
-COMMITTED = RESULTS / "protein" / "table2" / "sweep.csv"
+COMMITTED = RESULTS / "family" / DOM.family / "sweep.csv" if is_family else RESULTS / "protein" / "table2" / "sweep.csv"
+
+
+def decode(tokens) -> str:
+    return DOM.decode(torch.tensor([list(tokens)]))[0]
 
 
 tab1, tab2 = st.tabs(["Same length and seed, side by side", "Small sweep"])
 with tab1:
     c = st.columns(3)
-    length = c[0].number_input(f"Length (1..{PROTEIN_LENGTH_CAP})", 1, PROTEIN_LENGTH_CAP, 60, key="pcmp_len")
+    if is_family:
+        length = DOM.width
+        c[0].metric("Columns (the alignment's width)", length)
+    else:
+        length = c[0].number_input(f"Length (1..{PROTEIN_LENGTH_CAP})", 1, PROTEIN_LENGTH_CAP, 60, key="pcmp_len")
     temperature = c[1].slider("temperature", 0.1, 2.0, 1.0, 0.1, key="pcmp_temp")
     seed = c[2].number_input("seed", 0, 10_000, 0, key="pcmp_seed")
     chosen = st.multiselect(
         "Samplers",
         list(PRESETS),
-        default=["sequential", "top-k k=4", "EB gamma=8"] + [k for k in PRESETS if k.startswith("MI (default")],
+        default=["sequential", "top-k k=4", "EB gamma=1" if is_family else "EB gamma=8"]
+        + [k for k in PRESETS if k.startswith("MI (default")],
         key="pcmp_samplers",
     )
     custom = st.text_input(
@@ -109,7 +132,84 @@ with tab1:
         fig = timeline_figure(traces, {n: c.name for n, c in configs.items()}, "Residues decoded vs passes", "residues")
         st.plotly_chart(fig, key="pcmp_timeline")
 
+
+def family_sweep_tab():
+    """The small sweep of a family backbone: N members per setting, scored by pair statistics against
+    the held-out rows of its alignment (which the user brings: never shipped)."""
+    from mi_viz.domains.family.alignment import AlignmentError, parse_alignment, read_alignment
+    from mi_viz.domains.family.pairstats import FamilyReference
+    from mi_viz.domains.family.train import data_for
+
+    st.markdown(
+        f"Generate N members of {DOM.family} (all masked at its {DOM.width} columns, temperature 1) under each "
+        "setting of a grid and score each set by **pair statistics** against the held-out rows of its alignment: "
+        "the Pearson of the connected correlations C_ij(a, b) (what parallel decoding breaks), of the column "
+        "frequencies, and the identity to the nearest training row (docs/results-family.md)."
+    )
+    path = family_alignment(DOM)
+    up = None
+    if path is None:
+        up = st.file_uploader(
+            f"The alignment {DOM.family}'s backbone was trained on (its held-out rows are the reference; "
+            "never shipped with mi-viz)",
+            type=["fasta", "fa", "afa", "txt"],
+            key="fsw_msa",
+        )
+    else:
+        st.caption(f"Alignment: `{path}`")
+    c1, c2 = st.columns(2)
+    n = c1.slider("N members", 20, 300, 100, 20, key="fsw_n")
+    grid = c2.text_input("Grid", "sequential; topk:k=4,8; eb:gamma=1,4", key="fsw_grid")
+    if st.button("Run sweep", key="fsw_run"):
+        cfgs = grid_or_error(grid, "Grid", head is not None, DEFAULTS)
+        try:
+            if path is None and up is None:
+                raise AlignmentError("upload the alignment first")
+            aln = read_alignment(path) if path is not None else parse_alignment(up.getvalue().decode(), up.name)
+            data = data_for(DOM.meta, aln)
+        except (AlignmentError, ValueError) as e:
+            st.error(f"Cannot score against this alignment: {e}")
+            cfgs = None
+        if cfgs:
+            ref = FamilyReference(data.heldout_rows, data.train_rows)
+            bar = st.progress(0.0, text="sweep")
+            out = []
+            for k, cfg in enumerate(cfgs):
+                cfg.temperature = 1.0
+                bar.progress(k / len(cfgs), text=f"{cfg.label()} ({k + 1}/{len(cfgs)})")
+                res = run_bench(DOM, model, ["_" * DOM.width] * int(n), cfg, head if cfg.needs == "mi" else None)
+                rows = DOM.encode([r["sequence"] for r in res.rows])
+                from mi_viz.domains.family.backbone import to_values
+
+                out.append({**res.summary, **ref(to_values(rows).numpy(), bootstrap=50)})
+            bar.empty()
+            st.session_state.fsw_result = (DOM.family, int(n), out, ref.floor())
+    result = st.session_state.get("fsw_result")
+    curves = {}
+    if result and result[0] == DOM.family:
+        _, r_n, out, floor = result
+        curves[f"this sweep, {r_n} members"] = out
+        df = pd.DataFrame(out)
+        st.dataframe(df, hide_index=True)
+        st.caption(
+            f"Natural vs natural (two halves of the held-out rows, {floor['n']} each): "
+            f"pair-correlation Pearson {floor['pair_corr_pearson']:.3f}."
+        )
+    if COMMITTED.exists():
+        curves["committed"] = pd.read_csv(COMMITTED).replace({np.nan: None}).to_dict("records")
+    if curves:
+        st.plotly_chart(
+            sweep_figure(
+                curves, "pair_corr_pearson", "Pearson of C_ij(a, b) vs held-out rows", "pair statistics vs passes"
+            ),
+            key="fsw_plot",
+        )
+
+
 with tab2:
+    if is_family:
+        family_sweep_tab()
+        st.stop()
     st.markdown(
         "Generate N proteins (lengths drawn from 50-100, seeded) under each setting of a grid and score "
         "each set against the natural test reference (`data/protein/reference_test.fasta`, 500 proteins): "
@@ -129,7 +229,7 @@ with tab2:
             for k, cfg in enumerate(cfgs):
                 cfg.temperature = 1.0
                 bar.progress(k / len(cfgs), text=f"{cfg.label()} ({k + 1}/{len(cfgs)})")
-                res = run_bench(PROTEIN, model, prompts, cfg, head if cfg.needs == "mi" else None)
+                res = run_bench(DOM, model, prompts, cfg, head if cfg.needs == "mi" else None)
                 out.append({**res.summary, **ref([r["sequence"] for r in res.rows])})
             bar.empty()
             st.session_state.psw_result = (int(n), out)

@@ -1,20 +1,25 @@
-"""Protein decode: step through a protein decode, with entropy, estimated and true MI."""
+"""Protein decode: step through a protein (or protein-family) decode, with entropy, estimated and true MI;
+for a family backbone, the structure's contacts on the maps and the map averaged over natural rows."""
 
 import json
 from dataclasses import asdict
 
 import numpy as np
 import streamlit as st
+import torch
 
 from mi_viz.core.plots import mi_map_figure, offline_html
 from mi_viz.core.samplers import Trace
-from mi_viz.domains import get_domain
-from mi_viz.domains.protein.alphabet import MASK, SequenceError, clean, decode, encode
+from mi_viz.domains.family.alignment import AlignmentError
+from mi_viz.domains.family.structure import state_precision
+from mi_viz.domains.protein.alphabet import MASK, SequenceError, clean, encode
 from mi_viz.domains.protein.drawing import entropy_figure, mi_row_figure, track_figure
 from mi_viz.domains.protein.fasta import parse_fasta
 from pages._shared import (
     GT_SECONDS_CAP,
     PROTEIN_LENGTH_CAP,
+    RESULTS,
+    backbone_domain,
     ground_truth_for,
     has_ground_truth,
     protein_backbones,
@@ -29,7 +34,46 @@ from pages._shared import (
 
 through_app()
 st.title("Protein decode")
-PROTEIN = get_domain("protein")
+
+
+def read_family_prompt(dom):
+    """A family's prompt: all masked at the alignment's width, the structure's own sequence with a
+    share of its columns masked, or a row of the user's ('_' = masked)."""
+    L = dom.width
+    modes = ["All masked: a new family member"]
+    if dom.contact_map is not None:
+        modes.append("The structure's sequence, a share of its columns masked")
+    modes.append("A row of your own ('_' = masked)")
+    mode = st.radio("Start from", modes, key="pdec_fmode")
+    if mode.startswith("All masked"):
+        return "_" * L, f"unconditional, {L} columns"
+    if mode.startswith("The structure"):
+        share = st.slider("share masked", 0.05, 1.0, 0.3, 0.05, key="pdec_fshare")
+        seed = st.number_input("mask seed", 0, 10_000, 0, key="pdec_fseed")
+        g = np.random.default_rng(int(seed))
+        row = list(dom.contact_map.sequence)
+        for i in g.choice(L, max(1, round(share * L)), replace=False):
+            row[i] = "_"
+        return "".join(row), f"{dom.contact_map.source.get('structure', 'the structure')}, {share:.0%} masked"
+    text = st.text_area(
+        f"A row of {L} columns: the 20 amino acids, '-' for a gap, '_' where a symbol is to be generated",
+        key="pdec_frow",
+        height=110,
+    )
+    return text, "pasted row"
+
+
+def validate_family(text: str, dom):
+    if not text or not text.strip():
+        return None, f"The row is empty: type {dom.width} columns, '_' where symbols are to be generated."
+    p = "".join(text.split())
+    try:
+        dom.encode([p])
+    except AlignmentError as e:
+        return None, f"Invalid row: {e}."
+    if "_" not in p:
+        return None, "The row has no masked column: put '_' where symbols are to be generated."
+    return p, None
 
 
 def read_prompt():
@@ -79,9 +123,16 @@ with st.sidebar:
             "(or set MI_VIZ_ESMC_300M to the .pth file)."
         )
     st.subheader("Input")
-    raw, source = read_prompt()
+    spec = backbones[label]
+    try:
+        DOM = backbone_domain(spec)
+    except ValueError as e:  # a family checkpoint whose contact map is unreadable
+        st.error(f"Cannot use this backbone: {e}")
+        st.stop()
+    is_family = DOM.name == "family"
+    raw, source = read_family_prompt(DOM) if is_family else read_prompt()
     st.subheader("Sampler")
-loaded = protein_model_or_error(backbones[label])
+loaded = protein_model_or_error(spec)
 if loaded is None:
     st.stop()
 model, head = loaded
@@ -91,10 +142,10 @@ with st.sidebar:
         has_head=head is not None,
         default="mi" if head is not None else "eb",
         temperature=1.0,
-        domain_defaults=PROTEIN.sampler_defaults,
+        domain_defaults=DOM.sampler_defaults,
     )
     eps = st.select_slider("ground-truth pruning eps", [1e-4, 1e-3, 1e-2], value=1e-3, key="pdec_eps")
-prompt, problem = validate(raw)
+prompt, problem = validate_family(raw, DOM) if is_family else validate(raw)
 if problem:
     st.error(problem)
     st.stop()
@@ -103,8 +154,12 @@ if head is None:
         "No MI head for this backbone yet: the estimated MI map and the 'mi' sampler are off; the exact "
         "ground truth is available on demand below."
     )
-spec = backbones[label]
-head_path = str(PROTEIN.default_head()) if head is not None else None
+head_path = str(DOM.default_head()) if head is not None else None
+
+
+def decode(tokens) -> str:
+    return DOM.decode(torch.tensor([list(tokens)]))[0]
+
 
 if cfg.name == "mi-gt":
     st.info("mi-gt runs the exact ground truth at every step (an oracle): the first decode takes a while.")
@@ -195,11 +250,27 @@ zmax = (
     if scale != "per step"
     else max([float(x.max()) for x in (est, gt["mi"] if gt else None) if x is not None] + [1e-6])
 )
+cmap = DOM.contact_map if is_family else None
+dots = None
+if cmap is not None:
+    if st.toggle("Show the structure's contacts on the maps", value=True, key="pdec_dots"):
+        dots = cmap.contacts()
+    parts = []
+    for name, mp in (("estimated", est), ("ground truth", gt["mi"] if gt else None)):
+        prec = state_precision(mp, masked, cmap) if mp is not None else None
+        if prec is not None:
+            parts.append(f"{name} {prec[0]:.2f} (top {prec[1]} pairs)")
+    st.caption(
+        "Red circles: residue contacts in "
+        + cmap.source.get("structure", "the structure")
+        + " (C-beta < 8 A, at least 6 columns apart). Contact precision of this state's map among its masked "
+        "columns: " + ("; ".join(parts) if parts else "no scored pair is masked")
+    )
 cols = st.columns(2) if est is not None else [st.container(), st.container()]
 with cols[0]:
     if est is not None:
         st.plotly_chart(
-            mi_map_figure(est, masked, labels, zmax, "Estimated MI (head, same pass)", batch=rec.selected),
+            mi_map_figure(est, masked, labels, zmax, "Estimated MI (head, same pass)", batch=rec.selected, dots=dots),
             key=f"pest_{t}",
             config={"displayModeBar": False},
         )
@@ -213,6 +284,7 @@ with cols[1 if est is not None else 0]:
                 zmax,
                 f"Ground-truth MI ({gt['passes']:,} passes, {gt['seconds']:.1f} s)",
                 batch=rec.selected,
+                dots=dots,
             ),
             key=f"pgt_{t}",
             config={"displayModeBar": False},
@@ -251,6 +323,37 @@ if positions and (est is not None or gt is not None):
         name: v[focus] for name, v in (("estimated", est), ("ground truth", gt["mi"] if gt else None)) if v is not None
     }
     st.plotly_chart(mi_row_figure(rows, focus, masked, zmax=zmax), key=f"prow_{t}", config={"displayModeBar": False})
+
+if cmap is not None:
+    avg_file = RESULTS / "family" / DOM.family / "contacts.npz"
+    with st.expander("This family's MI averaged over natural rows, beside the structure's contacts", expanded=False):
+        if not avg_file.exists():
+            st.info(
+                f"No committed contact report for {DOM.family}: `python -m mi_viz contacts --backbone "
+                f"{DOM.checkpoint} --msa ALIGNMENT --out results/family/{DOM.family}/contacts.json` makes one."
+            )
+        else:
+            z = np.load(avg_file)
+            kinds = {
+                "the backbone's conditional MI (APC)": "truth_apc",
+                "the MI head (APC)": "head_apc",
+                "MIp (alignment MI, APC)": "mip",
+                "Potts couplings (plmDCA-style, APC)": "potts",
+            }
+            kind = st.radio("Score", [k for k, v in kinds.items() if v in z.files], horizontal=True, key="pdec_avg")
+            from mi_viz.domains.family.drawing import contact_map_figure
+
+            st.plotly_chart(
+                contact_map_figure(
+                    z[kinds[kind]], cmap, f"{DOM.family}: {kind} (above) vs contacts (below)", top=cmap.n_mapped // 5
+                ),
+                key="pdec_avgmap",
+                config={"displayModeBar": False},
+            )
+            st.caption(
+                "Averaged over held-out natural rows with 10 % of their columns masked (docs/results-family.md); "
+                f"circles: the top L/5 = {cmap.n_mapped // 5} scored pairs (green: a contact)."
+            )
 
 with st.expander("Export"):
     final = decode(trace.final)

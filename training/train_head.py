@@ -110,7 +110,7 @@ def blocks(text: str) -> tuple[int, ...]:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--domain", default="sudoku", choices=["sudoku", "protein"])
+    ap.add_argument("--domain", default="sudoku", choices=["sudoku", "protein", "family"])
     ap.add_argument("--mdm", default=None, help="the frozen backbone (default: the domain's shipped one)")
     ap.add_argument("--data", default="runs/mi_data")
     ap.add_argument("--out", default="runs/head/mi_head")

@@ -61,12 +61,16 @@ def mi_map_figure(
     diverging=False,
     size=None,
     unit="nats",
+    dots=None,
+    dots_label="contact",
 ):
     """An MI map over the masked positions only: a compact M x M matrix, rows and columns in
     `order` (Sudoku: by box, then row), separators where `groups` changes, cell names on the
     axes and on hover. batch: positions whose rows and columns are outlined (this step's
     batch); focus: one position whose row and column are marked. diverging: a signed map
-    (estimate - truth) on a symmetric red-blue scale. zmax: a shared scale (None: this map's own)."""
+    (estimate - truth) on a symmetric red-blue scale. zmax: a shared scale (None: this map's own).
+    dots: an (L, L) bool matrix of known relations (a family's structural contacts) drawn as
+    small open circles on the cells where it is True."""
     mi = np.asarray(mi, dtype=float)
     idx, cuts = map_cells(masked, order, groups)
     M = len(idx)
@@ -111,6 +115,23 @@ def mi_map_figure(
             fig.add_trace(
                 go.Scatter(
                     x=xs, y=ys, mode="lines", line=dict(color=color, width=width), hoverinfo="skip", showlegend=False
+                )
+            )
+    if dots is not None:
+        d = np.asarray(dots, bool)[np.ix_(idx, idx)]
+        r, c = np.nonzero(d)
+        if len(r):
+            fig.add_trace(
+                go.Scatter(
+                    x=c,
+                    y=r,
+                    mode="markers",
+                    marker=dict(
+                        symbol="circle-open", size=max(3, min(9, 360 // M)), color="#ff2d2d", line=dict(width=1.2)
+                    ),
+                    hoverinfo="skip",
+                    name=dots_label,
+                    showlegend=False,
                 )
             )
     if cuts:

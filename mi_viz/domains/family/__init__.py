@@ -138,6 +138,11 @@ def family_domain(spec: str | Path | None = None) -> FamilyDomain:
     return _cached(str(checkpoint_of(spec)))
 
 
+def forget_families() -> None:
+    """Drop the cached domains (a family retrained under the same path is read afresh)."""
+    _cached.cache_clear()
+
+
 def shipped_families() -> list[str]:
     """The shipped families whose checkpoints are on this machine."""
     return [f for f in SHIPPED if checkpoint_paths(CHECKPOINTS / f"family_{f}")[1].exists()]

@@ -60,8 +60,15 @@ def add_arguments(command: str, p):
         return
     p.add_argument("--n", type=int, default=1000, help="family members to generate per setting")
     p.add_argument("--head", default=None, help="MI head checkpoint (mi sampler; default: the family's shipped head)")
-    p.add_argument("--potts-iter", type=int, default=200, help="L-BFGS iterations of the Potts fit (energies)")
-    p.add_argument("--bootstrap", type=int, default=200, help="bootstrap draws of the pair-correlation interval")
+    p.add_argument("--potts-iter", type=int, default=100, help="L-BFGS iterations of the Potts fit (energies)")
+    p.add_argument("--bootstrap", type=int, default=100, help="bootstrap draws of the pair-correlation interval")
+    p.add_argument(
+        "--reference",
+        choices=["heldout", "train"],
+        default="heldout",
+        help="the natural rows the generated ones are scored against: the held-out rows (results), or the "
+        "training rows (choosing defaults without touching the held-out rows)",
+    )
     if command == "sweep":
         p.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE)
         p.add_argument("--sample-seed", type=int, default=0, help="seed of the sampled values")
@@ -97,7 +104,8 @@ def reference(a, data):
     from .pairstats import FamilyReference
 
     potts = potts_for(data, a.cache, a.potts_iter, _tqdm("Potts fit"))
-    return FamilyReference(data.heldout_rows, data.train_rows, potts)
+    natural = data.heldout_rows if a.reference == "heldout" else data.train_rows
+    return FamilyReference(natural, data.train_rows, potts)
 
 
 def _values(rows: list[dict]) -> np.ndarray:
@@ -129,11 +137,14 @@ def run(command: str, a, cfg_or_grid, dev: str):
         from ...core.sweep import run_sweep
 
         cfgs = [type(c)(**{**c.__dict__, "temperature": a.temperature, "seed": a.sample_seed}) for c in cfg_or_grid]
+        Path(a.out_dir).mkdir(parents=True, exist_ok=True)
+        floor = {**ref.floor(), "reference": a.reference, "reference_rows": len(ref.heldout), "family": dom.family}
+        (Path(a.out_dir) / "floor.json").write_text(json.dumps(floor, indent=1))
         run_sweep(
             dom,
             cfgs,
             prompts,
-            {"inputs": f"n{a.n}_width{dom.width}", "family": dom.family},
+            {"inputs": f"n{a.n}_width{dom.width}", "family": dom.family, "reference": a.reference},
             a.out_dir,
             str(dom.checkpoint),
             a.head,
@@ -154,12 +165,18 @@ def mi_report(a, dom, model, data, dev: str):
     from ...core.bench import load_models
     from ...core.fidelity import mi_report as report
     from ...core.fidelity import write_report
+    from ...core.reading import read_state
+    from .report import head_vs_baselines, within_state_pearson
 
     _, head = load_models(dom, dom.checkpoint, a.head, dev, need_head=True)
     states = heldout_states(data.heldout_rows, a.states, a.seed)
     summary, pt, tokens, _ = report(
         model, head, None, a.states, a.eps, a.seed, relations=dom.relations(), states=states
     )
+    with torch.inference_mode():
+        H = read_state(model, tokens).entropy.double().numpy()  # (N, L)
+    summary["within_state_pearson"] = round(within_state_pearson(pt.est, pt.gt, pt.state), 4)
+    summary["baselines"] = head_vs_baselines(pt, H, a.seed)
     summary.update({"family": dom.family, "head": str(a.head or dom.default_head())})
     write_report(summary, pt, tokens, a.out, a.pairs)
     print(json.dumps(summary))
@@ -190,8 +207,8 @@ def add_train_arguments(p):
     p.add_argument("--chain", default=None, help="the structure's chain (default: its first)")
     p.add_argument("--out", required=True, help="checkpoint path, e.g. checkpoints/family_PF00595")
     p.add_argument("--family", default=None, help="the family's name (default: from --out)")
-    p.add_argument("--minutes", type=float, default=None, help="wall-time budget across resumes (default 25)")
-    p.add_argument("--steps", type=int, default=None, help="step budget (default 6000)")
+    p.add_argument("--minutes", type=float, default=None, help="wall-time budget across resumes (default 28)")
+    p.add_argument("--steps", type=int, default=None, help="step budget (default 4000)")
     p.add_argument("--batch-size", type=int, default=None)
     p.add_argument("--d-model", type=int, default=128)
     p.add_argument("--n-heads", type=int, default=4)
@@ -240,7 +257,7 @@ def add_contacts_arguments(p):
     p.add_argument("--frac", type=float, default=0.1, help="share of a row's columns masked per state")
     p.add_argument("--eps", type=float, default=1e-3, help="pruning tolerance of the ground truth")
     p.add_argument("--head", default=None, help="MI head checkpoint (default: the family's shipped head, if any)")
-    p.add_argument("--potts-iter", type=int, default=200)
+    p.add_argument("--potts-iter", type=int, default=100, help="L-BFGS iterations of the Potts fit")
     p.add_argument("--cache", default=str(CACHE))
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="summary JSON (the maps go to OUT with .npz)")

@@ -312,3 +312,19 @@ def contact_scores(score: np.ndarray, cmap: ContactMap) -> dict:
         "auroc": round(float(roc_auc_score(labels, s)), 4) if 0 < labels.sum() < len(labels) else float("nan"),
         "base_rate": round(float(labels.mean()), 4),
     }
+
+
+def state_precision(mi: np.ndarray, masked, cmap: ContactMap) -> tuple[float, int] | None:
+    """Contact precision of one state's MI map: the top max(1, M / 5) scored pairs among its masked
+    columns (M = masked mapped columns) -> (precision, k), or None when no masked pair is scored."""
+    m = np.zeros(cmap.width, bool)
+    m[np.asarray(masked, bool)] = True
+    mapped = np.zeros(cmap.width, bool)
+    mapped[cmap.columns] = True
+    keep = np.triu(cmap.scored() & m[:, None] & m[None, :], 1)
+    i, j = np.nonzero(keep)
+    if len(i) == 0:
+        return None
+    k = max(1, int((m & mapped).sum()) // 5)
+    top = np.argsort(-np.asarray(mi)[i, j], kind="stable")[:k]
+    return float(cmap.contacts()[i[top], j[top]].mean()), len(top)

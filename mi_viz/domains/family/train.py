@@ -54,8 +54,8 @@ class TrainFamilyConfig:
     lr: float = 1e-3
     weight_decay: float = 0.1  # families are small: strong decay, and the held-out loss picks the weights
     warmup: int = 200
-    max_steps: int = 6000  # cosine decay over this many steps, or over max_minutes, whichever ends first
-    max_minutes: float = 25.0  # total wall time across resumes (the CPU default: <= 30 min on 2 cores)
+    max_steps: int = 4000  # cosine decay over this many steps, or over max_minutes, whichever ends first
+    max_minutes: float = 28.0  # total wall time across resumes (the CPU default: <= 30 min on 2 cores)
     eval_every: int = 200
     seed: int = 0
 
