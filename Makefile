@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8501
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: app test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship \
+.PHONY: app test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results \
         protein-data protein-mdm protein-results protein-mi-data protein-head protein-val-sweep protein-mi-results
 
 $(BIN)/activate:
@@ -62,15 +62,16 @@ JOBS ?= 2
 data: setup
 	$(BIN)/python training/make_sudoku_data.py
 
-# the committed ground-truth MI states (data/README.md; about an hour on 2 cores, resumable)
-mi-data: setup
+# the ground-truth MI states the Sudoku head trains on (data/README.md; about an hour on 2 cores, resumable; not tracked)
+mi-data: setup data/sudoku/mi_states.safetensors
+data/sudoku/mi_states.safetensors: | $(VENV)/.installed
 	$(BIN)/python training/make_mi_dataset.py --mdm checkpoints/sudoku_mdm --n-puzzles 2800 --n-random 4000 \
 	  --states-per-puzzle 6 --shard-size 256 --max-shards 10 --out runs/mi_data
 	$(BIN)/python training/make_mi_dataset.py --pack runs/mi_data data/sudoku/mi_states.safetensors
 
-# the shipped MI head: four chained runs on the committed states (about 2 h on 2 cores; each resumable), its log end to end
+# the shipped MI head: four chained runs on those states (about 2 h on 2 cores; each resumable), its log end to end
 HEAD_ARGS := --data data/sudoku/mi_states.safetensors --batch-size 32 --hidden-layers 2 --mix-layers 2 --augment --excess
-head: setup
+head: setup data/sudoku/mi_states.safetensors
 	$(BIN)/python training/train_head.py $(HEAD_ARGS) --steps 6000 --out runs/head_7k_mix/sudoku_mi_head
 	$(BIN)/python training/train_head.py $(HEAD_ARGS) --steps 6000 --init runs/head_7k_mix/sudoku_mi_head --lr 1e-3 --seed 1 --out runs/head_7k_mix_more/sudoku_mi_head
 	$(BIN)/python training/train_head.py $(HEAD_ARGS) --steps 6000 --init runs/head_7k_mix_more/sudoku_mi_head --lr 1e-3 --seed 2 --out runs/head_7k_mix_more2/sudoku_mi_head
@@ -145,4 +146,41 @@ protein-mi-results: setup
 	$(BIN)/python benchmarks/protein_latency.py | tee results/protein/latency.txt
 	$(BIN)/python -m mi_viz sweep protein --n 500 --grid "$(PROTEIN_GRID); $(PROTEIN_MI_GRID)" --out-dir results/protein/table2 --save-rows --resume --jobs 2
 	$(BIN)/python benchmarks/protein_jsd_noise.py --out results/protein/jsd_noise.json
+	$(BIN)/python benchmarks/tables.py --write
+
+# --- Protein families (README "Protein families"; the alignments and structures are the user's:
+# ../shared/data/protein_families here, FAMILY_DATA=... elsewhere; nothing of them is committed) ----
+FAMILY_DATA ?= ../shared/data/protein_families
+FAMILIES ?= PF00595 PF00076 PF00072
+fam_msa = $(FAMILY_DATA)/$(1)/$(1).align.80.fasta
+# pair-statistics grid: every sampler at several budgets (family columns carry 0.5-2.5 nats)
+FAMILY_GRID := sequential; topk:k=2,4,8,16; eb:gamma=0.25,0.5,1,2,4; mi-zero:gamma=0.25,0.5,1,2,4; mi:gamma=0.25,0.5,1,2,4:lam=1
+# the family backbones (28 minutes each on 2 cores, resumable), shipped in float16 with their contact maps
+families: setup
+	for F in $(FAMILIES); do \
+	  $(BIN)/python -m mi_viz train-family --msa $(call fam_msa,$$F) --structure $$(ls $(FAMILY_DATA)/$$F/*.pdb) \
+	    --map $$(ls $(FAMILY_DATA)/$$F/*.indices) --out runs/family/family_$$F || exit 1; \
+	  $(BIN)/python training/ship_family.py runs/family/family_$$F checkpoints/family_$$F || exit 1; \
+	done
+# each family's MI head: 800 ground-truth states of its backbone (about 10 minutes, resumable), then the head
+family-heads: setup
+	for F in $(FAMILIES); do \
+	  $(BIN)/python training/make_family_mi_dataset.py --backbone $$F --msa $(call fam_msa,$$F) --states 800 --eps 1e-2 \
+	    --out runs/family_mi/$$F || exit 1; \
+	  $(BIN)/python training/make_family_mi_dataset.py --pack runs/family_mi/$$F runs/family_mi/$$F.safetensors || exit 1; \
+	  $(BIN)/python training/train_head.py --domain family --mdm checkpoints/family_$$F --data runs/family_mi/$$F.safetensors \
+	    --out runs/family_head/family_$${F}_mi_head --steps 2000 --batch-size 32 --eval-every 200 --max-minutes 12 \
+	    --hidden-layers 1 --mix-layers 2 --excess || exit 1; \
+	  $(BIN)/python training/ship_family.py runs/family_head/family_$${F}_mi_head checkpoints/family_$${F}_mi_head || exit 1; \
+	done
+# every family result: contacts (truth, head, MIp, Potts), the head's report, pair statistics per sampler
+family-results: setup
+	for F in $(FAMILIES); do \
+	  $(BIN)/python -m mi_viz contacts --backbone $$F --msa $(call fam_msa,$$F) --rows 200 --masks-per-row 4 --eps 1e-2 \
+	    --out results/family/$$F/contacts.json || exit 1; \
+	  $(BIN)/python -m mi_viz mi-report family --backbone $$F --msa $(call fam_msa,$$F) --states 64 --eps 1e-2 \
+	    --out results/family/$$F/mi_report.json || exit 1; \
+	  $(BIN)/python -m mi_viz sweep family --backbone $$F --msa $(call fam_msa,$$F) --n 1000 --grid "$(FAMILY_GRID)" \
+	    --out-dir results/family/$$F --resume || exit 1; \
+	done
 	$(BIN)/python benchmarks/tables.py --write

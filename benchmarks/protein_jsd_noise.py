@@ -2,7 +2,7 @@
 
     python benchmarks/protein_jsd_noise.py --out results/protein/jsd_noise.json
 
-For every row of a protein sweep that kept its sequences (`--save-rows`, rows/*.csv) and for
+For every row of a protein sweep that kept its sequences (`--save-rows`, rows/*.csv.gz) and for
 the natural set natural_test_b (the floor), with the shipped backbone's embeddings:
 - the k-means JSD as in Table 2 (k = 15 fitted on the reference, seed 0);
 - its spread over k-means seeds 0..4 (another partition of the same reference);
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gzip
 import json
 from pathlib import Path
 
@@ -50,9 +51,9 @@ def main(argv=None):
     fits = [KMeans(n_clusters=a.clusters, n_init=10, random_state=s).fit(ref_emb) for s in range(5)]
     ref_lab = fits[0].labels_
     sets = {"natural vs natural (natural_test_b)": [s for _, s in read_fasta(DATA / "natural_test_b.fasta")]}
-    for f in sorted(Path(a.sweep_dir, "rows").glob("*.csv")):
-        with open(f, newline="") as h:
-            sets[f.stem] = [r["sequence"] for r in csv.DictReader(h)]
+    for f in sorted(Path(a.sweep_dir, "rows").glob("*.csv.gz")):
+        with gzip.open(f, "rt", newline="") as h:
+            sets[f.name.removesuffix(".csv.gz")] = [r["sequence"] for r in csv.DictReader(h)]
     g = np.random.default_rng(0)
     out = {}
     for name, seqs in sets.items():

@@ -81,7 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
                 p.add_argument("--grid", default=None, help="e.g. 'topk:k=2,4; eb:gamma=0.2,0.5; mi:gamma=0.3:lam=0,1'")
                 p.add_argument("--out-dir", required=True)
                 p.add_argument("--title", default=None)
-                p.add_argument("--save-rows", action="store_true", help="also write each setting's CSV under OUT/rows/")
+                p.add_argument(
+                    "--save-rows",
+                    action="store_true",
+                    help="also write each setting's rows under OUT/rows/ (gzip-compressed CSV)",
+                )
                 p.add_argument(
                     "--jobs",
                     type=int,

@@ -30,7 +30,11 @@ Two domains: **Sudoku** (an MDM trained here) and **proteins** (ESM-C, through E
 * **Protein decode** - step through a protein decode from a length or a prompt: the sequence as a
   coloured track, entropy along it, MI maps (the ground truth on demand, after its cost estimate).
 * **Protein comparison** - one length and seed under several samplers; a small sweep scored against
-  natural proteins (the paper's k-means JSD) beside the committed Table 2.
+  natural proteins (the paper's k-means JSD) beside the committed Table 2, or, for a family
+  backbone, by pair statistics against natural family members.
+* **Protein families** - backbones trained on one family's alignment: their conditional MI against
+  the contacts of a real structure (beside MIp and a Potts model), generation judged by pair
+  statistics, and a family model trained here on your own alignment.
 """
 )
 fig1 = RESULTS / "figure1.png"
@@ -50,6 +54,13 @@ checkpoints = [
 ]
 if protein.default_head() is not None:
     checkpoints.append(("Protein MI head", str(protein.default_head())))
+from mi_viz.domains.family import family_domain, shipped_families  # noqa: E402
+
+for fam in shipped_families():
+    dom = family_domain(fam)
+    checkpoints.append((f"Family backbone {fam}", str(dom.checkpoint)))
+    if dom.default_head() is not None:
+        checkpoints.append((f"Family {fam} MI head", str(dom.default_head())))
 for name, path in checkpoints:
     w, j = checkpoint_paths(path)
     try:
@@ -64,7 +75,7 @@ for name, path in checkpoints:
     rows += [("metrics", k, v) for k, v in meta.get("metrics", {}).items()]
     rows += [
         ("training", k, extra[k])
-        for k in ("preset", "examples", "tokens", "wall_seconds", "device", "n_train_states", "seconds")
+        for k in ("preset", "examples", "tokens", "wall_seconds", "device", "n_train_states", "seconds", "split")
         if k in extra
     ]
     st.dataframe(

@@ -284,3 +284,45 @@ def test_mi_estimator_protein_view():
     assert any(m.label == "Pearson" for m in at.metric) == committed
     if not committed:
         assert any("No committed protein MI report" in i.value for i in at.info)
+
+
+FAMILY = "family PF00595 (PDZ)"
+
+
+def test_family_decode_shows_contacts_and_refuses_bad_rows():
+    at = _run("pages/protein_decode.py")
+    at.selectbox(key="pdec_backbone").set_value(FAMILY).run()
+    assert not at.exception and not at.error
+    width = int(_metric(at, "Length"))
+    assert width == 95 and _metric(at, "Step").startswith("1 / ")
+    assert any("Red circles: residue contacts" in c.value for c in at.caption)
+    at.button(key="pdec_fwd").click().run()
+    assert _metric(at, "Step").startswith("2 / ")
+    at.radio(key="pdec_fmode").set_value("The structure's sequence, a share of its columns masked").run()
+    assert not at.exception and _metric(at, "Step").startswith("1 / ")
+    assert int(_metric(at, "Still masked after it")) < round(0.3 * width)
+    at.radio(key="pdec_fmode").set_value("A row of your own ('_' = masked)").run()
+    assert any("empty" in e.value for e in at.error)
+    for text, want in (("LA_", "has 3 columns"), ("L" * 94 + "7", "column 95: '7'"), ("L" * 95, "no masked column")):
+        at.text_area(key="pdec_frow").set_value(text).run()
+        assert any(want in e.value for e in at.error), (text, [e.value for e in at.error])
+        assert not at.exception
+
+
+def test_family_page_tables_and_training_errors():
+    at = _run("pages/family.py")
+    assert not at.exception
+    if (ROOT / "results" / "family" / "PF00595" / "contacts.json").exists():
+        at.selectbox(key="fam_pick").set_value(FAMILY).run()
+        table = at.dataframe[0].value
+        assert "MIp: the alignment's MI (APC)" in list(table["score"])
+    at.button(key="fam_train").click().run()
+    assert any("Upload an alignment first" in e.value for e in at.error)
+
+
+def test_family_comparison_side_by_side():
+    at = _run("pages/protein_comparison.py")
+    at.selectbox(key="pcmp_backbone").set_value(FAMILY).run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert table["passes"].iloc[0] == 95 and table["passes"].iloc[1] == 24  # sequential; top-k 4

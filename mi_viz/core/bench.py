@@ -158,9 +158,13 @@ def run_grid(
 
 
 def write_rows(rows, path):
+    """Per-item rows as CSV; a path ending in .gz is gzip-compressed (the sweeps' committed rows/)."""
+    import gzip
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", newline="") as f:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "wt", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["puzzle", "solved", "passes"])
         w.writeheader()
         w.writerows(rows)

@@ -126,7 +126,7 @@ def run_sweep(
     for j, r in run_grid(domain, [cfgs[i] for i in todo], items, checkpoint, head, device, batch_size, jobs):
         i = todo[j]
         if save_rows:
-            write_rows(r.rows, out / "rows" / (cfgs[i].label().replace(" ", "_") + ".csv"))
+            write_rows(r.rows, out / "rows" / (cfgs[i].label().replace(" ", "_") + ".csv.gz"))
         summaries[i] = {
             **r.summary,
             **(extra(r) if extra else {}),
