@@ -53,9 +53,9 @@ lint: setup
 HARD := data/sudoku/test_hard.txt
 KAGGLE := data/external/kaggle3m_curated_hard_expert_ratings.csv
 VAL := data/sudoku/generated/val_puzzles.txt
-GRID_VAL := sequential; topk:k=2,4,7; eb:gamma=0.1,0.2,0.5,1,0.001,0.003,0.01,0.03,1e-6,1e-5,3e-5,1e-4; mi:gamma=1e-4,0.001,0.01,0.03,0.1,0.3:lam=0.25,0.5,1; mi:gamma=0.01,0.1,0.3:lam=0; mi-zero:gamma=1e-4,0.001,0.01,0.03,0.1,0.3,1; mi:gamma=0.01,0.1:lam=0.5:scan=skip
-GRID := sequential; topk:k=4,7; eb:gamma=1e-5,3e-5,1e-4,0.001,0.01,0.03,0.2,0.5; mi:gamma=0.3,0.6:lam=0; mi:gamma=0.001,0.01,0.03,0.1,0.3:lam=0.25; mi:gamma=0.01,0.1:lam=1; mi-zero:gamma=0.001,0.01,0.1,0.3,1; mi:gamma=0.01:lam=0.25:scan=skip; mi-gt:gamma=0.01:lam=0.25
-GRID_EXT := sequential; topk:k=4,7; eb:gamma=1e-4,0.01,0.2,0.5; mi:gamma=0.3,0.6:lam=0; mi:gamma=0.01,0.1:lam=0.25; mi-zero:gamma=0.01,0.1; mi-gt:gamma=0.01:lam=0.25
+GRID_VAL := sequential; topk:k=2,4,7; eb:gamma=0.1,0.2,0.5,1,0.001,0.003,0.01,0.03,1e-6,1e-5,3e-5,1e-4; mi-pairs:gamma=1e-4,0.001,0.01,0.03,0.1,0.3:lam=0.25,0.5,1; mi-pairs:gamma=0.01,0.1,0.3:lam=0; mi-zero:gamma=1e-4,0.001,0.01,0.03,0.1,0.3,1; mi-pairs:gamma=0.01,0.1:lam=0.5:scan=skip
+GRID := sequential; topk:k=4,7; eb:gamma=1e-5,3e-5,1e-4,0.001,0.01,0.03,0.2,0.5; mi-pairs:gamma=0.3,0.6:lam=0; mi-pairs:gamma=0.001,0.01,0.03,0.1,0.3:lam=0.25; mi-pairs:gamma=0.01,0.1:lam=1; mi-zero:gamma=0.001,0.01,0.1,0.3,1; mi-pairs:gamma=0.01:lam=0.25:scan=skip; mi-gt:gamma=0.01:lam=0.25
+GRID_EXT := sequential; topk:k=4,7; eb:gamma=1e-4,0.01,0.2,0.5; mi-pairs:gamma=0.3,0.6:lam=0; mi-pairs:gamma=0.01,0.1:lam=0.25; mi-zero:gamma=0.01,0.1; mi-gt:gamma=0.01:lam=0.25
 # settings decoded side by side (sweep --jobs): about 1.3x the throughput of one 2-thread decode on 2 cores
 JOBS ?= 2
 
@@ -103,7 +103,7 @@ reship: results val-sweep speed
 # --- Proteins (README "Reproduce") ---------------------------------------------------
 PROTEIN_GRID := sequential; topk:k=4,8,12; eb:gamma=2,4,8,16,32; mi-zero:gamma=4,8,16
 # the paper's settings (gamma 2 and 4, lambda 1), whatever they give, and the validation-chosen defaults
-PROTEIN_MI_GRID := mi:gamma=2,4:lam=1; mi:gamma=16,32:lam=1; mi:gamma=2,4,8,16:lam=0.1,0.25; mi-zero:gamma=32
+PROTEIN_MI_GRID := mi-pairs:gamma=2,4:lam=1; mi-pairs:gamma=16,32:lam=1; mi-pairs:gamma=2,4,8,16:lam=0.1,0.25; mi-zero:gamma=32
 # the splits and the committed references (about 4 minutes; MMseqs2)
 protein-data: setup mmseqs
 	$(BIN)/python training/make_protein_data.py
@@ -136,7 +136,7 @@ protein-head: setup
 	cp runs/protein_head/protein_mi_head_log.csv results/protein/protein_mi_head_log.csv
 # choosing the protein MI defaults on the validation reference (other lengths and seeds; never the test reference);
 # lambda 1 only at gamma 16, 32: below that it unmasks about one residue a pass (protein entropies ~2.8 nats)
-PROTEIN_VAL_GRID := sequential; eb:gamma=8,16,32; mi-zero:gamma=8,16,32; mi:gamma=2,4,8,16:lam=0.1,0.25; mi:gamma=16,32:lam=1
+PROTEIN_VAL_GRID := sequential; eb:gamma=8,16,32; mi-zero:gamma=8,16,32; mi-pairs:gamma=2,4,8,16:lam=0.1,0.25; mi-pairs:gamma=16,32:lam=1
 protein-val-sweep: setup
 	$(BIN)/python -m mi_viz sweep protein --n 500 --reference data/protein/reference_val.fasta --length-seed 1 --sample-seed 1 \
 	  --grid "$(PROTEIN_VAL_GRID)" --out-dir results/protein/val_sweep --resume --jobs 2

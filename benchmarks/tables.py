@@ -26,10 +26,11 @@ PAPER = {
     "sequential": "53.9 / 61.6 %",
     "topk k=4": "14.9 / 52.4 %",
     "eb gamma=0.2": "15.3 / 61.0 %",
-    "mi gamma=0.3 lam=0": "15.2 / 63.6 % (paper: gamma 0.3)",
-    "mi gamma=0.6 lam=0": "9.7 / 56.2 % (paper: gamma 0.6)",
+    "mi-pairs gamma=0.3 lam=0": "15.2 / 63.6 % (paper: gamma 0.3)",
+    "mi-pairs gamma=0.6 lam=0": "9.7 / 56.2 % (paper: gamma 0.6)",
 }
-MI_DEFAULT = "mi gamma=0.01 lam=0.25"
+MI_DEFAULT = "mi-pairs gamma=0.01 lam=0.25"  # the rule-3 default (results/sudoku/val_sweep)
+RULE3 = {"mi-gt", "mi-zero"}  # rows of these made under rule 3 say so (their rule-4 versions share the name)
 
 
 def rows_of(path) -> list[dict]:
@@ -39,11 +40,13 @@ def rows_of(path) -> list[dict]:
 
 def label(r) -> str:
     parts = [r["sampler"]]
-    for k in ("k", "gamma", "lam"):
+    for k in ("k", "gamma", "lam", "tau", "kl", "d"):
         if r.get(k) not in ("", None):
             parts.append(f"{k}={float(r[k]):g}")
     if r.get("scan") == "skip":
         parts.append("scan=skip")
+    if r["sampler"] in RULE3 and str(r.get("rule_version")) == "3":
+        parts.append("(rule 3)")
     return " ".join(parts)
 
 
@@ -82,7 +85,7 @@ def interpolate(points, x):
     return None
 
 
-def matched_passes(path, method="mi lam=0.25", against=("eb", "mi-zero", "topk")) -> str:
+def matched_passes(path, method="mi-pairs lam=0.25", against=("eb", "mi-zero", "topk")) -> str:
     """Each `method` row against the other curves at the same average passes (linear
     interpolation along their points; blank where the row lies outside a curve)."""
     rows = rows_of(path)
@@ -251,16 +254,21 @@ def headline_table() -> str:
         "topk k=4",
         "eb gamma=0.0001",
         "eb gamma=0.2",
-        "mi gamma=0.3 lam=0",
-        "mi gamma=0.6 lam=0",
+        "mi-pairs gamma=0.3 lam=0",
+        "mi-pairs gamma=0.6 lam=0",
         MI_DEFAULT,
-        "mi-zero gamma=0.01",
-        "mi-gt gamma=0.01 lam=0.25",
+        "mi-zero gamma=0.01 (rule 3)",
+        "mi-gt gamma=0.01 lam=0.25 (rule 3)",
     ]
     return sweep_table(R / "sudoku" / "test_hard" / "sweep.csv", paper=True, wall=False, only=set(keep))
 
 
-PAPER_TABLE2 = {"sequential": "74.8 / 0.093", "topk k=4": "19.1 / 0.185", "mi gamma=2 lam=1": "15.3 / 0.136"}
+PAPER_TABLE2 = {
+    "sequential": "74.8 / 0.093",
+    "topk k=4": "19.1 / 0.185",
+    "mi gamma=2 lam=1": "15.3 / 0.136",
+    "mi-pairs gamma=2 lam=1": "15.3 / 0.136",
+}
 PROTEIN_COLS = (
     "jsd",
     "jsd_unirep",
@@ -284,8 +292,9 @@ def protein_choice() -> dict[str, str]:
     if not p.exists():
         return {}
     c = json.loads(p.read_text())
+    name = {"mi": "mi-pairs", "eb": "eb", "mi-zero": "mi-zero"}  # the choice was made under rule 3
     return {
-        s: label({"sampler": s, **{k: c[s].get(k) for k in ("gamma", "lam")}})
+        name[s]: label({"sampler": name[s], "rule_version": 3, **{k: c[s].get(k) for k in ("gamma", "lam")}})
         for s in ("mi", "eb", "mi-zero")
         if c.get(s)
     }
@@ -302,7 +311,7 @@ def protein_rows(path, short: bool) -> list[dict]:
     rows, chosen = rows_of(path), protein_choice()
     if not short:
         return rows
-    paper = {"mi gamma=2 lam=1", "mi gamma=4 lam=1"}
+    paper = {"mi gamma=2 lam=1", "mi gamma=4 lam=1", "mi-pairs gamma=2 lam=1", "mi-pairs gamma=4 lam=1"}
     keep = lambda r: (  # noqa: E731
         r["sampler"] in ("sequential", "topk", "mi-gt") or label(r) in paper or chosen.get(r["sampler"]) == label(r)
     )

@@ -52,7 +52,10 @@ def _add_sampler_args(p):
         default=None,
         help="mi / mi-gt: end the batch at the first rejected candidate (stop, default) or skip it",
     )
-    p.add_argument("--k", type=int, default=None)
+    p.add_argument("--k", type=int, default=None, help="topk / margin / dilated: positions per pass")
+    p.add_argument("--tau", type=float, default=None, help="threshold / klass: top probability; margin: p1 - p2")
+    p.add_argument("--kl", type=float, default=None, help="klass: largest KL to the previous pass's marginal (nats)")
+    p.add_argument("--d", type=int, default=None, help="dilated: least distance between a batch's positions")
     p.add_argument("--temperature", type=float, default=None, help="0 = argmax (the domain sets the default)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--gt-eps", type=float, default=1e-3, help="pruning tolerance of ground-truth MI (mi-gt)")
@@ -146,6 +149,9 @@ def _sampler_or_grid(a, mod):
             gamma=a.gamma,
             lam=a.lam,
             k=a.k,
+            tau=a.tau,
+            kl=a.kl,
+            d=a.d,
             temperature=t,
             seed=a.seed,
             gt_eps=a.gt_eps,

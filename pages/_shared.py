@@ -131,7 +131,9 @@ GAMMAS = [
     16.0,
     32.0,
 ]
-LAMBDAS = [0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0]
+LAMBDAS = [0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
+TAUS = [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
+KLS = [1e-4, 1e-3, 0.01, 0.03, 0.1, 0.3]
 LOAD_COUNT = {"mdm": 0, "head": 0}  # how often each model was built in this process (tests read it)
 _lock = threading.Lock()
 
@@ -276,9 +278,11 @@ def sampler_picker(
         names,
         index=names.index(default) if default in names else 0,
         key=f"{key}_sampler",
-        help="sequential: one position per pass; topk: k per pass; eb: entropy budget; "
-        "mi: MI-guided with the head; mi-zero: the MI rule with MI = 0 (ablation); "
-        "mi-gt: MI-guided with the exact MI (a slow oracle)",
+        help="sequential: one position per pass; topk: k per pass; eb: entropy budget (EB-Sampler); "
+        "mi: MI-guided with the head (entropy + lambda x MI within gamma); mi-zero: its entropy budget alone; "
+        "mi-tc: the largest MI to the batch instead of the sum; mi-pairs: the rule of release 0.3; "
+        "mi-gt: MI-guided with the exact MI (a slow oracle); threshold: Fast-dLLM; margin: top-two margin; "
+        "klass: confident and stable; dilated: k per pass, d apart (docs/samplers.md)",
     )
     spec = defaults_for(name, domain_defaults)
     gammas = sorted(set(gammas or GAMMAS) | {float(spec.get("gamma", 0.0))})
@@ -290,10 +294,31 @@ def sampler_picker(
         kw["gamma"] = st.select_slider("gamma (budget, nats)", gammas, **kept(f"{own}_gamma", float(spec["gamma"])))
     if "lam" in spec:
         kw["lam"] = st.select_slider(
-            "lambda (weight of the entropy term)",
+            "lambda (weight of the entropy term)" if name == "mi-pairs" else "lambda (weight of the MI)",
             sorted(set(LAMBDAS) | {float(spec["lam"])}),
             **kept(f"{own}_lam", float(spec["lam"])),
         )
+    if "tau" in spec:
+        if name == "margin":
+            by = st.radio(
+                "margin rule", ["k per pass", "threshold"], horizontal=True, **kept(f"{own}_by", "k per pass")
+            )
+            if by == "threshold":
+                kw["tau"] = st.slider("tau (least p1 - p2)", 0.0, 1.0, **kept(f"{own}_tau", 0.5))
+        else:
+            kw["tau"] = st.select_slider(
+                "tau (least top probability)",
+                sorted(set(TAUS) | {float(spec["tau"])}),
+                **kept(f"{own}_tau", spec["tau"]),
+            )
+    if "kl" in spec:
+        kw["kl"] = st.select_slider(
+            "KL bound (nats) since the previous pass",
+            sorted(set(KLS) | {float(spec["kl"])}),
+            **kept(f"{own}_kl", spec["kl"]),
+        )
+    if "d" in spec:
+        kw["d"] = st.slider("d (least distance in a batch)", 1, 20, **kept(f"{own}_d", spec["d"]))
     if "scan" in spec:
         kw["scan"] = st.radio(
             "batch rule",

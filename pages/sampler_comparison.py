@@ -9,7 +9,7 @@ import torch
 
 from mi_viz.core.bench import run_bench
 from mi_viz.core.plots import sweep_figure, timeline_figure
-from mi_viz.core.samplers import SamplerConfig
+from mi_viz.core.samplers import SamplerConfig, config_for
 from mi_viz.domains.sudoku import PAPER_TABLE1
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.drawing import board_figure
@@ -33,7 +33,7 @@ if loaded is None:
     st.stop()
 model, head = loaded
 
-MI_DEFAULT = SamplerConfig("mi")
+MI_DEFAULT = config_for("mi", SUDOKU.sampler_defaults)
 MI_DEFAULT_LABEL = f"MI gamma={MI_DEFAULT.gamma:g} lam={MI_DEFAULT.lam:g} (default)"
 PRESETS = {
     "sequential": SamplerConfig("sequential"),
@@ -42,9 +42,11 @@ PRESETS = {
     "EB gamma=0.01": SamplerConfig("eb", gamma=0.01),
     "EB gamma=0.2": SamplerConfig("eb", gamma=0.2),
     MI_DEFAULT_LABEL: MI_DEFAULT,
-    "MI gamma=0.1 lam=0.25": SamplerConfig("mi", gamma=0.1, lam=0.25),
-    "MI with MI=0 (ablation) gamma=0.01": SamplerConfig("mi-zero", gamma=0.01),
-    "MI gamma=0.3 lam=0 (paper gamma)": SamplerConfig("mi", gamma=0.3, lam=0.0),
+    "MI gamma=0.3 lam=1 (paper gamma)": SamplerConfig("mi", gamma=0.3, lam=1.0),
+    "MI with MI=0 (ablation) gamma=0.04": SamplerConfig("mi-zero", gamma=0.04),
+    "MI, release 0.3's rule: mi-pairs gamma=0.01 lam=0.25": SamplerConfig("mi-pairs", gamma=0.01, lam=0.25),
+    "Fast-dLLM threshold tau=0.9": SamplerConfig("threshold", tau=0.9),
+    "top-2 margin k=4": SamplerConfig("margin", k=4),
 }
 if head is None:
     PRESETS = {k: v for k, v in PRESETS.items() if v.needs != "mi"}
@@ -127,13 +129,14 @@ with tab2:
     st.markdown(
         "Decode N puzzles of a set with a grid of samplers; each point is one setting. "
         "Grid syntax: `sampler:param=v1,v2:param=v1; ...` (parameters: k for topk; gamma for eb, mi-zero; "
-        "gamma, lam, scan for mi and mi-gt)."
+        "gamma, lam, scan for mi, mi-tc, mi-pairs and mi-gt; tau for threshold; k or tau for margin; tau, kl "
+        "for klass; k, d for dilated)."
     )
     c1, c2 = st.columns(2)
     src = c1.selectbox("Puzzle set", list(PUZZLE_SETS), key="sw_set")
     n = c2.slider("N puzzles (first N of the set)", 5, 200, 20, key="sw_n")
-    default_grid = "sequential; topk:k=4; eb:gamma=1e-4,0.01; mi-zero:gamma=0.01,0.1" + (
-        "; mi:gamma=0.01,0.1:lam=0.25" if head else ""
+    default_grid = "sequential; topk:k=4; eb:gamma=1e-4,0.01; mi-zero:gamma=0.04,0.4" + (
+        "; mi:gamma=0.04,0.4:lam=4" if head else ""
     )
     grid = st.text_input("Grid", default_grid, key="sw_grid")
     if st.button("Run sweep", key="sw_run"):

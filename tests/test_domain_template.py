@@ -129,9 +129,11 @@ def test_every_sampler_decodes_the_toy_domain(name):
 
 
 def test_mi_gt_never_unmasks_two_twins_together():
-    """With the exact MI, a budget below ln 3 never admits both twins in one pass."""
+    """With the exact MI, a twin's charge (lam ln 3) over the budget never admits both twins in one
+    pass, while independent positions (each charged its entropy, ln 3) still go together."""
     model = DOMAIN.load_model()
-    res = decode(model, DOMAIN.encode(["______"] * 4), SamplerConfig("mi-gt", gamma=0.5, lam=0.0), record=True)
+    cfg = SamplerConfig("mi-gt", gamma=3.5, lam=10.0, scan="skip")
+    res = decode(model, DOMAIN.encode(["______"] * 4), cfg, record=True)
     for tr in res.traces:
         for st in tr.steps:
             assert not {0, 1} <= set(st.selected) and not {2, 3} <= set(st.selected)

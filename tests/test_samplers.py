@@ -8,8 +8,13 @@ from mi_viz.core.samplers import (
     Trace,
     decode,
     mi_rule_reach,
+    select_dilated,
     select_eb,
+    select_klass,
+    select_margin,
     select_mi,
+    select_mi_pairs,
+    select_threshold,
     select_topk,
 )
 from mi_viz.domains.sudoku.mdm import boards_to_tokens
@@ -35,7 +40,56 @@ def test_eb_prefix_rule_exactly():
     assert select_eb(np.array([2.0]), 0.0) == [0]  # always at least one
 
 
-def test_mi_rule():
+def test_mi_rule_as_the_paper_parameterises_it():
+    """spent + H_c + lam * sum_{j in S} I_cj < gamma, the first position charged its entropy."""
+    H = np.array([0.1, 0.2, 0.3, 0.5])
+    MI = np.zeros((4, 4))
+    MI[1, 2] = MI[2, 1] = 0.5  # 1 and 2 depend on each other
+    # spent: 0.1 (first) -> + 0.2 = 0.3 -> 2 costs 0.3 + lam * 0.5 -> 3 costs 0.5
+    assert select_mi(H, MI, 0.0, 1.0) == [0]  # gamma = 0: sequential
+    assert select_mi(H, MI, 0.31, 1.0) == [0, 1]  # 0.3 < 0.31
+    assert select_mi(H, MI, 0.3, 1.0) == [0]  # strict: 0.3 is not inside 0.3
+    assert select_mi(H, MI, 0.61, 0.0) == [0, 1, 2]  # lam = 0: entropy alone, 0.6 < 0.61
+    assert select_mi(H, MI, 0.61, 1.0) == [0, 1]  # 2 would cost 0.3 + 0.5: stop there
+    assert select_mi(H, MI, 0.81, 1.0, scan="skip") == [0, 1, 3]  # skip 2, then 3: 0.3 + 0.5 < 0.81
+    assert select_mi(H, MI, 1.11, 1.0) == [0, 1, 2]  # 0.3 + 0.8 = 1.1 < 1.11; then 3 (0.5) is over
+    assert select_mi(H, MI, 1.11, 0.2) == [0, 1, 2]  # 0.3 + 0.3 + 0.1 = 0.7; 3: 1.2 > 1.11
+    assert select_mi(np.array([2.0, 3.0]), None, 1.0, 1.0) == [0]  # the first always, even over budget
+    # mi-tc charges the largest MI to the batch, not the sum: with 3 tied to 1 and 2
+    MI3 = MI.copy()
+    MI3[3, 1] = MI3[1, 3] = MI3[3, 2] = MI3[2, 3] = 0.4
+    # spent 1.1 after {0, 1, 2}; 3 costs 0.5 + (0.4 + 0.4) with the sum, 0.5 + 0.4 with the max
+    assert select_mi(H, MI3, 2.01, 1.0) == [0, 1, 2]  # 1.1 + 1.3 = 2.4
+    assert select_mi(H, MI3, 2.01, 1.0, charge="max") == [0, 1, 2, 3]  # 1.1 + 0.9 = 2.0 < 2.01
+    assert select_mi(H, MI3, 1.99, 1.0, charge="max") == [0, 1, 2]
+
+
+def test_new_samplers_on_hand_worked_cases():
+    P = np.array(
+        [
+            [0.95, 0.05, 0.0],  # p1 .95, margin .90
+            [0.6, 0.4, 0.0],  # p1 .6, margin .2
+            [0.5, 0.1, 0.4],  # p1 .5, margin .1
+            [0.92, 0.04, 0.04],  # p1 .92, margin .88
+        ]
+    )
+    assert select_threshold(P, 0.9) == [0, 3]  # Fast-dLLM: p1 >= tau, most confident first
+    assert select_threshold(P, 0.99) == [0]  # at least one
+    assert select_margin(P, 2) == [0, 3] and select_margin(P, 1) == [0]
+    assert select_margin(P, 1, tau=0.15) == [0, 3, 1]  # with tau: every margin >= tau
+    prev = P.copy()
+    prev[3] = [0.3, 0.4, 0.3]  # position 3 just changed its mind: not stable
+    assert select_klass(P, None, 0.9, 0.01) == [0, 3]  # first pass: confidence alone
+    assert select_klass(P, prev, 0.9, 0.01) == [0]
+    assert select_klass(P, prev, 0.99, 0.01) == [0]  # nothing qualifies: the most confident
+    H = np.array([0.1, 0.2, 0.3, 0.05, 0.4])
+    pos = np.array([10, 11, 12, 30, 20])
+    assert select_dilated(H, pos, 4, 3) == [3, 0, 4]  # 11 and 12 are within 3 of 10
+    assert select_dilated(H, pos, 2, 3) == [3, 0] and select_dilated(H, pos, 5, 1) == [3, 0, 1, 2, 4]
+
+
+def test_mi_pairs_rule():
+    select_mi = select_mi_pairs  # the rule of release 0.3, kept as mi-pairs
     H = np.array([0.0, 0.2, 0.3, 0.5])
     MI = np.zeros((4, 4))
     MI[1, 2] = MI[2, 1] = 0.5  # 1 and 2 depend on each other
@@ -74,7 +128,7 @@ def test_mi_rule_never_pairs_above_budget():
         np.fill_diagonal(MI, 0)
         gamma, lam = rng.random() * 0.6, rng.random()
         for scan in ("stop", "skip"):
-            S = select_mi(H, MI, gamma, lam, scan)
+            S = select_mi_pairs(H, MI, gamma, lam, scan)
             assert S[0] == int(np.argmin(H)) and len(set(S)) == len(S)
             if scan == "stop":  # a prefix of the confidence order
                 assert S == [int(i) for i in np.argsort(H, kind="stable")[: len(S)]]
@@ -85,9 +139,11 @@ def test_mi_rule_never_pairs_above_budget():
             assert np.triu(sub, 1).sum() + lam * (H[S].sum() - H[S[0]]) < gamma  # ... nor the whole batch
 
 
-def test_mi_rule_reads_only_pairs_inside_its_reach():
-    """mi_rule_reach bounds what select_mi can admit for any MI >= 0, so zeroing every MI
+@pytest.mark.parametrize("rule", ["mi", "mi-pairs"])
+def test_mi_rule_reads_only_pairs_inside_its_reach(rule):
+    """mi_rule_reach bounds what the rule can admit for any MI >= 0, so zeroing every MI
     outside reach x reach never changes the batch: the ground-truth oracle may skip them."""
+    sel = select_mi if rule == "mi" else select_mi_pairs
     rng = np.random.default_rng(1)
     for t in range(300):
         m = int(rng.integers(2, 40))
@@ -98,12 +154,12 @@ def test_mi_rule_reads_only_pairs_inside_its_reach():
         gamma = [0.0, 1e-3, 0.01, 0.1, 0.6][t % 5]
         lam = [0.0, 0.25, 1.0][t % 3]
         for scan in ("stop", "skip"):
-            reach = mi_rule_reach(H, gamma, lam, scan)
+            reach = mi_rule_reach(H, gamma, lam, scan, rule)
             inside = np.zeros((m, m), dtype=bool)
             inside[np.ix_(reach, reach)] = True
-            assert select_mi(H, MI, gamma, lam, scan) == select_mi(H, np.where(inside, MI, 0.0), gamma, lam, scan)
-            assert set(select_mi(H, None, gamma, lam, scan)) <= set(reach)  # MI = 0 admits the most
-            if lam == 0 and gamma > 0:
+            assert sel(H, MI, gamma, lam, scan) == sel(H, np.where(inside, MI, 0.0), gamma, lam, scan)
+            assert set(sel(H, None, gamma, lam, scan)) <= set(reach)  # MI = 0 admits the most
+            if rule == "mi-pairs" and lam == 0 and gamma > 0:
                 assert sorted(reach) == list(range(m))  # a pure dependence budget reads every pair
 
 
@@ -113,9 +169,9 @@ def test_mi_gt_expands_only_the_reach(monkeypatch):
     import mi_viz.core.samplers as smp
 
     o, x = _oracle_states(n=4, masked=12, seed=2)
-    cfg = SamplerConfig("mi-gt", gamma=0.05, lam=0.25)
+    cfg = SamplerConfig("mi-gt", gamma=0.2, lam=4.0)
     lean = decode(o, x, cfg)
-    monkeypatch.setattr(smp, "mi_rule_reach", lambda H, g, lam, scan: list(range(len(H))))
+    monkeypatch.setattr(smp, "mi_rule_reach", lambda H, g, lam, scan, rule: list(range(len(H))))
     full = decode(o, x, cfg)
     assert torch.equal(lean.tokens, full.tokens) and torch.equal(lean.passes, full.passes)
     assert lean.batch_sizes == full.batch_sizes
@@ -149,16 +205,21 @@ def _oracle_states(n=5, masked=10, seed=0):
         SamplerConfig("mi-gt", gamma=0.3, lam=0.5),
         SamplerConfig("mi-zero", gamma=0.5),
         SamplerConfig("topk", k=2, temperature=1.0, seed=3),
+        SamplerConfig("eb", gamma=0.5, temperature=1.0, seed=1),
+        SamplerConfig("threshold", tau=0.8),
+        SamplerConfig("margin", k=3),
+        SamplerConfig("klass", tau=0.7, kl=0.05),
+        SamplerConfig("dilated", k=3, d=2),
     ],
 )
 def test_batched_decode_equals_one_by_one(cfg):
+    """Sampled values too: each sequence draws from its own stream (seed, stream id)."""
     o, x = _oracle_states()
     together = decode(o, x, cfg, batch_size=2)
     for b in range(len(x)):
-        alone = decode(o, x[b : b + 1], cfg)
-        if cfg.temperature == 0:
-            assert torch.equal(alone.tokens[0], together.tokens[b])
-        assert alone.batch_sizes[0] == together.batch_sizes[b] or cfg.temperature > 0
+        alone = decode(o, x[b : b + 1], cfg, streams=[b])
+        assert torch.equal(alone.tokens[0], together.tokens[b])
+        assert alone.batch_sizes[0] == together.batch_sizes[b]
     assert (together.tokens != o.mask_id).all()
     if cfg.name == "sequential":
         assert all(set(s) == {1} for s in together.batch_sizes)

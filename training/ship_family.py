@@ -29,7 +29,9 @@ def main(argv=None):
     a = ap.parse_args(argv)
     run, out = Path(a.run), Path(a.out)
     meta = read_meta(run)
-    tensors = {k: v.half() if v.is_floating_point() else v for k, v in read_tensors(run).items() if not k.startswith("opt.")}
+    tensors = {
+        k: v.half() if v.is_floating_point() else v for k, v in read_tensors(run).items() if not k.startswith("opt.")
+    }
     extra = {**meta["extra"], "stored_dtype": "float16", "shipped_from": run.name}
     save_checkpoint(out, tensors, meta["kind"], meta["config"], meta["step"], meta["metrics"], extra)
     contacts = run.with_name(run.name + ".contacts.json")

@@ -78,7 +78,7 @@ def run_bench(
     for g in groups:
         sub = [items[i] for i in g]
         x = (domain.encode(sub) if start is None else start).to(device)
-        res = decode(model, x, cfg, head=head, batch_size=batch_size, progress=progress)
+        res = decode(model, x, cfg, head=head, batch_size=batch_size, progress=progress, streams=g)
         scored = domain.score(sub, res.tokens)
         for i, r, n, o, sizes in zip(g, scored, res.passes.tolist(), res.oracle_passes.tolist(), res.batch_sizes):
             r.update(
@@ -96,6 +96,9 @@ def run_bench(
         "lam": cfg.lam,
         "k": cfg.k,
         "scan": cfg.scan,
+        "tau": cfg.tau,
+        "kl": cfg.kl,
+        "d": cfg.d,
         **({"temperature": cfg.temperature, "seed": cfg.seed} if cfg.temperature > 0 else {}),  # argmax: no seed
         "rule_version": SAMPLERS[cfg.name].version,
         "n": n,
@@ -172,10 +175,6 @@ def write_rows(rows, path):
 
 # --------------------------------------------------------------------------- sweeps
 
-DEFAULT_GRID = (
-    "sequential; topk:k=2,3,4,5,7,10; eb:gamma=0.05,0.1,0.2,0.5,1,2; mi:gamma=0.05,0.1,0.2,0.3,0.6,1:lam=0,0.5"
-)
-
 
 def parse_grid(spec: str, domain_defaults: dict | None = None) -> list[SamplerConfig]:
     """'topk:k=2,4; eb:gamma=0.2,0.5; mi:gamma=0.3:lam=0,1:scan=stop,skip' -> SamplerConfigs
@@ -196,7 +195,7 @@ def parse_grid(spec: str, domain_defaults: dict | None = None) -> list[SamplerCo
             k, vs = (x.strip() for x in p.split("=", 1))
             if k not in known:
                 raise ValueError(f"unknown parameter {k!r} for {name}; it takes {', '.join(known)}")
-            cast = {"k": int, "seed": int, "scan": str.strip}.get(k, float)
+            cast = {"k": int, "d": int, "seed": int, "scan": str.strip}.get(k, float)
             try:
                 values.append([cast(v) for v in vs.split(",")])
             except ValueError:

@@ -1,40 +1,52 @@
 """Samplers: which masked positions to unmask together, one registry, one step API.
 
-Every sampler sees, per state, the masked positions' marginal entropies (and,
-for the MI samplers, the pairwise MI among them) and returns the batch to
-unmask in this pass. `decode` runs any sampler over many puzzles at once
-(each puzzle keeps its own batch sizes) and, when asked, records a StepRecord
-per step: the app scrubs that Trace, the benchmark aggregates many. One code
-path serves both.
+Every sampler sees, per state, its masked positions as Candidates: their marginal entropies,
+their marginals, their places in the sequence, the marginals they had one pass earlier (for
+KLASS) and, for the MI samplers, the pairwise MI among them; it returns the batch to unmask
+in this pass. `decode` runs any sampler over many sequences at once (each keeps its own batch
+sizes) and, when asked, records a StepRecord per step: the app scrubs that Trace, the
+benchmark aggregates many. One code path serves both.
 
-Selection rules (H = marginal entropy in nats, ascending = most confident first):
+Rules (H = marginal entropy in nats; "entropy order" = ascending, most confident first; every
+rule takes at least one position per pass). docs/samplers.md has each rule with its citation
+and a worked case.
 
 - sequential: the single lowest-entropy position.
 - topk (k): the k lowest-entropy positions.
-- eb (gamma): EB-Sampler. Largest prefix U of the entropy order with
-  sum(H_U) - max(H_U) <= gamma; at least one position.
-- mi / mi-gt (gamma, lam): MI-guided. The most confident position s1 is always
-  taken. The others (the candidates) are scanned in entropy order and a
-  candidate c joins the batch S only if the batch stays strictly inside the
-  budget:
+- eb (gamma): EB-Sampler (Ben-Hamu et al. 2025). The largest prefix U of the entropy order
+  with sum(H_U) - max(H_U) <= gamma.
+- mi / mi-gt (gamma, lam): MI-guided, as the paper parameterises it (rule version 4). The
+  positions are scanned in entropy order; the first is always taken and charged its entropy
+  H_1; a candidate c joins the batch S if, with what the batch has already spent,
 
-      cost(S + c) = sum_{a<b in S+c} I_ab + lam * sum_{a in S+c, a != s1} H_a < gamma
+      spent + H_c + lam * sum_{j in S} I_cj  <  gamma      (then spent += H_c + lam * sum I_cj)
 
-  The entropy term charges every candidate, including the least confident one.
-  EB's sum(H) - max(H) lets the least confident member of its prefix in for
-  free, and on our validation puzzles every puzzle EB lost that sequential
-  solved was lost on exactly that free member (a guess committed beside
-  near-certain cells, before they could inform it): docs/mi.md. Rule
-  version 3 (RULE_VERSION; v2 charged sum - max like EB, v1 skipped).
-  scan="stop" (default): the first rejected candidate ends the batch, so the
-  batch is a prefix of the confidence order. scan="skip": a rejected candidate
-  is skipped and the scan goes on, so a less confident, less dependent
-  position may join instead. lam = 0 is a pure dependence budget; gamma = 0
-  admits nobody, i.e. sequential. `mi` reads I from the MI head (same backbone
-  pass, no extra passes); `mi-gt` from ground_truth_mi (an oracle: its extra
-  passes are counted separately as oracle_passes).
-- mi-zero (gamma): the MI rule with I = 0 and lam = 1, an ablation that shows
-  what the entropy term does alone (with I = 0, lam only rescales gamma).
+  gamma is the budget in nats, lam weighs the MI (the entropy is charged at weight 1).
+  scan="stop" (default): the first rejected candidate ends the batch, so it is a prefix of the
+  entropy order; scan="skip": it is skipped and the scan goes on. gamma = 0 is sequential;
+  lam = 0 is a pure entropy budget (mi-zero). `mi` reads I from the MI head (same backbone
+  pass, no extra passes); `mi-gt` from ground_truth_mi (an oracle: its passes are counted
+  apart as oracle_passes, and only the positions the rule can reach are expanded).
+- mi-zero (gamma): the mi rule with I = 0: the entropy budget alone (an ablation).
+- mi-tc (gamma, lam): the mi rule charging each candidate its *largest* MI to the batch,
+  lam * max_{j in S} I_cj, instead of the sum. The batch's total correlation (the KL from
+  the joint to the product of marginals, what independent unmasking loses) is at least the
+  MI along any spanning tree and the greedy max-MI charges sum to such a tree (Chow-Liu), so
+  mi-tc budgets a lower bound of it where mi budgets the pairwise sum.
+- mi-pairs (gamma, lam): the MI rule of releases up to 0.3 (rule version 3): the first position
+  free, then cost(S) = sum_{a<b in S} I_ab + lam * sum_{a in S, a != s1} H_a < gamma, i.e.
+  gamma a budget on the batch's pair MI and lam the weight of the entropy. Up to the first
+  position's charge it is the mi rule at gamma / lam with lam' = 1 / lam (docs/samplers.md).
+- threshold (tau): Fast-dLLM's parallel decoding (Wu et al. 2025): every position whose top
+  probability is >= tau.
+- margin (k, tau): top-probability margin (Kim et al. 2025): order by p1 - p2, the top two
+  probabilities, largest first; the k largest, or with tau every position with p1 - p2 >= tau.
+- klass (tau, kl): KL-adaptive stability (KLASS, 2025): positions whose top probability is
+  >= tau and whose marginal moved little since the previous pass, KL(p_t || p_{t-1}) <= kl
+  (at the first pass, confidence alone).
+- dilated (k, d): dilated unmasking in the spirit of DUS (2025): up to k positions in entropy
+  order, each at least d positions from every other one in the batch (neighbours in a
+  sequence are the most dependent).
 """
 
 from __future__ import annotations
@@ -51,17 +63,22 @@ from .reading import read_state
 
 # --------------------------------------------------------------------------- config
 
+PARAMS = ("k", "gamma", "lam", "tau", "kl", "d", "scan")  # every rule parameter SamplerConfig knows
+
 
 @dataclass
 class SamplerConfig:
     name: str = "sequential"  # a key of SAMPLERS
-    gamma: float | None = None  # budget for eb / mi / mi-gt
-    lam: float | None = None  # weight of the entropy term for mi / mi-gt
-    k: int | None = None  # batch size for topk
+    gamma: float | None = None  # budget (nats) for eb / mi / mi-gt / mi-zero / mi-tc / mi-pairs
+    lam: float | None = None  # mi / mi-gt / mi-tc: weight of the MI; mi-pairs: weight of the entropy
+    k: int | None = None  # batch size for topk / margin / dilated
     temperature: float = 0.0  # 0 = argmax value; > 0 samples softmax(logits / T)
-    seed: int = 0  # for temperature sampling
+    seed: int = 0  # for temperature sampling (each sequence draws from its own stream: seed, index)
     gt_eps: float = 1e-3  # pruning tolerance of the ground-truth MI (mi-gt)
-    scan: str | None = None  # mi / mi-gt: "stop" at the first rejected candidate, or "skip" it
+    scan: str | None = None  # mi rules: "stop" at the first rejected candidate, or "skip" it
+    tau: float | None = None  # threshold / klass: top probability; margin: p1 - p2
+    kl: float | None = None  # klass: largest KL(p_t || p_{t-1}) of a stable position (nats)
+    d: int | None = None  # dilated: least distance between two positions of a batch
 
     def __post_init__(self):
         if self.name not in SAMPLERS:
@@ -70,17 +87,19 @@ class SamplerConfig:
         for p, default in spec.defaults.items():
             if getattr(self, p) is None:
                 setattr(self, p, default)
-        for p in ("gamma", "lam", "k", "scan"):
+        for p in PARAMS:
             if p not in spec.defaults:
                 setattr(self, p, None)
         if self.scan is not None and self.scan not in ("stop", "skip"):
             raise ValueError(f"scan must be 'stop' or 'skip', not {self.scan!r}")
-        if self.k is not None and self.k < 1:
-            raise ValueError("k must be >= 1")
-        if self.gamma is not None and self.gamma < 0:
-            raise ValueError("gamma must be >= 0")
-        if self.lam is not None and self.lam < 0:
-            raise ValueError("lam must be >= 0")
+        for p in ("k", "d"):
+            if getattr(self, p) is not None and getattr(self, p) < 1:
+                raise ValueError(f"{p} must be >= 1")
+        for p in ("gamma", "lam", "kl"):
+            if getattr(self, p) is not None and getattr(self, p) < 0:
+                raise ValueError(f"{p} must be >= 0")
+        if self.tau is not None and not 0 <= self.tau <= 1:
+            raise ValueError("tau must be in [0, 1]")
         if self.temperature < 0:
             raise ValueError("temperature must be >= 0")
 
@@ -90,7 +109,7 @@ class SamplerConfig:
 
     def label(self) -> str:
         parts = [self.name]
-        for p in ("k", "gamma", "lam"):
+        for p in ("k", "gamma", "lam", "tau", "kl", "d"):
             v = getattr(self, p)
             if v is not None:
                 parts.append(f"{p}={v:g}")
@@ -100,6 +119,17 @@ class SamplerConfig:
 
 
 # --------------------------------------------------------------------------- rules
+
+
+@dataclass
+class Candidates:
+    """What a rule sees of one state's m masked positions (indices 0..m-1 into these arrays)."""
+
+    H: np.ndarray  # (m,) marginal entropies, nats
+    MI: np.ndarray | None = None  # (m, m) pairwise MI, or None (a rule that reads none, or I = 0)
+    probs: np.ndarray | None = None  # (m, V) marginals
+    pos: np.ndarray | None = None  # (m,) places in the sequence
+    prev: np.ndarray | None = None  # (m, V) the same positions' marginals one pass earlier (None: first pass)
 
 
 def select_topk(H: np.ndarray, k: int) -> list[int]:
@@ -117,10 +147,34 @@ def select_eb(H: np.ndarray, gamma: float) -> list[int]:
     return [int(i) for i in order[:n]]
 
 
-def select_mi(H: np.ndarray, MI: np.ndarray | None, gamma: float, lam: float, scan: str = "stop") -> list[int]:
-    """MI-guided greedy batch (see module docstring). H (m,), MI (m, m) or None for I = 0."""
+def select_mi(
+    H: np.ndarray, MI: np.ndarray | None, gamma: float, lam: float, scan: str = "stop", charge: str = "sum"
+) -> list[int]:
+    """The paper's MI rule (module docstring): H (m,), MI (m, m) or None (I = 0). charge="sum"
+    charges lam * sum_{j in S} I_cj (mi), "max" lam * max_{j in S} I_cj (mi-tc)."""
     order = np.argsort(H, kind="stable")
-    S = [int(order[0])]  # always taken, free of charge
+    S = [int(order[0])]
+    spent = float(H[order[0]])  # the first position: always taken, charged its entropy
+    for c in order[1:]:
+        c = int(c)
+        dep = 0.0
+        if MI is not None and lam > 0:
+            row = MI[c, S]
+            dep = float(row.sum() if charge == "sum" else row.max())
+        cost = float(H[c]) + lam * dep
+        if spent + cost < gamma:
+            S.append(c)
+            spent += cost
+        elif scan == "stop":
+            break
+    return S
+
+
+def select_mi_pairs(H: np.ndarray, MI: np.ndarray | None, gamma: float, lam: float, scan: str = "stop") -> list[int]:
+    """The rule of releases up to 0.3 (version 3): the first position free, then
+    sum of pair MI in the batch + lam * sum of the candidates' entropies < gamma."""
+    order = np.argsort(H, kind="stable")
+    S = [int(order[0])]
     dep = 0.0  # sum of I over pairs in S
     hcand = 0.0  # sum of H over the candidates admitted so far
     for c in order[1:]:
@@ -135,60 +189,130 @@ def select_mi(H: np.ndarray, MI: np.ndarray | None, gamma: float, lam: float, sc
     return S
 
 
-def mi_rule_reach(H: np.ndarray, gamma: float, lam: float, scan: str = "stop") -> list[int]:
-    """Indices (into H) that select_mi could admit whatever the MI (MI >= 0): the only
-    positions whose MI the rule can ever read, so the only ones the ground-truth oracle
-    needs to expand. Since cost >= lam * (entropies of the admitted candidates), with
-    scan=stop the scan cannot pass the first candidate at which that sum alone reaches
-    gamma, and with scan=skip no candidate whose own lam * H reaches gamma gets in.
-    Sums are accumulated in select_mi's order, so the bound holds bit for bit. lam = 0:
-    every position."""
+def mi_rule_reach(H: np.ndarray, gamma: float, lam: float, scan: str = "stop", rule: str = "mi") -> list[int]:
+    """Indices (into H) that the MI rule could admit whatever the MI (MI >= 0): the only
+    positions whose MI it can ever read, so the only ones the ground-truth oracle expands.
+
+    rule "mi": every admitted position costs at least its entropy and the first is charged
+    its own, so with scan=stop the scan cannot pass the first candidate at which the running
+    sum of entropies (the first's included) reaches gamma, and with scan=skip no candidate c
+    with H_1 + H_c >= gamma gets in. rule "mi-pairs" (version 3): the same with lam times the
+    candidates' entropies and the first free; lam = 0 there: every position. Sums are
+    accumulated in the rule's own order, so the bound holds bit for bit."""
     order = np.argsort(H, kind="stable")
     reach = [int(order[0])]
-    h = 0.0
+    first = float(H[order[0]]) if rule == "mi" else 0.0
+    w = 1.0 if rule == "mi" else lam
+    spent = first
     for c in order[1:]:
         c = int(c)
         if scan == "stop":
-            h = h + float(H[c])
-            if not lam * h < gamma:
+            spent = spent + w * float(H[c]) if rule == "mi" else spent + float(H[c])
+            if not (spent if rule == "mi" else lam * spent) < gamma:
                 break
-        elif not lam * float(H[c]) < gamma:
+        elif not first + w * float(H[c]) < gamma:
             continue
         reach.append(c)
     return reach
 
 
-RULE_VERSION = 3  # of select_mi; sweep rows record it so --resume never mixes rules
+def _top2(probs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    p = np.sort(probs, axis=-1)
+    return p[:, -1], (p[:, -2] if probs.shape[-1] > 1 else np.zeros(len(p)))
+
+
+def select_threshold(probs: np.ndarray, tau: float) -> list[int]:
+    """Fast-dLLM: every position with top probability >= tau (most confident first), at least one."""
+    p1 = probs.max(-1)
+    order = np.argsort(-p1, kind="stable")
+    n = max(1, int((p1 >= tau).sum()))
+    return [int(i) for i in order[:n]]
+
+
+def select_margin(probs: np.ndarray, k: int, tau: float | None = None) -> list[int]:
+    """Top-probability margin: positions by p1 - p2, largest first; the k largest, or with tau
+    every position whose margin is >= tau (at least one)."""
+    p1, p2 = _top2(probs)
+    m = p1 - p2
+    order = np.argsort(-m, kind="stable")
+    n = max(1, int((m >= tau).sum())) if tau is not None else max(1, k)
+    return [int(i) for i in order[:n]]
+
+
+def select_klass(probs: np.ndarray, prev: np.ndarray | None, tau: float, kl: float) -> list[int]:
+    """KLASS: top probability >= tau and KL(p || p_prev) <= kl (confidence alone at the first
+    pass); at least the most confident position."""
+    p1 = probs.max(-1)
+    ok = p1 >= tau
+    if prev is not None:
+        div = (probs * (np.log(np.clip(probs, 1e-12, 1)) - np.log(np.clip(prev, 1e-12, 1)))).sum(-1)
+        ok &= div <= kl
+    order = np.argsort(-p1, kind="stable")
+    chosen = [int(i) for i in order if ok[i]]
+    return chosen or [int(order[0])]
+
+
+def select_dilated(H: np.ndarray, pos: np.ndarray, k: int, d: int) -> list[int]:
+    """Up to k positions in entropy order, each at least d places from every one already chosen."""
+    order = np.argsort(H, kind="stable")
+    S: list[int] = []
+    for c in order:
+        c = int(c)
+        if all(abs(int(pos[c]) - int(pos[s])) >= d for s in S):
+            S.append(c)
+            if len(S) >= k:
+                break
+    return S
+
+
+RULE_VERSION = 4  # of the mi rules (mi, mi-gt, mi-zero, mi-tc); sweep rows record it so --resume never mixes rules
+PAIRS_RULE_VERSION = 3  # mi-pairs: the rule that was "mi" in releases up to 0.3
 
 
 @dataclass
 class SamplerSpec:
     defaults: dict  # parameters this sampler takes, with defaults
     needs: str | None  # None, "mi" (head) or "mi-gt" (ground truth)
-    select: Callable  # (H, MI, cfg) -> list of indices
+    select: Callable  # (Candidates, SamplerConfig) -> list of indices into the candidates
     version: int = 1  # of the selection rule: recorded in sweep rows
+    reach: str | None = None  # the MI rule whose mi_rule_reach bounds what it can admit (mi-gt)
 
 
 SAMPLERS: dict[str, SamplerSpec] = {
-    "sequential": SamplerSpec({}, None, lambda H, MI, c: select_topk(H, 1)),
-    "topk": SamplerSpec({"k": 4}, None, lambda H, MI, c: select_topk(H, c.k)),
-    "eb": SamplerSpec({"gamma": 0.2}, None, lambda H, MI, c: select_eb(H, c.gamma)),
-    # defaults: the best validation solve rate within 1/3.5 of sequential's passes, then the fewest passes
-    # (results/sudoku/val_sweep; docs/results-sudoku.md, "Choosing the MI defaults")
+    "sequential": SamplerSpec({}, None, lambda c, cfg: select_topk(c.H, 1)),
+    "topk": SamplerSpec({"k": 4}, None, lambda c, cfg: select_topk(c.H, cfg.k)),
+    "eb": SamplerSpec({"gamma": 0.2}, None, lambda c, cfg: select_eb(c.H, cfg.gamma)),
+    # neutral starting values: each domain sets its own (Domain.sampler_defaults, chosen on its validation data)
     "mi": SamplerSpec(
-        {"gamma": 0.01, "lam": 0.25, "scan": "stop"},
+        {"gamma": 1.0, "lam": 1.0, "scan": "stop"},
         "mi",
-        lambda H, MI, c: select_mi(H, MI, c.gamma, c.lam, c.scan),
+        lambda c, cfg: select_mi(c.H, c.MI, cfg.gamma, cfg.lam, cfg.scan),
         RULE_VERSION,
     ),
     "mi-gt": SamplerSpec(
-        {"gamma": 0.01, "lam": 0.25, "scan": "stop"},
+        {"gamma": 1.0, "lam": 1.0, "scan": "stop"},
         "mi-gt",
-        lambda H, MI, c: select_mi(H, MI, c.gamma, c.lam, c.scan),
+        lambda c, cfg: select_mi(c.H, c.MI, cfg.gamma, cfg.lam, cfg.scan),
+        RULE_VERSION,
+        reach="mi",
+    ),
+    "mi-zero": SamplerSpec({"gamma": 1.0}, None, lambda c, cfg: select_mi(c.H, None, cfg.gamma, 0.0), RULE_VERSION),
+    "mi-tc": SamplerSpec(
+        {"gamma": 1.0, "lam": 1.0, "scan": "stop"},
+        "mi",
+        lambda c, cfg: select_mi(c.H, c.MI, cfg.gamma, cfg.lam, cfg.scan, charge="max"),
         RULE_VERSION,
     ),
-    # ablation: the MI rule's entropy term alone
-    "mi-zero": SamplerSpec({"gamma": 0.01}, None, lambda H, MI, c: select_mi(H, None, c.gamma, 1.0), RULE_VERSION),
+    "mi-pairs": SamplerSpec(
+        {"gamma": 0.01, "lam": 0.25, "scan": "stop"},
+        "mi",
+        lambda c, cfg: select_mi_pairs(c.H, c.MI, cfg.gamma, cfg.lam, cfg.scan),
+        PAIRS_RULE_VERSION,
+    ),
+    "threshold": SamplerSpec({"tau": 0.9}, None, lambda c, cfg: select_threshold(c.probs, cfg.tau)),
+    "margin": SamplerSpec({"k": 4, "tau": None}, None, lambda c, cfg: select_margin(c.probs, cfg.k, cfg.tau)),
+    "klass": SamplerSpec({"tau": 0.9, "kl": 0.01}, None, lambda c, cfg: select_klass(c.probs, c.prev, cfg.tau, cfg.kl)),
+    "dilated": SamplerSpec({"k": 4, "d": 3}, None, lambda c, cfg: select_dilated(c.H, c.pos, cfg.k, cfg.d)),
 }
 
 
@@ -287,11 +411,14 @@ def decode(
     max_steps: int | None = None,
     keep_states: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    streams: list[int] | None = None,
 ) -> DecodeResult:
     """Decode every sequence until nothing is masked, all in lock-step batches.
 
-    Finished sequences drop out of the batch; each keeps its own batch sizes,
-    so the result equals decoding them one by one (tests check this).
+    Finished sequences drop out of the batch; each keeps its own batch sizes, and with
+    temperature > 0 each draws its values from its own random stream (seeded by cfg.seed and
+    streams[b], default b), so the result equals decoding them one by one with the same
+    stream ids (tests check both).
     """
     import time
 
@@ -307,7 +434,16 @@ def decode(
     oracle = torch.zeros(B, dtype=torch.long)
     sizes: list[list[int]] = [[] for _ in range(B)]
     traces = [Trace(asdict(cfg), tokens[b].tolist(), []) for b in range(B)] if record else None
-    gen = torch.Generator(device="cpu").manual_seed(cfg.seed)
+    ids = list(range(B)) if streams is None else [int(i) for i in streams]
+    if len(ids) != B:
+        raise ValueError(f"{len(ids)} stream ids for {B} sequences")
+    gens = (
+        [torch.Generator(device="cpu").manual_seed(cfg.seed * 1_000_003 + i) for i in ids]
+        if cfg.temperature > 0
+        else None
+    )
+    prev: dict[int, np.ndarray] = {}  # sequence -> its marginals (L, V) at its previous pass (klass)
+    wants_probs = cfg.name in ("threshold", "margin", "klass")
     total_masked = int((tokens == mask_id).sum())
     step = 0
     states = [] if keep_states else None
@@ -331,25 +467,37 @@ def decode(
                 # expand only what the rule can admit (mi_rule_reach): the same decisions as
                 # with the full map (tested) at a fraction of the oracle passes
                 reach = torch.zeros_like(masked)  # (b, L)
+                rule = SAMPLERS[cfg.name].reach or "mi"
                 for r in range(idx.numel()):
                     pos = np.nonzero(m_np[r])[0]
-                    cand = [int(pos[i]) for i in mi_rule_reach(H_np[r][pos], cfg.gamma, cfg.lam, cfg.scan)]
+                    cand = [int(pos[i]) for i in mi_rule_reach(H_np[r][pos], cfg.gamma, cfg.lam, cfg.scan, rule)]
                     if len(cand) > 1:  # one position has no pairs: no passes
                         reach[r, cand] = True
                 gt = ground_truth_mi(model, x, eps=cfg.gt_eps, base_logits=out.logits, positions=reach)
                 MI = gt.mi  # zero outside reach x reach
                 oracle[idx.cpu()] += gt.passes.cpu()
-            if cfg.temperature > 0:
-                probs_t = torch.softmax(logits.cpu() / cfg.temperature, -1)
-                vals = torch.multinomial(probs_t.view(-1, probs_t.shape[-1]), 1, generator=gen).view(probs_t.shape[:2])
+            if cfg.temperature > 0:  # each sequence from its own stream (batched == one by one)
+                probs_t = torch.softmax(logits.cpu() / cfg.temperature, -1)  # (b, L, V)
+                vals = torch.stack(
+                    [torch.multinomial(probs_t[r], 1, generator=gens[int(idx[r])]).squeeze(1) for r in range(len(idx))]
+                )  # (b, L)
             else:
                 vals = logits.argmax(-1).cpu()  # (b, L)
             MI_np = MI.cpu().double().numpy() if MI is not None else None
+            P_np = torch.softmax(logits, -1).cpu().double().numpy() if wants_probs else None  # (b, L, V)
             for r in range(idx.numel()):
                 b = int(idx[r])
                 pos = np.nonzero(m_np[r])[0]
-                mi_sub = MI_np[r][np.ix_(pos, pos)] if MI_np is not None else None
-                chosen = [int(pos[i]) for i in SAMPLERS[cfg.name].select(H_np[r][pos], mi_sub, cfg)]
+                cands = Candidates(
+                    H=H_np[r][pos],
+                    MI=MI_np[r][np.ix_(pos, pos)] if MI_np is not None else None,
+                    probs=P_np[r][pos] if P_np is not None else None,
+                    pos=pos,
+                    prev=prev[b][pos] if b in prev else None,
+                )
+                chosen = [int(pos[i]) for i in SAMPLERS[cfg.name].select(cands, cfg)]
+                if cfg.name == "klass":
+                    prev[b] = P_np[r]
                 written = [int(vt[vals[r, c]]) for c in chosen]
                 if record:
                     traces[b].steps.append(

@@ -19,7 +19,7 @@ from .bench import load_models, plot_sweep, run_grid, write_rows
 from .checkpoints import fingerprint
 from .samplers import SAMPLERS, SamplerConfig
 
-SETTING_KEYS = ("sampler", "gamma", "lam", "k", "scan", "temperature", "seed", "rule_version", "n")
+SETTING_KEYS = ("sampler", "gamma", "lam", "k", "scan", "tau", "kl", "d", "temperature", "seed", "rule_version", "n")
 FINGERPRINTS = ("mdm_sha", "head_sha")
 
 
@@ -98,6 +98,9 @@ def run_sweep(
             "lam": c.lam,
             "k": c.k,
             "scan": c.scan,
+            "tau": c.tau,
+            "kl": c.kl,
+            "d": c.d,
             "temperature": c.temperature if c.temperature > 0 else None,
             "seed": c.seed if c.temperature > 0 else None,
             "rule_version": SAMPLERS[c.name].version,

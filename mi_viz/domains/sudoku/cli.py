@@ -15,9 +15,7 @@ from . import board as S
 
 COMMANDS = ("bench", "sweep", "mi-report", "figure")
 
-DEFAULT_GRID = (
-    "sequential; topk:k=2,3,4,5,7,10; eb:gamma=0.05,0.1,0.2,0.5,1,2; mi:gamma=0.05,0.1,0.2,0.3,0.6,1:lam=0,0.5"
-)
+DEFAULT_GRID = "sequential; topk:k=2,4,7; eb:gamma=1e-4,0.01,0.2; mi-zero:gamma=0.04,0.4; mi:gamma=0.04,0.4:lam=1,4"
 
 
 def read_puzzles(path, limit=None):
