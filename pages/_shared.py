@@ -95,8 +95,8 @@ def head_picker() -> None:
     row = next((r for r in rows if (ROOT / r["head"]).resolve() == rel), None)
     if row:
         st.sidebar.caption(
-            f"{int(row['n_params']):,} parameters, {row['mix_layers']} mix blocks, "
-            f"{row['attn_blocks']} blocks' attention maps; Pearson {float(row['pearson']):.3f} "
+            f"{int(row['n_params']):,} parameters, {row['mix_layers']} mix blocks; "
+            f"Pearson {float(row['pearson']):.3f} "
             f"with the truth on the report's test states ({scores.relative_to(ROOT)})."
         )
 

@@ -61,7 +61,7 @@ def test_bench_limit_and_errors(tmp_path, tiny_ckpt):
     r = _cli("bench", "sudoku", "--puzzles", f, "--limit", "3", "--checkpoint", mdm, "--out", tmp_path / "o.csv")
     assert json.loads(r.stdout.strip().splitlines()[-1])["n"] == 3
     r = _cli("bench", "sudoku", "--puzzles", tmp_path / "absent.txt", "--checkpoint", mdm, "--out", tmp_path / "o.csv")
-    assert r.returncode != 0 and "puzzle file not found" in r.stderr
+    assert r.returncode == 2 and "puzzle file not found" in r.stderr and "Traceback" not in r.stderr
     r = _cli("bench", "sudoku", "--puzzles", f, "--checkpoint", tmp_path / "nothing", "--out", tmp_path / "o.csv")
     assert r.returncode == 2 and "checkpoint file not found" in r.stderr and "Traceback" not in r.stderr
     r = _cli("bench", "sudoku", "--puzzles", f, "--sampler", "bogus", "--checkpoint", mdm, "--out", tmp_path / "o.csv")
@@ -256,5 +256,5 @@ def test_sweep_with_a_corrupt_head_fails_before_decoding(tmp_path, tiny_ckpt, jo
         "--jobs",
         jobs,
     )
-    assert r.returncode != 0 and "Traceback" not in r.stderr
+    assert r.returncode == 2 and "Traceback" not in r.stderr
     assert "bad" in r.stderr and not (tmp_path / "sw" / "sweep.csv").exists()

@@ -1,4 +1,4 @@
-"""Train the Sudoku masked diffusion model (MDM objective, GUIDE section 3).
+"""Train the Sudoku masked diffusion model (MDM objective: docs/mi.md).
 
     python training/train_mdm.py --preset cpu   --run-dir runs/mdm_cpu      # hours, background
     python training/train_mdm.py --preset paper --run-dir runs/mdm_paper    # on a GPU

@@ -39,10 +39,13 @@ def checkpoint_paths(path: str | os.PathLike) -> tuple[Path, Path]:
 
 
 def fingerprint(path: str | os.PathLike) -> str:
-    """First 12 hex digits of the sha256 of a checkpoint's weights file: which weights
-    produced a result row (so a resumed sweep never mixes two heads' numbers)."""
+    """First 12 hex digits of the sha256 of a checkpoint's weights file (NAME, NAME.json or
+    NAME.safetensors), or of any other weights file named as it is (ESM-C 300M's .pth): which
+    weights produced a result row (so a resumed sweep never mixes two heads' numbers)."""
+    p = Path(path)
+    target = p if p.is_file() and p.suffix not in (".json", ".safetensors") else checkpoint_paths(p)[0]
     h = hashlib.sha256()
-    with open(checkpoint_paths(path)[0], "rb") as f:
+    with open(target, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()[:12]

@@ -136,7 +136,9 @@ def run(command: str, a, cfg_or_grid, dev: str):
         from ...core.checkpoints import checkpoint_paths
         from ...core.sweep import run_sweep
 
-        cfgs = [type(c)(**{**c.__dict__, "temperature": a.temperature, "seed": a.sample_seed}) for c in cfg_or_grid]
+        from dataclasses import replace
+
+        cfgs = [replace(c, temperature=a.temperature, seed=a.sample_seed) for c in cfg_or_grid]  # validated anew
         Path(a.out_dir).mkdir(parents=True, exist_ok=True)
         floor = {**ref.floor(), "reference": a.reference, "reference_rows": len(ref.heldout), "family": dom.family}
         (Path(a.out_dir) / "floor.json").write_text(json.dumps(floor, indent=1))

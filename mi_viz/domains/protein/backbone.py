@@ -22,7 +22,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ...core.checkpoints import CheckpointError, load_module, load_state_strict, save_module
+from ...core.checkpoints import CheckpointError, checkpoint_paths, load_module, load_state_strict, save_module
 from ...core.protocol import ModelOutput
 from .alphabet import BOS, EOS, FIRST_AA, MASK, PAD, VALUE_TOKENS
 
@@ -229,6 +229,18 @@ def load_esmc_300m(
     model = ESMCBackbone(ESMC_300M_CONFIG)
     load_state_strict(model.esmc, state, where=f"ESM-C 300M weights {path}")
     return model.to(device).eval()
+
+
+def weights_file(spec: str | os.PathLike) -> Path:
+    """The file holding a backbone's weights, for fingerprints: 'esmc_300m' (the local cache;
+    BackboneUnavailable if absent), a .pth file, or one of our checkpoints' .safetensors."""
+    s = str(spec)
+    if s == ESMC_300M:
+        return esmc_300m_weights()
+    p = Path(s) if s.endswith(".pth") else checkpoint_paths(s)[0]
+    if not p.exists():
+        raise FileNotFoundError(f"backbone weights not found: {p}")
+    return p
 
 
 def load_backbone(spec: str | os.PathLike, device: str = "cpu", allow_download: bool = False) -> ESMCBackbone:

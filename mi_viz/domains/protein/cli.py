@@ -13,7 +13,6 @@ Values are sampled (temperature 1 by default: argmax makes repeats in proteins),
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from . import DATA, DOMAIN, PAPER_TABLE2, prompts_of_lengths
@@ -167,11 +166,13 @@ def run(command: str, a, cfg_or_grid, dev: str):
         }
         print(json.dumps(summary))
     elif command == "sweep":
-        from ...core.checkpoints import checkpoint_paths
-        from ...core.sweep import run_sweep
+        from dataclasses import replace
 
-        for c in cfg_or_grid:
-            c.temperature, c.seed = a.temperature, a.sample_seed
+        from ...core.sweep import run_sweep
+        from .backbone import weights_file
+
+        cfgs = [replace(c, temperature=a.temperature, seed=a.sample_seed) for c in cfg_or_grid]  # validated anew
+        mdm_file = weights_file(a.backbone or DOMAIN.default_model)  # esmc_300m, a .pth, or a checkpoint
         model = DOMAIN.load_model(a.backbone, dev)
         judge = Reference(
             model if a.embedder is None else DOMAIN.load_model(a.embedder, dev),
@@ -179,14 +180,9 @@ def run(command: str, a, cfg_or_grid, dev: str):
             a.clusters,
             judge=None if a.no_judge else default_judge(),
         )
-        spec = a.backbone or DOMAIN.default_model
-        mdm_file = spec if str(spec).endswith(".pth") else checkpoint_paths(spec)[0]
-        if not Path(mdm_file).exists():
-            print(f"error: backbone weights not found: {mdm_file}", file=sys.stderr)
-            raise SystemExit(2)
         run_sweep(
             DOMAIN,
-            cfg_or_grid,
+            cfgs,
             prompts,
             {"inputs": what, "reference": Path(a.reference).name},
             a.out_dir,

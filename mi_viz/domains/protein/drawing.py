@@ -4,7 +4,7 @@ entropy along it, and one position's MI row.
 Residues use the Clustal X colour scheme (hydrophobic blue, positive red, negative magenta,
 polar green, cysteine pink, glycine orange, proline yellow, aromatic cyan); masked positions
 are grey. The track is a scatter of square markers, not a heatmap, so a click on a residue
-can be read back through st.plotly_chart(on_select=...) (GUIDE section 4).
+can be read back through st.plotly_chart(on_select=...) (Streamlit returns no selection for heatmap traces).
 """
 
 from __future__ import annotations

@@ -340,7 +340,7 @@ def singles_rounds(board, box: int = 3) -> tuple[tuple[int, ...], int]:
     """Apply naked and hidden singles in parallel rounds until stuck.
 
     One round fills every cell that is forced in the current state (the floor a
-    perfect parallel decoder could reach, GUIDE section 5). Returns the board
+    perfect parallel decoder could reach, docs/results-sudoku.md). Returns the board
     reached and the number of rounds that filled something.
     """
     n, rows, cols, boxes, peers = geometry(box)

@@ -20,13 +20,13 @@ DEFAULT_GRID = "sequential; topk:k=2,4,7; eb:gamma=1e-4,0.01,0.2; mi-zero:gamma=
 
 def read_puzzles(path, limit=None):
     if not Path(path).exists():
-        raise SystemExit(f"error: puzzle file not found: {path}")
+        raise FileNotFoundError(f"puzzle file not found: {path}")
     res = S.read_puzzle_file(path)
     for e in res.errors:
         print(f"warning: {path}: {e} (skipped)", file=sys.stderr)
     puzzles = res.puzzles[:limit] if limit else res.puzzles
     if not puzzles:
-        raise SystemExit(f"error: no valid puzzles in {path}")
+        raise ValueError(f"no valid puzzles in {path}")
     return puzzles, res.errors
 
 

@@ -2,7 +2,7 @@
 
 Boards are drawn as square scatter markers (not a heatmap) so that a click on a
 cell can be read back through st.plotly_chart(on_select=...), which returns
-nothing for heatmap traces (GUIDE section 4).
+nothing for heatmap traces (Streamlit 1.67).
 """
 
 from __future__ import annotations
