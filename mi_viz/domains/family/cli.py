@@ -133,10 +133,10 @@ def run(command: str, a, cfg_or_grid, dev: str):
             )
         )
     elif command == "sweep":
+        from dataclasses import replace
+
         from ...core.checkpoints import checkpoint_paths
         from ...core.sweep import run_sweep
-
-        from dataclasses import replace
 
         cfgs = [replace(c, temperature=a.temperature, seed=a.sample_seed) for c in cfg_or_grid]  # validated anew
         Path(a.out_dir).mkdir(parents=True, exist_ok=True)
