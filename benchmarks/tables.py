@@ -486,6 +486,169 @@ def protein_separation_table(path=None) -> str:
     return "\n".join(out)
 
 
+# --------------------------------------------------------------------------- protein families
+
+FAMILIES = ("PF00595", "PF00076", "PF00072")
+CONTACT_SCORES = (
+    ("truth", "the backbone's conditional MI (APC)"),
+    ("truth_raw", "... without APC"),
+    ("head", "the MI head (APC)"),
+    ("mip", "MIp"),
+    ("potts", "Potts (plmDCA-style)"),
+)
+
+
+def _family_json(fam: str, name: str) -> dict | None:
+    p = R / "family" / fam / name
+    return json.loads(p.read_text()) if p.exists() else None
+
+
+def family_contacts_table() -> str:
+    """The README's contact table: top-L/5 precision of every score, one row per shipped family."""
+    out = [
+        "| family | mapped columns L | base rate | backbone's conditional MI | MI head | MIp | Potts |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for fam in FAMILIES:
+        c = _family_json(fam, "contacts.json")
+        if c is None:
+            out.append(f"| {fam} | (no results/family/{fam}/contacts.json yet: `make family-results`) | | | | | |")
+            continue
+        cell = {
+            k: "" if c.get(f"precision_L5_{k}") is None else f"{c[f'precision_L5_{k}']:.2f}" for k, _ in CONTACT_SCORES
+        }
+        out.append(
+            f"| {fam} | {c['mapped_columns']} | {c['base_rate']:.2f} | **{cell['truth']}** | {cell['head']} | "
+            f"{cell['mip']} | {cell['potts']} |"
+        )
+    return "\n".join(out)
+
+
+def family_contacts_full_table() -> str:
+    """Every contact score of every family: top-L/5, top-L/2, AUROC."""
+    out = ["| family | score | top-L/5 | top-L/2 | AUROC |", "|---|---|---|---|---|"]
+    for fam in FAMILIES:
+        c = _family_json(fam, "contacts.json")
+        if c is None:
+            continue
+        for k, name in CONTACT_SCORES:
+            if c.get(f"precision_L5_{k}") is None:
+                continue
+            p5, p2, au = c[f"precision_L5_{k}"], c[f"precision_L2_{k}"], c[f"auroc_{k}"]
+            out.append(f"| {fam} | {name} | {p5:.3f} | {p2:.3f} | {au:.3f} |")
+        out.append(
+            f"| {fam} | *how* | {c['rows']} held-out rows x {c['masks_per_row']} masks of {100 * c['frac']:.0f} % | "
+            f"{c['truth_passes']:,} passes | {c['seconds']:.0f} s |"
+        )
+    return "\n".join(out)
+
+
+def family_head_table() -> str:
+    """The family heads against the truth on held-out rows, beside the two trivial baselines."""
+    out = [
+        "| family | states / pairs | head: pooled / within-state Pearson | separation only | "
+        "separation + entropies | passes of the truth per state |",
+        "|---|---|---|---|---|---|",
+    ]
+    for fam in FAMILIES:
+        r = _family_json(fam, "mi_report.json")
+        if r is None:
+            continue
+        b = r["baselines"]
+        pw = {
+            k: f"{b[f'pearson_{k}']:.3f} / {b[f'within_state_pearson_{k}']:.3f}"
+            for k in ("head", "separation", "separation_entropies")
+        }
+        out.append(
+            f"| {fam} | {b['eval_states']} / {b['eval_pairs']:,} | **{pw['head']}** | {pw['separation']} | "
+            f"{pw['separation_entropies']} | {r['gt_passes_per_state']:.0f} |"
+        )
+    return "\n".join(out)
+
+
+def family_pairs_table(fam: str) -> str:
+    """One family's pair statistics per sampler setting, the natural-vs-natural floor first."""
+    path = R / "family" / fam / "sweep.csv"
+    if not path.exists():
+        return f"(no {path.relative_to(ROOT)} yet: `make family-results`)"
+    out = [
+        "| sampler | avg passes | pair-correlation Pearson (+- sd) | column-frequency Pearson | Potts energy: "
+        "mean / W1 to natural | identity to the nearest training row |",
+        "|---|---|---|---|---|---|",
+    ]
+    fl = _family_json(fam, "floor.json")
+    if fl:
+        out.append(
+            f"| *natural vs natural ({fl['n']} vs {fl['n']} held-out rows)* | | {fl['pair_corr_pearson']:.3f} | "
+            f"{fl['single_freq_pearson']:.3f} | | |"
+        )
+    for r in rows_of(path):
+        e = f"{float(r['mean_energy']):.1f} / {float(r['energy_w1']):.1f}" if r.get("mean_energy") else ""
+        out.append(
+            f"| {label(r)} | {float(r['avg_passes']):.1f} | {float(r['pair_corr_pearson']):.3f} "
+            f"+- {float(r['pair_corr_sd']):.3f} | {float(r['single_freq_pearson']):.3f} | {e} | "
+            f"{float(r['nearest_identity_mean']):.3f} |"
+        )
+    nat = next((r.get("natural_mean_energy") for r in rows_of(path) if r.get("natural_mean_energy")), None)
+    if nat:
+        out.append(f"| *natural held-out rows: mean Potts energy* | | | | {float(nat):.1f} | |")
+    return "\n".join(out)
+
+
+FAMILY_CURVES = ("topk", "eb", "mi-zero", "mi lam=1", "mi-tc lam=1", "threshold", "margin", "klass", "dilated")
+
+
+def family_matched_table(at=(8, 16, 32)) -> str:
+    """Pair-correlation Pearson of every sampler family at the same average passes (linear
+    between a curve's points; blank outside it): where MI-guided decoding must show what it protects."""
+    out = [
+        "| family | passes | " + " | ".join(FAMILY_CURVES) + " | sequential (all passes) |",
+        "|---|---|" + "---|" * (len(FAMILY_CURVES) + 1),
+    ]
+    for fam in FAMILIES:
+        path = R / "family" / fam / "sweep.csv"
+        if not path.exists():
+            continue
+        rows = rows_of(path)
+        curves: dict[str, list] = {}
+        for r in rows:
+            curves.setdefault(sweep_family(r), []).append((float(r["avg_passes"]), float(r["pair_corr_pearson"])))
+        seq = next((r for r in rows if r["sampler"] == "sequential"), None)
+        for x in at:
+            cells = []
+            for fam_name in FAMILY_CURVES:
+                v = interpolate(curves.get(fam_name, []), x)
+                cells.append("" if v is None else f"{v:.3f}")
+            s = f"{float(seq['pair_corr_pearson']):.3f} ({float(seq['avg_passes']):.0f})" if seq else ""
+            out.append(f"| {fam} | {x} | " + " | ".join(cells) + f" | {s} |")
+    return "\n".join(out)
+
+
+def family_models_table() -> str:
+    """The shipped family backbones: size, data, budget, held-out fit beside the column profile."""
+    out = [
+        "| checkpoint | parameters (float16) | rows: train / held out (Neff) | budget | held-out pseudo-ppl (15 %) vs "
+        "the column profile |",
+        "|---|---|---|---|---|",
+    ]
+    for fam in FAMILIES:
+        j = ROOT / "checkpoints" / f"family_{fam}.json"
+        if not j.exists():
+            continue
+        meta = json.loads(j.read_text())
+        sp, m, ex = meta["extra"]["split"], meta["metrics"], meta["extra"]
+        w = ROOT / "checkpoints" / f"family_{fam}.safetensors"
+        n_params = w.stat().st_size // 2  # float16: two bytes a parameter (plus a small header)
+        out.append(
+            f"| `family_{fam}` ({w.stat().st_size / 2**20:.1f} MiB) | ~{n_params / 1e6:.2f} M: ESM-C blocks, d "
+            f"{meta['config']['d_model']}, {meta['config']['n_layers']} blocks, column embedding | "
+            f"{sp['train_rows']:,} / {sp['heldout_rows']:,} ({sp['neff_train']:,.0f} / {sp['neff_heldout']:,.0f}) | "
+            f"kept step {meta['step']:,}, {ex.get('wall_seconds', 0) / 60:.0f} min on 2 CPU cores | "
+            f"{m['heldout_pseudo_ppl_15']:.2f} vs {m['profile_pseudo_ppl_15']:.2f} |"
+        )
+    return "\n".join(out)
+
+
 BLOCKS = {
     "headline": headline_table,
     "table1": lambda: sweep_table(R / "sudoku" / "test_hard" / "sweep.csv", paper=True),
@@ -502,6 +665,12 @@ BLOCKS = {
     "table2_oracle": protein_oracle_table,
     "protein_mi_short": protein_mi_short_table,
     "protein_separation": protein_separation_table,
+    "family_contacts": family_contacts_table,
+    "family_contacts_full": family_contacts_full_table,
+    "family_head": family_head_table,
+    "family_matched": family_matched_table,
+    "family_models": family_models_table,
+    **{f"family_pairs_{f}": (lambda f=f: family_pairs_table(f)) for f in FAMILIES},
 }
 BLOCK = re.compile(r"(<!-- tables:(\w+) -->\n)(.*?)(<!-- /tables -->)", re.S)
 

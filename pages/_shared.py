@@ -266,28 +266,11 @@ def kept(widget_key: str, default) -> dict:
     return {"key": widget_key, "on_change": lambda: st.session_state.update({keep: st.session_state[widget_key]})}
 
 
-def sampler_picker(
-    key: str, has_head: bool, default: str = "mi", temperature: float = 0.0, gammas=None, domain_defaults=None
-) -> SamplerConfig:
-    """The sampler and its parameters, starting at the domain's defaults (Domain.sampler_defaults).
-    Each sampler keeps its own gamma / lambda / k (keys KEY_NAME_PARAM): switching mi -> eb -> mi
-    leaves mi where the user put it."""
-    names = [n for n in SAMPLERS if has_head or SAMPLERS[n].needs != "mi"]
-    name = st.selectbox(
-        "Sampler",
-        names,
-        index=names.index(default) if default in names else 0,
-        key=f"{key}_sampler",
-        help="sequential: one position per pass; topk: k per pass; eb: entropy budget (EB-Sampler); "
-        "mi: MI-guided with the head (entropy + lambda x MI within gamma); mi-zero: its entropy budget alone; "
-        "mi-tc: the largest MI to the batch instead of the sum; mi-pairs: the rule of release 0.3; "
-        "mi-gt: MI-guided with the exact MI (a slow oracle); threshold: Fast-dLLM; margin: top-two margin; "
-        "klass: confident and stable; dilated: k per pass, d apart (docs/samplers.md)",
-    )
-    spec = defaults_for(name, domain_defaults)
-    gammas = sorted(set(gammas or GAMMAS) | {float(spec.get("gamma", 0.0))})
+def sampler_params(own: str, name: str, spec: dict, gammas=None) -> dict:
+    """The widgets of one sampler's parameters, starting at spec (its defaults, or a row's preset);
+    keys OWN_PARAM, so each sampler (or each compared row) keeps its own values. -> {param: value}."""
+    gammas = sorted(set(gammas or GAMMAS) | {float(spec.get("gamma") or 0.0)})
     kw = {}
-    own = f"{key}_{name}"
     if "k" in spec:
         kw["k"] = st.slider("k (positions per pass)", 1, 20, **kept(f"{own}_k", spec["k"]))
     if "gamma" in spec:  # log-spaced: useful budgets span 1e-5 .. 8 nats across the domains
@@ -300,11 +283,10 @@ def sampler_picker(
         )
     if "tau" in spec:
         if name == "margin":
-            by = st.radio(
-                "margin rule", ["k per pass", "threshold"], horizontal=True, **kept(f"{own}_by", "k per pass")
-            )
+            start = "threshold" if spec.get("tau") is not None else "k per pass"
+            by = st.radio("margin rule", ["k per pass", "threshold"], horizontal=True, **kept(f"{own}_by", start))
             if by == "threshold":
-                kw["tau"] = st.slider("tau (least p1 - p2)", 0.0, 1.0, **kept(f"{own}_tau", 0.5))
+                kw["tau"] = st.slider("tau (least p1 - p2)", 0.0, 1.0, **kept(f"{own}_tau", spec.get("tau") or 0.5))
         else:
             kw["tau"] = st.select_slider(
                 "tau (least top probability)",
@@ -328,9 +310,93 @@ def sampler_picker(
             "of the confidence order, the default); skip: pass over it and keep scanning",
             **kept(f"{own}_scan", "stop"),
         )
+    return kw
+
+
+def sampler_picker(
+    key: str, has_head: bool, default: str = "mi", temperature: float = 0.0, gammas=None, domain_defaults=None
+) -> SamplerConfig:
+    """The sampler and its parameters, starting at the domain's defaults (Domain.sampler_defaults).
+    Each sampler keeps its own gamma / lambda / k (keys KEY_NAME_PARAM): switching mi -> eb -> mi
+    leaves mi where the user put it."""
+    names = [n for n in SAMPLERS if has_head or SAMPLERS[n].needs != "mi"]
+    name = st.selectbox(
+        "Sampler",
+        names,
+        index=names.index(default) if default in names else 0,
+        key=f"{key}_sampler",
+        help="sequential: one position per pass; topk: k per pass; eb: entropy budget (EB-Sampler); "
+        "mi: MI-guided with the head (entropy + lambda x MI within gamma); mi-zero: its entropy budget alone; "
+        "mi-tc: the largest MI to the batch instead of the sum; mi-pairs: the rule of release 0.3; "
+        "mi-gt: MI-guided with the exact MI (a slow oracle); threshold: Fast-dLLM; margin: top-two margin; "
+        "klass: confident and stable; dilated: k per pass, d apart (docs/samplers.md)",
+    )
+    kw = sampler_params(f"{key}_{name}", name, defaults_for(name, domain_defaults), gammas)
     t = st.slider("temperature (0 = argmax)", 0.0, 2.0, temperature, 0.1, key=f"{key}_temp")
     seed = st.number_input("seed", 0, 10_000, 0, key=f"{key}_seed") if t > 0 else 0
     return SamplerConfig(name, temperature=t, seed=int(seed), **kw)
+
+
+def grid_text(cfgs) -> str:
+    """SamplerConfigs as one line of grid syntax (parse_grid reads it back to the same settings)."""
+    parts = []
+    for c in cfgs:
+        ps = [f"{p}={getattr(c, p):g}" for p in ("k", "gamma", "lam", "tau", "kl", "d") if getattr(c, p) is not None]
+        if c.scan == "skip":
+            ps.append("scan=skip")
+        parts.append(":".join([c.name, *ps]))
+    return "; ".join(parts)
+
+
+def sampler_rows(key: str, presets: dict, start: list[str], has_head: bool, domain_defaults=None) -> dict:
+    """The samplers a comparison page compares, each a row with its own controls (its sampler and
+    parameters, kept per row), added from the presets and removed freely; the presets are starting
+    values. The rows as grid text can be copied out, and grid text read in. -> {row label: config}.
+
+    A row's widgets are keyed by its own id, so moving one row's slider changes only that row's
+    config: the page's cached decodes of the other rows are reused."""
+    rows_key = f"{key}_rows"
+    if rows_key not in st.session_state:
+        st.session_state[rows_key] = [[k, presets[name]] for k, name in enumerate(start) if name in presets]
+    rows = st.session_state[rows_key]
+    names = [n for n in SAMPLERS if has_head or SAMPLERS[n].needs != "mi"]
+    out = {}
+    for rid, preset in list(rows):
+        with st.container(border=True):
+            c = st.columns([2, 6, 1])
+            name = c[0].selectbox(
+                "sampler", names, **kept(f"{key}_r{rid}_name", preset.name if preset.name in names else names[0])
+            )
+            with c[1]:
+                start_vals = {**defaults_for(name, domain_defaults)}
+                if name == preset.name:  # the preset's own values are the row's starting point
+                    start_vals.update(
+                        {p: getattr(preset, p) for p in start_vals if getattr(preset, p, None) is not None}
+                    )
+                    if name == "margin":
+                        start_vals["tau"] = preset.tau
+                kw = sampler_params(f"{key}_r{rid}_{name}", name, start_vals)
+            if c[2].button("remove", key=f"{key}_r{rid}_rm", help="drop this sampler from the comparison"):
+                st.session_state[rows_key] = [r for r in rows if r[0] != rid]
+                st.rerun()
+        cfg = SamplerConfig(name, **kw)
+        label = cfg.label()
+        out[label if label not in out else f"{label} (row {rid + 1})"] = cfg
+    c = st.columns([3, 1, 4])
+    pick = c[0].selectbox("add a sampler, starting from", list(presets), key=f"{key}_add_pick")
+    if c[1].button("add", key=f"{key}_add"):
+        st.session_state[rows_key] = rows + [[max([r[0] for r in rows], default=-1) + 1, presets[pick]]]
+        st.rerun()
+    with c[2].popover("as grid text"):
+        st.code(grid_text(out.values()) or "(no sampler)", language=None)
+        text = st.text_input("replace the rows with", "", key=f"{key}_grid_in", placeholder="eb:gamma=0.01; topk:k=6")
+        if st.button("replace", key=f"{key}_grid_go") and text.strip():
+            cfgs = grid_or_error(text, "Grid text", has_head, domain_defaults)
+            if cfgs:
+                base = max([r[0] for r in rows], default=-1) + 1
+                st.session_state[rows_key] = [[base + k, cfg] for k, cfg in enumerate(cfgs)]
+                st.rerun()
+    return out
 
 
 def grid_or_error(text: str, widget: str, has_head: bool, domain_defaults=None):
@@ -444,6 +510,28 @@ def decode_trace(board, cfg: SamplerConfig) -> Trace:
     from dataclasses import asdict
 
     return Trace.from_json(decode_trace_json(S.board_to_string(board), asdict(cfg), mdm_path(), head_path()))
+
+
+@st.cache_data(show_spinner="Measuring the current settings ...", max_entries=256)
+def live_point(puzzle_file: str, n: int, cfg: dict, mdm: str, head_ckpt: str) -> dict:
+    """One setting on the first n puzzles of a set: run_bench's summary (cached per setting, so
+    moving one row's slider measures that row only)."""
+    from mi_viz.core.bench import run_bench
+
+    rows = load_puzzle_set(puzzle_file)[:n]
+    model = get_mdm(mdm)
+    head = get_head(head_ckpt)[0] if SAMPLERS[cfg["name"]].needs == "mi" else None
+    return run_bench(SUDOKU, model, [S.parse_board(r["puzzle"]) for r in rows], SamplerConfig(**cfg), head).summary
+
+
+def wilson(p: float, n: int, z: float = 1.645) -> tuple[float, float]:
+    """The Wilson interval of a proportion p out of n (90 % by default)."""
+    if n <= 0:
+        return 0.0, 1.0
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0.0, c - h), min(1.0, c + h)
 
 
 def estimated_mi(tokens: tuple) -> np.ndarray:

@@ -2,7 +2,7 @@
 (proteins: the paper's k-means JSD; a family backbone: pair statistics against its held-out rows)."""
 
 import io
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,7 @@ from pages._shared import (
     protein_backbones,
     protein_model_or_error,
     protein_trace_json,
+    sampler_rows,
     through_app,
 )
 
@@ -81,30 +82,22 @@ with tab1:
         length = c[0].number_input(f"Length (1..{PROTEIN_LENGTH_CAP})", 1, PROTEIN_LENGTH_CAP, 60, key="pcmp_len")
     temperature = c[1].slider("temperature", 0.1, 2.0, 1.0, 0.1, key="pcmp_temp")
     seed = c[2].number_input("seed", 0, 10_000, 0, key="pcmp_seed")
-    chosen = st.multiselect(
-        "Samplers",
-        list(PRESETS),
-        default=["sequential", "top-k k=4", "EB gamma=1" if is_family else "EB gamma=8"]
-        + [k for k in PRESETS if k.startswith("MI (default")],
-        key="pcmp_samplers",
+    st.caption("Each row is one sampler with its own settings; a slider re-decodes that row only.")
+    start = ["sequential", "top-k k=4", "EB gamma=1" if is_family else "EB gamma=8"]
+    configs = sampler_rows(
+        "pcmp_f" if is_family else "pcmp",
+        PRESETS,
+        start + [k for k in PRESETS if k.startswith("MI (default")],
+        head is not None,
+        DEFAULTS,
     )
-    custom = st.text_input(
-        "Your own settings, added to the chosen ones (grid syntax)",
-        "",
-        key="pcmp_custom",
-        placeholder="eb:gamma=2; topk:k=12",
-    )
-    configs = {name: PRESETS[name] for name in chosen}
-    if custom.strip():
-        for cfg in grid_or_error(custom, "Your own settings", head is not None, DEFAULTS) or []:
-            configs[cfg.label()] = cfg
     if not configs:
         st.info("Choose at least one sampler, or type your own settings.")
     else:
         prompt = "_" * int(length)
         traces = {}
         for name, cfg in configs.items():
-            cfg.temperature, cfg.seed = float(temperature), int(seed)
+            cfg = replace(cfg, temperature=float(temperature), seed=int(seed))  # validated anew
             traces[name] = Trace.from_json(protein_trace_json(prompt, asdict(cfg), spec, head_path))
         longest = max(len(tr.steps) for tr in traces.values())
         t = st.slider(
@@ -175,7 +168,7 @@ def family_sweep_tab():
             bar = st.progress(0.0, text="sweep")
             out = []
             for k, cfg in enumerate(cfgs):
-                cfg.temperature = 1.0
+                cfg = replace(cfg, temperature=1.0)
                 bar.progress(k / len(cfgs), text=f"{cfg.label()} ({k + 1}/{len(cfgs)})")
                 res = run_bench(DOM, model, ["_" * DOM.width] * int(n), cfg, head if cfg.needs == "mi" else None)
                 rows = DOM.encode([r["sequence"] for r in res.rows])
@@ -227,7 +220,7 @@ with tab2:
             bar = st.progress(0.0, text="sweep")
             out = []
             for k, cfg in enumerate(cfgs):
-                cfg.temperature = 1.0
+                cfg = replace(cfg, temperature=1.0)
                 bar.progress(k / len(cfgs), text=f"{cfg.label()} ({k + 1}/{len(cfgs)})")
                 res = run_bench(DOM, model, prompts, cfg, head if cfg.needs == "mi" else None)
                 out.append({**res.summary, **ref([r["sequence"] for r in res.rows])})

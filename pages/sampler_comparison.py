@@ -1,6 +1,7 @@
 """Sampler comparison: one puzzle, several samplers on a shared timeline; and sweeps."""
 
 import io
+from dataclasses import asdict
 
 import numpy as np
 import pandas as pd
@@ -19,11 +20,16 @@ from pages._shared import (
     SUDOKU,
     decode_trace,
     grid_or_error,
+    head_path,
+    live_point,
     load_puzzle_set,
+    mdm_path,
     models_or_error,
     puzzle_picker,
+    sampler_rows,
     show_puzzle_problem,
     through_app,
+    wilson,
 )
 
 through_app()
@@ -65,23 +71,10 @@ with tab1:
     with st.sidebar:
         st.subheader("Puzzle")
         picked = puzzle_picker("cmp")
-    chosen = st.multiselect(
-        "Samplers",
-        list(PRESETS),
-        default=[k for k in PRESETS if k in ("sequential", "EB gamma=1e-4", MI_DEFAULT_LABEL)],
-        key="cmp_samplers",
+    st.caption("Each row is one sampler with its own settings; a slider re-decodes that row only.")
+    configs = sampler_rows(
+        "cmp", PRESETS, ["sequential", "EB gamma=1e-4", MI_DEFAULT_LABEL], head is not None, SUDOKU.sampler_defaults
     )
-    custom = st.text_input(
-        "Your own settings, added to the chosen ones (grid syntax: `sampler:param=value; ...`)",
-        "",
-        key="cmp_custom",
-        placeholder="mi:gamma=0.05:lam=0.5; topk:k=6",
-    )
-    configs = {name: PRESETS[name] for name in chosen}
-    if custom.strip():
-        cfgs = grid_or_error(custom, "Your own settings", head is not None)
-        for c in cfgs or []:
-            configs[c.label()] = c
     if picked is None:
         show_puzzle_problem("cmp")
     elif not configs:
@@ -167,11 +160,41 @@ with tab2:
     paper = PAPER_TABLE1 if shown.startswith("Hard test set") else None
     if not curves:
         st.caption(f"No committed sweep for {shown}: run one to draw it.")
+    n_live = st.slider(
+        "Puzzles behind the stars (each compared row's current setting, measured live)", 0, 100, 20, key="sw_live"
+    )
+    markers = []
+    if n_live and configs:
+        for name, c in configs.items():
+            pt = live_point(str(PUZZLE_SETS[shown]), n_live, asdict(c), mdm_path(), head_path())
+            lo, hi = wilson(pt["solved_frac"], n_live)
+            markers.append(
+                {
+                    "label": f"{name} (now, {n_live} puzzles)",
+                    "family": c.name,
+                    "avg_passes": pt["avg_passes"],
+                    "y": 100 * pt["solved_frac"],
+                    "lo": 100 * lo,
+                    "hi": 100 * hi,
+                }
+            )
     st.plotly_chart(
         sweep_figure(
-            curves, "solved_frac", "solved (%)", f"Solve rate vs average passes: {shown}", paper=paper, scale=100.0
+            curves,
+            "solved_frac",
+            "solved (%)",
+            f"Solve rate vs average passes: {shown}",
+            paper=paper,
+            scale=100.0,
+            markers=markers,
         ),
         key="sw_plot",
     )
+    if markers:
+        st.caption(
+            f"Stars: the rows of the first tab at their current settings, on the first {n_live} puzzles of "
+            f"{shown.split(' (')[0]}, with a 90 % Wilson interval of the solve rate (a small sample: the "
+            "committed curve is the measured front)."
+        )
     if paper:
         st.caption("Crosses: the paper's Table 1 (its own 1,000 hard puzzles; ours are a little harder-looking).")

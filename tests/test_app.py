@@ -114,12 +114,47 @@ def test_missing_head_disables_mi(tmp_path, monkeypatch):
     assert "mi" not in at.selectbox(key="dec_sampler").options
 
 
-def test_sampler_comparison_and_sweep():
-    at = _run("pages/sampler_comparison.py")
-    at.multiselect(key="cmp_samplers").set_value(["sequential", "top-k k=4"]).run()
+def _timeline(at) -> dict:
+    """{trace name: y values} of the comparison page's 'filled vs passes' chart."""
+    for chart in at.get("plotly_chart"):
+        fig = json.loads(chart.proto.spec)
+        if (
+            "vs passes" in json.dumps(fig["layout"].get("title", ""))
+            and "pass" == fig["layout"]["xaxis"]["title"]["text"]
+        ):
+            return {t["name"]: t["y"] for t in fig["data"]}
+    raise AssertionError("no timeline chart")
+
+
+def test_sampler_comparison_rows_and_sweep():
+    at = _run("pages/sampler_comparison.py", setup=lambda a: a.session_state.__setitem__("sw_live", 5))
+    table = at.dataframe[0].value
+    names = list(table["sampler"])
+    assert names[0] == "sequential" and names[1] == "eb gamma=0.0001" and names[2].startswith("mi gamma=")
+    before = _timeline(at)
+    at.select_slider(key="cmp_r1_eb_gamma").set_value(0.2).run()  # one row's slider
     assert not at.exception
-    at.slider(key="cmp_step").set_value(3).run()
-    assert not at.exception
+    after_names = list(at.dataframe[0].value["sampler"])
+    assert after_names[1] == "eb gamma=0.2" and after_names[0] == names[0] and after_names[2] == names[2]
+    after = _timeline(at)
+    assert after[names[0]] == before[names[0]] and after[names[2]] == before[names[2]]  # the others untouched
+    assert after["eb gamma=0.2"] != before["eb gamma=0.0001"]  # this row's curve moved
+    at.button(key="cmp_r0_rm").click().run()
+    assert list(at.dataframe[0].value["sampler"])[0] == "eb gamma=0.2"
+    at.selectbox(key="cmp_add_pick").set_value("top-k k=4").run()
+    at.button(key="cmp_add").click().run()
+    assert list(at.dataframe[0].value["sampler"])[-1] == "topk k=4"
+    # grid text in: replaces the rows; bad text is a message
+    at.text_input(key="cmp_grid_in").input("topk:kk=6").run()
+    at.button(key="cmp_grid_go").click().run()
+    assert any("unknown parameter 'kk'" in e.value for e in at.error)
+    at.text_input(key="cmp_grid_in").input("topk:k=6; eb:gamma=0.05").run()
+    at.button(key="cmp_grid_go").click().run()
+    assert list(at.dataframe[0].value["sampler"]) == ["topk k=6", "eb gamma=0.05"]
+    assert "topk:k=6; eb:gamma=0.05" in [c.value for c in at.code]  # and out again, as grid text
+    # the sweep tab: a star per row at its current setting, on 5 puzzles
+    stars = [c for c in at.get("plotly_chart") if "(now, 5 puzzles)" in c.proto.spec]
+    assert stars and "topk k=6 (now, 5 puzzles)" in stars[0].proto.spec
     at.slider(key="sw_n").set_value(5)
     at.text_input(key="sw_grid").input("topk:k=4,8").run()
     at.button(key="sw_run").click().run()
@@ -134,11 +169,6 @@ def test_sampler_comparison_and_sweep():
         at.text_input(key="sw_grid").input(grid).run()
         at.button(key="sw_run").click().run()
         assert not at.exception and any(want in e.value for e in at.error), grid
-    # custom settings beside the presets, validated the same way
-    at.text_input(key="cmp_custom").input("topk:k=6; eb:gamma=0.05").run()
-    assert not at.exception and any("topk k=6" in str(df.value) for df in at.dataframe)
-    at.text_input(key="cmp_custom").input("topk:kk=6").run()
-    assert any("unknown parameter 'kk'" in e.value for e in at.error)
 
 
 def test_mi_estimator_page():
@@ -262,18 +292,20 @@ def test_protein_comparison_and_sweep():
     at.number_input(key="pcmp_len").set_value(20).run()
     assert not at.exception and len(at.dataframe) == 1
     table = at.dataframe[0].value
-    assert list(table["sampler"])[:3] == ["sequential", "top-k k=4", "EB gamma=8"]  # + MI at its default
+    assert list(table["sampler"])[:3] == ["sequential", "topk k=4", "eb gamma=8"]  # + MI at its default
     assert table["passes"].iloc[0] == 20 and table["passes"].iloc[1] == 5  # one per pass; four per pass
-    at.text_input(key="pcmp_custom").input("topk:k=10").run()
-    assert "topk k=10" in list(at.dataframe[0].value["sampler"])
-    at.text_input(key="pcmp_custom").input("eb:gama=2").run()
-    assert any("unknown parameter 'gama'" in e.value for e in at.error)
+    at.slider(key="pcmp_r1_topk_k").set_value(10).run()
+    table = at.dataframe[0].value
+    assert list(table["sampler"])[1] == "topk k=10" and table["passes"].iloc[1] == 2
     at.slider(key="psw_n").set_value(5)
     at.text_input(key="psw_grid").input("sequential; topk:k=8").run()
     at.button(key="psw_run").click().run()
     assert not at.exception
     n, out = at.session_state["psw_result"]
     assert n == 5 and [o["sampler"] for o in out] == ["sequential", "topk"] and all(0 <= o["jsd"] <= 1 for o in out)
+    at.text_input(key="psw_grid").input("eb:gama=2").run()
+    at.button(key="psw_run").click().run()
+    assert any("unknown parameter 'gama'" in e.value for e in at.error)
 
 
 def test_mi_estimator_protein_view():

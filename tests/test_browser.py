@@ -386,3 +386,33 @@ def test_sidebar_head_choice_follows_to_the_estimator(server, browser):
     assert pearson.locator('[data-testid="stMetricValue"]').inner_text().strip() == want
     _no_exception(page)
     ctx.close()
+
+
+def test_family_backbone_shows_its_contacts(server, browser):
+    """A family backbone on the protein decode page: a step, the ground truth, the structure's
+    contacts as dots on the maps; the families page with the averaged map beside the contacts."""
+    ART.mkdir(exist_ok=True)
+    ctx, page = _open(browser, server + "/protein_decode")
+    page.get_by_text("Passes so far").wait_for(timeout=120_000)
+    page.locator('[data-testid="stSelectbox"]', has_text="Protein backbone").click()
+    page.get_by_role("option", name=re.compile("family PF00595")).click()
+    _wait_idle(page)
+    page.get_by_text("Red circles: residue contacts").wait_for(timeout=120_000)
+    page.get_by_text("The structure's sequence, a share of its columns masked").click()
+    _wait_idle(page)
+    before = _step_value(page)
+    _click_step(page)
+    assert _step_value(page) == before + 1
+    page.get_by_role("button", name="Compute the ground-truth MI").click()
+    _wait_idle(page, timeout=300_000)
+    page.get_by_text("max asymmetry").wait_for(timeout=300_000)
+    _no_exception(page)
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(ART / "family_decode.png"), full_page=True)
+    _maps_shot(page, ART / "family_maps.png", 2, 3)
+    page.goto(server + "/family", wait_until="networkidle")
+    _wait_idle(page)
+    page.get_by_text("Contacts from MI").first.wait_for(timeout=120_000)
+    _no_exception(page)
+    page.screenshot(path=str(ART / "family.png"), full_page=True)
+    ctx.close()

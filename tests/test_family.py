@@ -135,6 +135,22 @@ def test_contacts_on_a_hand_made_structure(tmp_path):
     assert (back.contacts() == c).all() and back.residues[0] == "A1 A"
 
 
+def test_a_structure_sequence_finds_its_columns():
+    """Without an indices file the structure's sequence is aligned to the profile: residues
+    before and after the domain are skipped, a column the structure lacks stays unmapped."""
+    from mi_viz.domains.family.structure import align_to_profile
+
+    consensus = "LAGVSERTIDPKQNFY"
+    fi = np.full((len(consensus), 21), 0.02)
+    for c, a in enumerate(consensus):
+        fi[c, "LAGVSERTIDPKQNFYMHWC-".index(a)] = 0.6
+    fi /= fi.sum(1, keepdims=True)
+    seq = "MWWH" + consensus[:5] + consensus[6:] + "HHCC"  # column 5 deleted in this member
+    got = align_to_profile(seq, fi)
+    want = {c: c + 4 for c in range(5)} | {c: c + 3 for c in range(6, len(consensus))}
+    assert got == want
+
+
 def test_structure_errors(tmp_path):
     write_pdb(tmp_path / "s.pdb", [(10.0 * k, 0, 0) for k in range(14)])
     (tmp_path / "far.indices").write_text("40\tA\t0\t1 A\t0\n")

@@ -148,11 +148,12 @@ def sweep_figure(
     scale: float = 1.0,
     height: int = 450,
     paper_label: str = "paper",
+    markers: list[dict] | None = None,
 ):
     """Metric against average passes. curves: {label suffix: [rows]} (e.g. {"this sweep": rows,
     "committed": rows}); each row has sampler / lam / scan (sweep_family groups them), avg_passes
     and `metric`. A family with one point (sequential) is a marker, not a line; dotted lines
-    for every source but the first."""
+    for every source but the first. markers: live points (a star each, with an interval)."""
     from .bench import sweep_family
 
     fig = go.Figure()
@@ -184,6 +185,17 @@ def sweep_figure(
                 marker=dict(symbol="x", size=10, color="black"),
                 name=paper_label,
                 text=[p["method"] for p in paper],
+            )
+        )
+    for m in markers or []:  # live points: {label, family, avg_passes, y, lo, hi} (y, lo, hi already scaled)
+        fig.add_trace(
+            go.Scatter(
+                x=[m["avg_passes"]],
+                y=[m["y"]],
+                error_y=dict(type="data", symmetric=False, array=[m["hi"] - m["y"]], arrayminus=[m["y"] - m["lo"]]),
+                mode="markers",
+                marker=dict(symbol="star", size=15, color=family_color(m["family"]), line=dict(width=1, color="black")),
+                name=m["label"],
             )
         )
     fig.update_layout(xaxis_title="average backbone passes", yaxis_title=ylabel, height=height, title=title)

@@ -210,7 +210,7 @@ def add_train_arguments(p):
     p.add_argument("--out", required=True, help="checkpoint path, e.g. checkpoints/family_PF00595")
     p.add_argument("--family", default=None, help="the family's name (default: from --out)")
     p.add_argument("--minutes", type=float, default=None, help="wall-time budget across resumes (default 28)")
-    p.add_argument("--steps", type=int, default=None, help="step budget (default 4000)")
+    p.add_argument("--steps", type=int, default=None, help="step budget (default: about 80 passes over the training rows, 1,500-4,000)")
     p.add_argument("--batch-size", type=int, default=None)
     p.add_argument("--d-model", type=int, default=128)
     p.add_argument("--n-heads", type=int, default=4)

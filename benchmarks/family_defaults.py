@@ -1,0 +1,73 @@
+"""The family sampler defaults, chosen on validation sweeps by a criterion fixed before they ran.
+
+    python benchmarks/family_defaults.py [--families PF00595 PF00076 PF00072] [--out results/family/choice.json]
+
+Validation never touches the held-out rows: each family's validation sweep
+(results/family/NAME/val_sweep/sweep.csv, `make family-val-sweep`) scores generated members
+against the family's *training* rows, with another sample seed than the results.
+
+Criterion (fixed before the sweeps ran): a setting qualifies when, on every family, its
+pair-correlation Pearson is at most 0.02 below sequential's; among the qualifying settings of
+a sampler, the one with the fewest passes relative to the alignment's width (averaged over the
+families). The same criterion for every sampler with a budget (eb, mi, mi-zero, mi-tc, and
+the samplers of the field), so the defaults compare like with like. A sampler with no
+qualifying setting keeps its registry value and is reported as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PARAMS = ("gamma", "lam", "k", "tau", "kl", "d")
+MAX_DROP = 0.02
+
+
+def setting(r: dict) -> tuple:
+    return (r["sampler"], *(r.get(p) or "" for p in PARAMS))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--families", nargs="+", default=["PF00595", "PF00076", "PF00072"])
+    ap.add_argument("--out", default=str(ROOT / "results" / "family" / "choice.json"))
+    a = ap.parse_args(argv)
+    per: dict[tuple, dict] = {}
+    seq: dict[str, dict] = {}
+    for fam in a.families:
+        width = json.loads((ROOT / "checkpoints" / f"family_{fam}.json").read_text())["config"]["width"]
+        for r in csv.DictReader(open(ROOT / "results" / "family" / fam / "val_sweep" / "sweep.csv")):
+            r["rel_passes"] = float(r["avg_passes"]) / width
+            if r["sampler"] == "sequential":
+                seq[fam] = r
+            per.setdefault(setting(r), {})[fam] = r
+    crit = (
+        f"pair-correlation Pearson within {MAX_DROP} of sequential's on every family (training-row reference); "
+        "then the fewest passes relative to the width"
+    )
+    res = {"criterion": crit, "chosen": {}}
+    for sampler in sorted({k[0] for k in per} - {"sequential"}):
+        ok = [
+            (sum(v["rel_passes"] for v in fams.values()) / len(fams), k)
+            for k, fams in per.items()
+            if k[0] == sampler
+            and len(fams) == len(a.families)
+            and all(float(fams[f]["pair_corr_pearson"]) >= float(seq[f]["pair_corr_pearson"]) - MAX_DROP for f in fams)
+        ]
+        if not ok:
+            res["chosen"][sampler] = None
+            continue
+        rel, k = min(ok)
+        res["chosen"][sampler] = {
+            **{p: float(v) if p not in ("k", "d") else int(float(v)) for p, v in zip(PARAMS, k[1:]) if v != ""},
+            "relative_passes": round(rel, 4),
+        }
+    Path(a.out).write_text(json.dumps(res, indent=1) + "\n")
+    print(json.dumps(res))
+
+
+if __name__ == "__main__":
+    main()
