@@ -22,9 +22,11 @@ import time
 from pathlib import Path
 
 import torch
+from timing import median_seconds
 
-from mi_viz.core.bench import DECODE_BATCH, load_models, median_seconds
+from mi_viz.core.bench import DECODE_BATCH
 from mi_viz.core.mi import ground_truth_mi, marginals
+from mi_viz.core.models import load_models
 from mi_viz.core.samplers import SamplerConfig, decode
 from mi_viz.domains import get_domain
 from mi_viz.domains.sudoku import board as S

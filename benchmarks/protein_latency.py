@@ -17,9 +17,10 @@ import statistics
 import time
 
 import torch
+from timing import median_seconds
 
-from mi_viz.core.bench import load_models, median_seconds
 from mi_viz.core.mi import ground_truth_mi, marginals
+from mi_viz.core.models import load_models
 from mi_viz.core.samplers import SamplerConfig, decode
 from mi_viz.domains import get_domain
 from mi_viz.domains.protein.alphabet import MASK

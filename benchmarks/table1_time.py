@@ -21,7 +21,8 @@ from pathlib import Path
 
 import torch
 
-from mi_viz.core.bench import DECODE_BATCH, parse_grid, run_grid
+from mi_viz.core.bench import DECODE_BATCH, run_grid
+from mi_viz.core.sweep import parse_grid
 from mi_viz.domains import get_domain
 from mi_viz.domains.sudoku import TABLE1_GRID
 from mi_viz.domains.sudoku.board import read_puzzle_file

@@ -17,7 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-from mi_viz.core.bench import sweep_family  # the same curve grouping as the sweep plots
+from mi_viz.core.plots import sweep_family  # the same curve grouping as the sweep plots
 
 ROOT = Path(__file__).resolve().parents[1]
 R = ROOT / "results"

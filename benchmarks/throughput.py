@@ -24,7 +24,7 @@ from pathlib import Path
 
 import torch
 
-from mi_viz.core.bench import load_models
+from mi_viz.core.models import load_models
 from mi_viz.domains import get_domain
 from mi_viz.domains.sudoku.board import read_puzzle_file, solve
 from mi_viz.domains.sudoku.mdm import boards_to_tokens

@@ -136,8 +136,8 @@ def fetch_esmc() -> int:
 
 
 def _sampler_or_grid(a, mod):
-    from .core.bench import parse_grid
     from .core.samplers import config_for
+    from .core.sweep import parse_grid
     from .domains import get_domain
 
     defaults = get_domain(a.domain).sampler_defaults

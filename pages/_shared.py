@@ -402,7 +402,7 @@ def sampler_rows(key: str, presets: dict, start: list[str], has_head: bool, doma
 def grid_or_error(text: str, widget: str, has_head: bool, domain_defaults=None):
     """parse_grid (parameters not named take the domain's defaults), or None after a message
     naming the problem (unknown sampler or parameter, an empty grid, the mi sampler without a head)."""
-    from mi_viz.core.bench import parse_grid
+    from mi_viz.core.sweep import parse_grid
 
     try:
         cfgs = parse_grid(text, domain_defaults)

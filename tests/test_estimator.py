@@ -243,7 +243,7 @@ def test_the_shipped_heads_traced_read_equals_the_eager_one_on_real_states():
     """The same check on the shipped checkpoints and real hard-puzzle states: a state alone and a padded batch."""
     from pathlib import Path
 
-    from mi_viz.core.bench import load_models
+    from mi_viz.core.models import load_models
     from mi_viz.domains import get_domain
     from mi_viz.domains.sudoku import board as S
     from mi_viz.domains.sudoku.mdm import MASK_TOKEN, boards_to_tokens

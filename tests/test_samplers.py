@@ -251,8 +251,8 @@ def test_trace_round_trips_through_json(tiny_mdm):
 
 
 def test_domain_defaults_fill_what_the_user_leaves_out():
-    from mi_viz.core.bench import parse_grid
     from mi_viz.core.samplers import config_for, defaults_for
+    from mi_viz.core.sweep import parse_grid
     from mi_viz.domains import get_domain
 
     protein = get_domain("protein").sampler_defaults

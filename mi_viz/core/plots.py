@@ -154,8 +154,6 @@ def sweep_figure(
     "committed": rows}); each row has sampler / lam / scan (sweep_family groups them), avg_passes
     and `metric`. A family with one point (sequential) is a marker, not a line; dotted lines
     for every source but the first. markers: live points (a star each, with an interval)."""
-    from .bench import sweep_family
-
     fig = go.Figure()
     for n, (source, rows) in enumerate(curves.items()):
         fams: dict[str, list] = {}
@@ -226,3 +224,60 @@ def offline_html(figures, title: str = "mi-viz") -> str:
     file opens without a network, unlike `to_html(include_plotlyjs="cdn")`."""
     body = "".join(f.to_html(include_plotlyjs=(i == 0), full_html=False) for i, f in enumerate(figures))
     return f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title></head><body>{body}</body></html>'
+
+
+def sweep_family(row) -> str:
+    """The curve a sweep row belongs to: sampler, lambda, and the scan rule when not the default."""
+    lam, scan = row.get("lam"), row.get("scan")
+    fam = row["sampler"]
+    if lam not in (None, "") and lam == lam:  # lam == lam: not NaN (pandas rows)
+        fam += f" lam={float(lam):g}"
+    return fam + (" (skip)" if scan == "skip" else "")
+
+
+def plot_sweep(
+    summaries: list[dict],
+    png_path,
+    html_path,
+    title="solve rate vs average passes",
+    paper: list[dict] | None = None,
+    metric: str = "solved_frac",
+    scale: float = 100.0,
+    ylabel: str = "solved (%)",
+    paper_label: str = "paper",
+):
+    """Metric-vs-passes curves, one line per sampler family (PNG via matplotlib, HTML via plotly);
+    paper: reference points [{"method", "avg_passes", metric}] drawn as black crosses."""
+    fams: dict[str, list[dict]] = {}
+    for s in summaries:
+        fams.setdefault(sweep_family(s), []).append(s)
+    if png_path:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for fam, ss in fams.items():
+            ss = sorted(ss, key=lambda s: s["avg_passes"])
+            ax.plot([s["avg_passes"] for s in ss], [scale * s[metric] for s in ss], "o-", label=fam, ms=4)
+        if paper:
+            ax.scatter(
+                [p["avg_passes"] for p in paper],
+                [scale * p[metric] for p in paper],
+                marker="x",
+                c="k",
+                label=paper_label,
+                zorder=5,
+            )
+        ax.set_xlabel("average backbone passes")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(png_path, dpi=130)
+        plt.close(fig)
+    if html_path:  # the app's chart (core.plots.sweep_figure), as a file
+        fig = sweep_figure({"": summaries}, metric, ylabel, title, paper=paper, scale=scale, paper_label=paper_label)
+        fig.write_html(html_path, include_plotlyjs="cdn")  # small file; the app shows the same chart offline

@@ -10,17 +10,52 @@ nothing is lost if a run stops.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import sys
 import time
 from pathlib import Path
 
-from .bench import load_models, plot_sweep, run_grid, write_rows
+from .bench import run_grid, write_rows
 from .checkpoints import fingerprint
-from .samplers import SAMPLERS, SamplerConfig
+from .models import load_models
+from .plots import plot_sweep
+from .samplers import SAMPLERS, SamplerConfig, config_for
 
 SETTING_KEYS = ("sampler", "gamma", "lam", "k", "scan", "tau", "kl", "d", "temperature", "seed", "rule_version", "n")
 FINGERPRINTS = ("mdm_sha", "head_sha")
+
+
+def parse_grid(spec: str, domain_defaults: dict | None = None) -> list[SamplerConfig]:
+    """'topk:k=2,4; eb:gamma=0.2,0.5; mi:gamma=0.3:lam=0,1:scan=stop,skip' -> SamplerConfigs
+    (cartesian per sampler; parameters not named take the domain's defaults). A misspelt
+    sampler or parameter, a value that is not a number and an empty grid are ValueErrors that
+    name what is known."""
+    out = []
+    for part in filter(None, (p.strip() for p in spec.split(";"))):
+        name, *params = part.split(":")
+        name = name.strip()
+        if name not in SAMPLERS:
+            raise ValueError(f"unknown sampler {name!r} in the grid; choose from {', '.join(sorted(SAMPLERS))}")
+        known = [*SAMPLERS[name].defaults, "temperature", "seed"]
+        keys, values = [], []
+        for p in params:
+            if "=" not in p:
+                raise ValueError(f"bad grid parameter {p!r} for {name}: expected name=v1,v2")
+            k, vs = (x.strip() for x in p.split("=", 1))
+            if k not in known:
+                raise ValueError(f"unknown parameter {k!r} for {name}; it takes {', '.join(known)}")
+            cast = {"k": int, "d": int, "seed": int, "scan": str.strip}.get(k, float)
+            try:
+                values.append([cast(v) for v in vs.split(",")])
+            except ValueError:
+                raise ValueError(f"bad value in {k}={vs!r} for {name}: expected numbers separated by commas") from None
+            keys.append(k)
+        for combo in itertools.product(*values) if keys else [()]:
+            out.append(config_for(name, domain_defaults, **dict(zip(keys, combo))))
+    if not out:
+        raise ValueError("the grid is empty: name at least one sampler, e.g. 'sequential; eb:gamma=0.01,0.1'")
+    return out
 
 
 def previous_rows(path: Path, keys: tuple[str, ...]) -> dict:

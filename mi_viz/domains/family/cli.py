@@ -115,7 +115,8 @@ def _values(rows: list[dict]) -> np.ndarray:
 
 
 def run(command: str, a, cfg_or_grid, dev: str):
-    from ...core.bench import DECODE_BATCH, load_models, run_bench, write_rows
+    from ...core.bench import DECODE_BATCH, run_bench, write_rows
+    from ...core.models import load_models
 
     dom, model, data = load(a, dev)
     if command == "mi-report":
@@ -164,9 +165,9 @@ def run(command: str, a, cfg_or_grid, dev: str):
 
 def mi_report(a, dom, model, data, dev: str):
     """Head vs ground truth on held-out rows masked at random ratios (a report like the other domains')."""
-    from ...core.bench import load_models
     from ...core.fidelity import mi_report as report
     from ...core.fidelity import write_report
+    from ...core.models import load_models
     from ...core.reading import read_state
     from .report import head_vs_baselines, within_state_pearson
 
@@ -210,7 +211,12 @@ def add_train_arguments(p):
     p.add_argument("--out", required=True, help="checkpoint path, e.g. checkpoints/family_PF00595")
     p.add_argument("--family", default=None, help="the family's name (default: from --out)")
     p.add_argument("--minutes", type=float, default=None, help="wall-time budget across resumes (default 28)")
-    p.add_argument("--steps", type=int, default=None, help="step budget (default: about 80 passes over the training rows, 1,500-4,000)")
+    p.add_argument(
+        "--steps",
+        type=int,
+        default=None,
+        help="step budget (default: about 80 passes over the training rows, 1,500-4,000)",
+    )
     p.add_argument("--batch-size", type=int, default=None)
     p.add_argument("--d-model", type=int, default=128)
     p.add_argument("--n-heads", type=int, default=4)

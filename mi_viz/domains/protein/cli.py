@@ -118,9 +118,9 @@ def heldout_states(model, path, n: int, max_length: int, seed: int, dev: str):
 
 def mi_report(a, dev: str):
 
-    from ...core.bench import load_models
     from ...core.fidelity import mi_report as report
     from ...core.fidelity import separation_profile, write_report
+    from ...core.models import load_models
 
     model, head = load_models(DOMAIN, a.backbone, a.head, dev, need_head=True)
     states = heldout_states(model, a.heldout, a.states, a.max_length, a.seed, dev).to(dev)
@@ -138,7 +138,8 @@ def mi_report(a, dev: str):
 
 
 def run(command: str, a, cfg_or_grid, dev: str):
-    from ...core.bench import DECODE_BATCH, load_models, run_bench, write_rows
+    from ...core.bench import DECODE_BATCH, run_bench, write_rows
+    from ...core.models import load_models
 
     if command == "mi-report":
         return mi_report(a, dev)

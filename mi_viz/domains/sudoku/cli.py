@@ -50,7 +50,8 @@ def add_arguments(command: str, p):
 
 
 def run(command: str, a, cfg_or_grid, dev: str):
-    from ...core.bench import DECODE_BATCH, load_models, run_bench, write_rows
+    from ...core.bench import DECODE_BATCH, run_bench, write_rows
+    from ...core.models import load_models
 
     if command == "bench":
         puzzles, errors = read_puzzles(a.puzzles, a.limit)
@@ -92,9 +93,9 @@ def run(command: str, a, cfg_or_grid, dev: str):
 
 
 def mi_report(a, dev):
-    from ...core.bench import load_models
     from ...core.fidelity import mi_report as report
     from ...core.fidelity import structure_by_mask_ratio, write_report
+    from ...core.models import load_models
 
     puzzles, _ = read_puzzles(a.puzzles, a.limit)
     model, head = load_models(DOMAIN, a.checkpoint, a.head, dev, need_head=True)
