@@ -598,26 +598,31 @@ def family_pairs_table(fam: str) -> str:
 FAMILY_CURVES = ("topk", "eb", "mi-zero", "mi lam=1", "mi-tc lam=1", "threshold", "margin", "klass", "dilated")
 
 
-def family_matched_table(at=(8, 16, 32)) -> str:
+def family_matched_short_table() -> str:
+    """The README's extract of family_matched_table: the entropy-budget samplers beside top-k."""
+    return family_matched_table(at=(16,), curves=("topk", "eb", "mi-zero", "mi lam=1", "mi-tc lam=1", "threshold"))
+
+
+def family_matched_table(at=(8, 16, 32), curves=FAMILY_CURVES) -> str:
     """Pair-correlation Pearson of every sampler family at the same average passes (linear
     between a curve's points; blank outside it): where MI-guided decoding must show what it protects."""
     out = [
-        "| family | passes | " + " | ".join(FAMILY_CURVES) + " | sequential (all passes) |",
-        "|---|---|" + "---|" * (len(FAMILY_CURVES) + 1),
+        "| family | passes | " + " | ".join(curves) + " | sequential (all passes) |",
+        "|---|---|" + "---|" * (len(curves) + 1),
     ]
     for fam in FAMILIES:
         path = R / "family" / fam / "sweep.csv"
         if not path.exists():
             continue
         rows = rows_of(path)
-        curves: dict[str, list] = {}
+        curve_points: dict[str, list] = {}
         for r in rows:
-            curves.setdefault(sweep_family(r), []).append((float(r["avg_passes"]), float(r["pair_corr_pearson"])))
+            curve_points.setdefault(sweep_family(r), []).append((float(r["avg_passes"]), float(r["pair_corr_pearson"])))
         seq = next((r for r in rows if r["sampler"] == "sequential"), None)
         for x in at:
             cells = []
-            for fam_name in FAMILY_CURVES:
-                v = interpolate(curves.get(fam_name, []), x)
+            for fam_name in curves:
+                v = interpolate(curve_points.get(fam_name, []), x)
                 cells.append("" if v is None else f"{v:.3f}")
             s = f"{float(seq['pair_corr_pearson']):.3f} ({float(seq['avg_passes']):.0f})" if seq else ""
             out.append(f"| {fam} | {x} | " + " | ".join(cells) + f" | {s} |")
@@ -669,6 +674,7 @@ BLOCKS = {
     "family_contacts_full": family_contacts_full_table,
     "family_head": family_head_table,
     "family_matched": family_matched_table,
+    "family_matched_short": family_matched_short_table,
     "family_models": family_models_table,
     **{f"family_pairs_{f}": (lambda f=f: family_pairs_table(f)) for f in FAMILIES},
 }
