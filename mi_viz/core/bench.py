@@ -46,7 +46,7 @@ def run_bench(
     A domain whose items differ in length (proteins) says which items share a length
     (Domain.groups); each group is decoded as its own batch, so nothing is ever padded."""
     t0 = time.perf_counter()
-    groups = domain.groups(items) if start is None and hasattr(domain, "groups") else [list(range(len(items)))]
+    groups = domain.groups(items) if start is None else [list(range(len(items)))]
     rows: list[dict | None] = [None] * len(items)
     for g in groups:
         sub = [items[i] for i in g]
@@ -62,7 +62,8 @@ def run_bench(
                 }
             )
             rows[i] = r
-    n = len(rows)
+    done = [r for r in rows if r is not None]  # every item belongs to exactly one group
+    n = len(done)
     summary = {
         "sampler": cfg.name,
         "gamma": cfg.gamma,
@@ -75,15 +76,15 @@ def run_bench(
         **({"temperature": cfg.temperature, "seed": cfg.seed} if cfg.temperature > 0 else {}),  # argmax: no seed
         "rule_version": SAMPLERS[cfg.name].version,
         "n": n,
-        **domain.summarize(rows),
-        "avg_passes": round(sum(r["passes"] for r in rows) / max(1, n), 3),
-        "avg_oracle_passes": round(sum(r["oracle_passes"] for r in rows) / max(1, n), 1)
+        **domain.summarize(done),
+        "avg_passes": round(sum(r["passes"] for r in done) / max(1, n), 3),
+        "avg_oracle_passes": round(sum(r["oracle_passes"] for r in done) / max(1, n), 1)
         if cfg.needs == "mi-gt"
         else None,
         "seconds": round(time.perf_counter() - t0, 2),
         "threads": torch.get_num_threads(),  # wall time means little without it
     }
-    return BenchResult(rows, summary)
+    return BenchResult(done, summary)
 
 
 _WORKER: dict = {}

@@ -146,7 +146,8 @@ def save_module(
     path, module: torch.nn.Module, kind: str, step: int = 0, metrics: dict | None = None, extra: dict | None = None
 ) -> Path:
     """Save a module that carries a `config` dataclass with to_dict()."""
-    return save_checkpoint(path, module.state_dict(), kind, module.config.to_dict(), step, metrics, extra)
+    config = module.config.to_dict()  # type: ignore[union-attr, operator]  # our modules carry a config dataclass
+    return save_checkpoint(path, module.state_dict(), kind, config, step, metrics, extra)
 
 
 def load_module(path, kind: str, config_cls, module_cls, device: str = "cpu", ignore_prefix: str | None = None):

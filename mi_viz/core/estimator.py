@@ -190,7 +190,7 @@ class MIHead(nn.Module):
             order = torch.argsort((~masked).to(torch.int8), dim=1, stable=True)[:, :M]  # (B, M): masked first
             valid = torch.gather(masked, 1, order)  # (B, M); False on padding slots
             full = bool(valid.all())
-        tensors = (order, valid, hidden, logp, entropy, *(layers[i] for i in self.config.hidden_layers))
+        tensors = (order, valid, hidden, logp, entropy, *((layers or {})[i] for i in self.config.hidden_layers))
         if torch.is_grad_enabled() or not self.trace:  # training: eager, autograd sees every op
             return self._dense(B == 1, full, *tensors)
         return self._traced(B == 1, full, tensors)(*tensors)

@@ -47,9 +47,9 @@ def sample_states(
     start (B, L), one per start at a random step (cycling through them until n_states):
     (N, L) tokens, >= 2 masked each."""
     res = decode(model, start, cfg or SamplerConfig("sequential"), keep_states=True)
-    traj = torch.stack(res.states, 1)  # (B, T, L)
+    traj = torch.stack(res.states or [], 1)  # (B, T, L)
     g = np.random.default_rng(seed)
-    out = []
+    out: list[torch.Tensor] = []
     k = 0
     while len(out) < n_states and k < 50 * n_states:
         b = k % len(start)
@@ -120,7 +120,7 @@ def pair_table(
     int codes from the domain, or None (no known relation: every pair 0)."""
     L = tokens.shape[1]
     rel = np.zeros((L, L), dtype=np.int64) if relations is None else relations
-    rows = {k: [] for k in ("state", "i", "j", "gt", "est", "asym", "relation", "hmin")}
+    rows: dict[str, list[np.ndarray]] = {k: [] for k in ("state", "i", "j", "gt", "est", "asym", "relation", "hmin")}
     for s in range(len(tokens)):
         m = np.nonzero((tokens[s] == mask_id).cpu().numpy())[0]
         ii, jj = np.triu_indices(len(m), 1)
@@ -158,7 +158,9 @@ def head_at_pairs(model, head, tokens, pt: PairTable) -> np.ndarray:
     tokens = torch.as_tensor(np.asarray(tokens), dtype=torch.long)
     est = np.empty(len(pt.state), dtype=np.float32)
     for s in range(len(tokens)):
-        mi = read_state(model, tokens[s : s + 1], head).mi[0].numpy()  # (L, L)
+        r = read_state(model, tokens[s : s + 1], head)
+        assert r.mi is not None  # a head was given
+        mi = r.mi[0].numpy()  # (L, L)
         sel = pt.state == s
         est[sel] = mi[pt.i[sel], pt.j[sel]]
     return est
@@ -296,7 +298,7 @@ def structure_by_mask_ratio(
 def mi_report(
     model,
     head,
-    start: torch.Tensor,
+    start: torch.Tensor | None,
     n_states: int = 100,
     eps: float = 1e-3,
     seed: int = 0,
@@ -314,7 +316,9 @@ def mi_report(
     Returns (summary dict, PairTable, tokens, gt results).
     """
     mask_id = model.mask_id
-    tokens = states if states is not None else sample_states(model, start, n_states, seed)
+    if states is None and start is None:
+        raise ValueError("mi_report needs starting states to decode or the states themselves")
+    tokens = states if states is not None else sample_states(model, start, n_states, seed)  # type: ignore[arg-type]
     gt_mi, est_mi, asym, passes, ent = [], [], [], [], []
     t_fwd = t_head = t_gt = 0.0
     warm = tokens[:1]
@@ -338,8 +342,8 @@ def mi_report(
         passes.append(int(gt.passes[0]))
         if progress is not None:
             progress(s + 1, len(tokens))
-    gt_mi, est_mi, asym = torch.stack(gt_mi), torch.stack(est_mi), torch.stack(asym)
-    pt = pair_table(tokens, gt_mi, est_mi, asym, mask_id, torch.stack(ent), relations)
+    gt_t, est_t, asym_t = torch.stack(gt_mi), torch.stack(est_mi), torch.stack(asym)
+    pt = pair_table(tokens, gt_t, est_t, asym_t, mask_id, torch.stack(ent), relations)
     n = len(tokens)
     summary = {
         "n_states": n,
@@ -354,7 +358,7 @@ def mi_report(
         "torch_threads": torch.get_num_threads(),
         "uncertain_nats": UNCERTAIN_NATS,
     }
-    return summary, pt, tokens, (gt_mi, est_mi, asym)
+    return summary, pt, tokens, (gt_t, est_t, asym_t)
 
 
 SEPARATION_BINS = ((1, 1), (2, 2), (3, 3), (4, 4), (5, 8), (9, 16), (17, 32), (33, 10**6))

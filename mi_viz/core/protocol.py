@@ -37,20 +37,24 @@ class MaskedModel(Protocol):
 
 
 class Domain(Protocol):
-    """What the core needs to know about one kind of sequence (in the spirit of esm's client API).
+    """What the core needs to know about one kind of sequence (in the spirit of esm's client API):
+    every member below is read by the core, and nothing else is (mypy checks each shipped domain
+    against this class: mi_viz/domains/__init__.py).
 
-    encode / decode turn user input into (B, L) tokens and back; load_model builds the
-    domain's masked model from a checkpoint (its shipped default when spec is None);
-    relations gives the known dependence structure, if any; score judges finished decodes;
-    position_name labels a position for plots and exports."""
+    encode / decode turn user input into (B, L) tokens and back; groups says which inputs share
+    a length (one batch each); load_model builds the domain's masked model from a checkpoint (its
+    shipped default when spec is None); relations gives the known dependence structure, if any;
+    score judges finished decodes item by item and summarize a set of them."""
 
-    name: str  # "sudoku", "protein": the CLI's and the app's key
-    value_names: tuple[str, ...]  # display name of each candidate value, in value_tokens order
+    name: str  # "sudoku", "protein", "family": the CLI's and the app's key
     # this domain's sampler defaults over the registry's ({"eb": {"gamma": 8.0}, ...}): budgets in
     # nats scale with the entropies, which differ by domain (samplers.config_for)
     sampler_defaults: dict[str, dict]
 
-    def load_model(self, spec: Any = None, device: str = "cpu") -> MaskedModel: ...
+    @property
+    def default_model(self) -> Any: ...  # the shipped backbone's checkpoint path (sweeps fingerprint it)
+
+    def load_model(self, spec: Any = None, device: str = "cpu") -> Any: ...  # a MaskedModel
 
     def default_head(self) -> Any: ...  # path of the shipped MI head for the default model, or None
 
@@ -58,7 +62,7 @@ class Domain(Protocol):
 
     def decode(self, tokens: torch.Tensor) -> list: ...  # (B, L) tokens -> user-facing objects
 
-    def position_name(self, i: int, length: int) -> str: ...
+    def groups(self, items: list) -> list[list[int]]: ...  # indices of the inputs that share a length
 
     def relations(self, length: int) -> tuple[np.ndarray, tuple[str, ...]] | None:
         """(L, L) int codes (0 = no known relation) and a name per code, or None (none known)."""
@@ -67,3 +71,5 @@ class Domain(Protocol):
     def score(self, items: list, final: torch.Tensor) -> list[dict]:
         """One row per decoded item (B rows) from its input and its final (B, L) tokens."""
         ...
+
+    def summarize(self, rows: list[dict]) -> dict: ...  # set-level columns of a benchmark's summary

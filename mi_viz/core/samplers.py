@@ -433,20 +433,20 @@ def decode(
     passes = torch.zeros(B, dtype=torch.long)
     oracle = torch.zeros(B, dtype=torch.long)
     sizes: list[list[int]] = [[] for _ in range(B)]
-    traces = [Trace(asdict(cfg), tokens[b].tolist(), []) for b in range(B)] if record else None
+    traces = [Trace(asdict(cfg), tokens[b].tolist(), []) for b in range(B)] if record else []
     ids = list(range(B)) if streams is None else [int(i) for i in streams]
     if len(ids) != B:
         raise ValueError(f"{len(ids)} stream ids for {B} sequences")
     gens = (
         [torch.Generator(device="cpu").manual_seed(cfg.seed * 1_000_003 + i) for i in ids]
         if cfg.temperature > 0
-        else None
+        else []
     )
     prev: dict[int, np.ndarray] = {}  # sequence -> its marginals (L, V) at its previous pass (klass)
     wants_probs = cfg.name in ("threshold", "margin", "klass")
     total_masked = int((tokens == mask_id).sum())
     step = 0
-    states = [] if keep_states else None
+    states: list[torch.Tensor] = []
     while True:
         active = (tokens == mask_id).any(1).nonzero().squeeze(1)  # (A,)
         if active.numel() == 0 or (max_steps is not None and step >= max_steps):
@@ -470,7 +470,8 @@ def decode(
                 rule = SAMPLERS[cfg.name].reach or "mi"
                 for r in range(idx.numel()):
                     pos = np.nonzero(m_np[r])[0]
-                    cand = [int(pos[i]) for i in mi_rule_reach(H_np[r][pos], cfg.gamma, cfg.lam, cfg.scan, rule)]
+                    g, lam, scan = cfg.gamma or 0.0, cfg.lam or 0.0, cfg.scan or "stop"  # set for every mi rule
+                    cand = [int(pos[i]) for i in mi_rule_reach(H_np[r][pos], g, lam, scan, rule)]
                     if len(cand) > 1:  # one position has no pairs: no passes
                         reach[r, cand] = True
                 gt = ground_truth_mi(model, x, eps=cfg.gt_eps, base_logits=out.logits, positions=reach)
@@ -496,7 +497,7 @@ def decode(
                     prev=prev[b][pos] if b in prev else None,
                 )
                 chosen = [int(pos[i]) for i in SAMPLERS[cfg.name].select(cands, cfg)]
-                if cfg.name == "klass":
+                if cfg.name == "klass" and P_np is not None:
                     prev[b] = P_np[r]
                 written = [int(vt[vals[r, c]]) for c in chosen]
                 if record:
@@ -522,4 +523,12 @@ def decode(
     if record:
         for b in range(B):
             traces[b].final = tokens[b].tolist()
-    return DecodeResult(tokens.cpu(), passes, oracle, sizes, traces, time.perf_counter() - t0, states)
+    return DecodeResult(
+        tokens.cpu(),
+        passes,
+        oracle,
+        sizes,
+        traces if record else None,
+        time.perf_counter() - t0,
+        states if keep_states else None,
+    )

@@ -14,7 +14,9 @@ import itertools
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .bench import run_grid, write_rows
 from .checkpoints import fingerprint
@@ -45,7 +47,8 @@ def parse_grid(spec: str, domain_defaults: dict | None = None) -> list[SamplerCo
             k, vs = (x.strip() for x in p.split("=", 1))
             if k not in known:
                 raise ValueError(f"unknown parameter {k!r} for {name}; it takes {', '.join(known)}")
-            cast = {"k": int, "d": int, "seed": int, "scan": str.strip}.get(k, float)
+            casts: dict[str, Callable[[str], Any]] = {"k": int, "d": int, "seed": int, "scan": str.strip}
+            cast = casts.get(k, float)
             try:
                 values.append([cast(v) for v in vs.split(",")])
             except ValueError:

@@ -124,6 +124,10 @@ class FamilyDomain:
             )
         return out
 
+    def groups(self, rows) -> list[list[int]]:
+        """Every row has the alignment's width: one batch."""
+        return [list(range(len(rows)))]
+
     def summarize(self, rows: list[dict]) -> dict:
         return {"mean_gaps": round(float(np.mean([r["gaps"] for r in rows])), 2) if rows else 0.0}
 

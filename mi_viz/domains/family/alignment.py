@@ -90,7 +90,9 @@ def parse_row(text: str, width: int | None = None, allow_mask: bool = False) -> 
 
 def parse_alignment(text: str, source: str = "alignment", min_rows: int = MIN_ROWS) -> Alignment:
     """Aligned FASTA text -> Alignment. Every row must have the first row's width."""
-    names, seqs, cur = [], [], None
+    names: list[str] = []
+    seqs: list[list[str]] = []
+    cur: list[str] | None = None
     for line in io.StringIO(text):
         line = line.strip()
         if not line:

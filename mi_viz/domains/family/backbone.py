@@ -77,7 +77,7 @@ class FamilyBackbone(ESMCBackbone):
     """ESMCBackbone over aligned rows (B, L): logits over the 20 amino acids and the gap."""
 
     def __init__(self, config: FamilyMDMConfig):
-        super().__init__(config)
+        super().__init__(config)  # type: ignore[arg-type]  # the same fields ESMCBackbone reads, and more
         if config.column_embedding:
             if config.width <= 0:
                 raise ValueError("a column embedding needs the alignment's width")

@@ -194,7 +194,7 @@ def heldout_states(rows: np.ndarray, n: int, seed: int) -> torch.Tensor:
     L = rows.shape[1]
     x = to_tokens(rows[g.integers(0, len(rows), n)])
     for s in range(n):
-        m = g.random(L) < g.uniform(0.05, 0.95)
+        m = np.asarray(g.random(L) < g.uniform(0.05, 0.95))
         m[g.choice(L, 2, replace=False)] = True
         x[s, torch.as_tensor(m)] = MASK
     return x

@@ -85,7 +85,7 @@ def averaged_mi(
         pair = (m[:, :, None] & m[:, None, :]).astype(np.float64)
         cnt += pair.sum(0)
         tot += gt.mi.double().numpy().sum(0)
-        if head is not None:
+        if tot_head is not None and rd.mi is not None:
             tot_head += (rd.mi.double().numpy() * pair).sum(0)
         if progress is not None:
             progress(min(s + batch, S), S)

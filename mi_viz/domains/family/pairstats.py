@@ -89,7 +89,7 @@ class FamilyReference:
     def __call__(self, rows: np.ndarray, bootstrap: int = 200) -> dict:
         """Metrics of a generated set rows (N, L) of value indices against the held-out rows."""
         fi, C = connected(rows)
-        res = {
+        res: dict[str, float | list[float]] = {
             "pair_corr_pearson": round(_pearson(C, self.C), 4),
             "single_freq_pearson": round(_pearson(fi, self.fi), 4),
             "nearest_identity_mean": round(float(nearest_identity(rows, self.train).mean()), 4),
@@ -101,10 +101,10 @@ class FamilyReference:
             # the bootstrap's spread, as a normal 90 % interval around the estimate: resampling with
             # replacement duplicates rows, which inflates pair correlations, so the draws' own
             # percentiles sit above the estimate; their spread is still the sampling noise
-            est, sd = res["pair_corr_pearson"], float(np.std(bs))
+            est, sd = _pearson(C, self.C), float(np.std(bs))
             res["pair_corr_sd"] = round(sd, 4)
-            res["pair_corr_ci90"] = [round(est - 1.645 * sd, 4), round(est + 1.645 * sd, 4)]
-        if self.potts is not None:
+            res["pair_corr_ci90"] = [round(est - 1.645 * sd, 4), round(est + 1.645 * sd, 4)]  # type: ignore[assignment]
+        if self.potts is not None and self.energy_natural is not None:
             from scipy.stats import wasserstein_distance
 
             e = self.potts.energy(rows)

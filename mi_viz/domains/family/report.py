@@ -47,7 +47,7 @@ def head_vs_baselines(pt: PairTable, entropy: np.ndarray, seed: int = 0) -> dict
             sep_pred[b] = pt.gt[fit].mean()
     gbr = HistGradientBoostingRegressor(max_iter=200, random_state=seed).fit(X[fit], pt.gt[fit])
     preds = {"head": pt.est, "separation": sep_pred, "separation_entropies": gbr.predict(X)}
-    out = {"eval_states": int(len(states) - len(fit_states)), "eval_pairs": int(ev.sum())}
+    out: dict[str, float] = {"eval_states": int(len(states) - len(fit_states)), "eval_pairs": int(ev.sum())}
     for name, p in preds.items():
         out[f"pearson_{name}"] = round(pearson(p[ev], pt.gt[ev]), 4)
         out[f"within_state_pearson_{name}"] = round(within_state_pearson(p[ev], pt.gt[ev], pt.state[ev]), 4)

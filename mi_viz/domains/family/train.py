@@ -275,7 +275,7 @@ def train_family(
                 save_last(metrics)
                 log.info("step %d loss %.4f %s", step, loss.item(), metrics)
                 if progress is not None:
-                    progress(step, tc.max_steps, metrics)
+                    progress(step, int(tc.max_steps or step), metrics)
                 if stop:
                     break
     finally:

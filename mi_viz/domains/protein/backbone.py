@@ -120,8 +120,9 @@ class ESMCBackbone(nn.Module):
         """ESMC on (B, L) residues -> its 20-way logits (B, L, 20), final hidden (B, L, D) and
         {block: (B, L, D)} for the blocks asked for; BOS / EOS stripped."""
         logits, emb, hidden = self.esmc(self.with_specials(tokens))
-        v0, v1 = int(self.value_tokens[0]), int(self.value_tokens[-1]) + 1
-        layers = {i: hidden[i][:, 1:-1] for i in hidden_layers}
+        vt = torch.as_tensor(self.value_tokens)
+        v0, v1 = int(vt[0]), int(vt[-1]) + 1
+        layers = {i: hidden[i][:, 1:-1] for i in hidden_layers}  # type: ignore[index]  # hidden: (n_layers, B, T, D)
         return logits[:, 1:-1, v0:v1], emb[:, 1:-1], layers  # (B, L, 20): the 20 standard amino acids only
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:

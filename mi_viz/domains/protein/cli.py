@@ -108,7 +108,7 @@ def heldout_states(model, path, n: int, max_length: int, seed: int, dev: str):
             res = decode(
                 model, x[None].to(dev), SamplerConfig("eb", gamma=1.0, temperature=1.0, seed=k), keep_states=True
             )
-            steps = [st[0] for st in res.states if int((st[0] == MASK).sum()) >= 2]
+            steps = [st[0] for st in res.states or [] if int((st[0] == MASK).sum()) >= 2]
             x = steps[g.randrange(len(steps))].cpu() if steps else x
         row = torch.full((max_length,), PAD)
         row[: len(x)] = x

@@ -57,8 +57,8 @@ def embed(model, seqs: list[str], batch_size: int = 64) -> np.ndarray:
         return model.embed_sequences(seqs, batch_size)
     out = np.zeros((len(seqs), model.d_model), dtype=np.float64)
     by_len: dict[int, list[int]] = {}
-    for i, s in enumerate(seqs):
-        by_len.setdefault(len(s), []).append(i)
+    for i, seq in enumerate(seqs):
+        by_len.setdefault(len(seq), []).append(i)
     dev = next(model.parameters()).device
     for idx in by_len.values():
         for s in range(0, len(idx), batch_size):
@@ -151,7 +151,7 @@ class Reference:
 
     def __call__(self, seqs: list[str]) -> dict:
         out = set_metrics(seqs, self.seqs, embed(self.embedder, seqs), self.emb, self.k, self.seed)
-        if self.judge is not None:
+        if self.judge is not None and self.judge_emb is not None:
             e = embed(self.judge, seqs)
             out["jsd_unirep"] = kmeans_jsd(e, self.judge_emb, self.k, self.seed)["jsd"]
             out["frechet_unirep"] = round(frechet(e, self.judge_emb), 4)

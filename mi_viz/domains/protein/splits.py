@@ -46,8 +46,8 @@ def cluster_mmseqs(
     exe = shutil.which("mmseqs")
     if exe is None:
         raise RuntimeError("mmseqs not found: install MMseqs2 (Debian: apt-get install mmseqs2)")
-    with tempfile.TemporaryDirectory(dir=workdir) as tmp:
-        tmp = Path(tmp)
+    with tempfile.TemporaryDirectory(dir=workdir) as tmp_name:
+        tmp = Path(tmp_name)
         write_fasta(tmp / "in.fasta", records)
         subprocess.run(
             [
@@ -131,7 +131,12 @@ def merge_linked(rep_of: dict[str, str], links: dict[str, set[str]]) -> dict[str
 
 
 def pick_one_per_cluster(
-    records, rep_of: dict[str, str], n: int, lengths=(50, 100), seed: int = 0, exclude_clusters: set[str] = frozenset()
+    records,
+    rep_of: dict[str, str],
+    n: int,
+    lengths=(50, 100),
+    seed: int = 0,
+    exclude_clusters: frozenset[str] | set[str] = frozenset(),
 ) -> list[tuple[str, str]]:
     """n records of length in [lo, hi], at most one per cluster (a UniRef50-like set: each
     family once), drawn at random (seeded) among the clusters not in exclude_clusters."""

@@ -147,6 +147,8 @@ class UniRep:
     def perplexity(self, seqs: list[str]) -> float:
         """exp of the mean next-residue cross-entropy (predicting residue t from the ones before)."""
         w, b = self.dense
+        if w is None or b is None:
+            raise UniRepUnavailable("these UniRep weights carry no output layer (dense.w / dense.b): no perplexity")
         nll, n = 0.0, 0
         for s in seqs:
             x = self.tokens([s])

@@ -13,6 +13,7 @@ import random
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 BLANK_CHARS = ".0"
 
@@ -214,7 +215,7 @@ def solve(board, limit: int = 2, box: int = 3, rng: random.Random | None = None)
             col_m[cell_col[c]] |= b
             box_m[cell_box[c]] |= b
     empties = [c for c in range(nc) if not grid[c]]
-    state = {"count": 0, "solution": None, "nodes": 0}
+    state: dict[str, Any] = {"count": 0, "solution": None, "nodes": 0}
 
     def rec(empties):
         state["nodes"] += 1

@@ -141,12 +141,14 @@ def figure1(model, head, puzzle, step: int, out_png, eps: float = 1e-3) -> dict:
     from .mdm import MASK_TOKEN, boards_to_tokens, tokens_to_boards
 
     x = boards_to_tokens([puzzle])
-    res = decode(model, x, SamplerConfig("sequential"), keep_states=True)
-    step = max(0, min(step, len(res.states) - 1))
-    state = res.states[step]  # (1, 81)
+    states = decode(model, x, SamplerConfig("sequential"), keep_states=True).states or []
+    step = max(0, min(step, len(states) - 1))
+    state = states[step]  # (1, 81)
     masked = (state == MASK_TOKEN)[0]
     with torch.inference_mode():
-        est = read_state(model, state, head).mi[0].numpy()
+        mi = read_state(model, state, head).mi
+        assert mi is not None  # a head was given
+        est = mi[0].numpy()
     gt = ground_truth_mi(model, state, eps=eps)
     gmi = gt.mi[0].numpy()
     H = gt.entropy[0].numpy()
