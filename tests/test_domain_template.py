@@ -93,6 +93,9 @@ class TwinsDomain:
             for p, o in zip(prompts, out)
         ]
 
+    def groups(self, prompts):  # every prompt has L positions: one batch
+        return [list(range(len(prompts)))]
+
     def summarize(self, rows):
         return {"valid_frac": sum(r["valid"] for r in rows) / max(1, len(rows))}
 
