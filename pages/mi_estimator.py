@@ -138,7 +138,7 @@ else:
         rows = load_puzzle_set(str(PUZZLE_SETS[set_name]))[:n]
         bar = st.progress(0.0, text=f"Ground truth for {n} states ...")
         start = SUDOKU.encode([S.parse_board(r["puzzle"]) for r in rows])
-        s, p, tk, _ = mi_report(
+        rep = mi_report(
             model,
             head,
             start,
@@ -147,7 +147,7 @@ else:
             progress=lambda d, total: bar.progress(d / total, text=f"Ground truth: state {d} of {total}"),
         )
         bar.empty()
-        st.session_state.mie = (s, p, tk.numpy())
+        st.session_state.mie = (rep.summary, rep.pairs, rep.tokens.numpy())
     if "mie" in st.session_state:
         summary, pt, tokens = st.session_state.mie
 

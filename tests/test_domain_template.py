@@ -156,8 +156,9 @@ def test_head_invariants_and_report_on_the_toy_domain():
     assert (mi.diagonal(dim1=1, dim2=2) == 0).all() and (mi[~(masked[:, :, None] & masked[:, None, :])] == 0).all()
     rel, _ = DOMAIN.relations()
     states = DOMAIN.encode(["______", "a_____", "__b___"])  # twins masked together in every state
-    summary, pt, tokens, _ = mi_report(model, head, None, relations=rel, states=states)
+    rep = mi_report(model, head, None, relations=rel, states=states)
+    summary, pt = rep.summary, rep.pairs
     assert summary["n_states"] == 3 and (pt.relation > 0).any() and (pt.relation == 0).any()
     assert summary["auroc_structure_gt"] == 1.0  # the exact map separates twins from the rest
-    nostruct, *_ = mi_report(model, head, DOMAIN.encode(["______"] * 3), n_states=3)
+    nostruct = mi_report(model, head, DOMAIN.encode(["______"] * 3), n_states=3).summary
     assert nostruct["auroc_structure_gt"] is None  # a domain without known relations: the keys are null

@@ -54,7 +54,7 @@ def test_head_at_pairs_rescores_a_report_exactly(tiny_mdm, puzzles):
 
     sudoku = get_domain("sudoku")
     seen = []
-    _, pt, tokens, _ = mi_report(
+    rep = mi_report(
         tiny_mdm,
         head,
         sudoku.encode([p for p, _ in puzzles[:2]]),
@@ -62,6 +62,7 @@ def test_head_at_pairs_rescores_a_report_exactly(tiny_mdm, puzzles):
         relations=sudoku.relations(81)[0],
         progress=lambda d, n: seen.append((d, n)),
     )
+    pt, tokens = rep.pairs, rep.tokens
     assert seen == [(1, 3), (2, 3), (3, 3)]  # the app's progress bar
     assert np.array_equal(head_at_pairs(tiny_mdm, head, tokens.numpy(), pt), pt.est)
     other = MIHead(

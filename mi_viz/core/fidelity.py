@@ -14,17 +14,12 @@ Metrics over masked pairs i < j of held-out states:
   counted half); None where the domain knows no relations. The model is never told
   the rules: a high AUROC means the map recovered them.
 - gt_directional_pearson: agreement of the two ground-truth directions (conditioning
-  on i vs on j) over pairs: the model's self-consistency as one number, and a
-  bound on how predictable the symmetrised map is (directional_agreement).
+  on i vs on j) over pairs: the model's self-consistency as one number
+  (directional_agreement).
 - auroc_structure_*_uncertain: the same over pairs whose two marginals both have
   entropy > UNCERTAIN_NATS (a near-certain cell has MI ~ 0 whatever its relation).
-- structure_by_mask_ratio: the structure AUROC on randomly masked SOLUTIONS of
-  the puzzles at fixed masking ratios. On a mid-decode state of a hard puzzle the
-  model's uncertainty is largely board-wide guesses ("if this cell is 3, that far
-  cell is 7"), so unrelated cells are genuinely dependent under the model and the
-  AUROC of even the exact map is low; on a heavily masked valid board the rules are
-  the dominant dependence, which is where the paper's "the map recovers the rules"
-  picture lives. Both are reported; neither replaces the other.
+- each domain adds its own: Sudoku the structure by masking ratio
+  (domains/sudoku/report.py), proteins the MI by sequence separation (domains/protein/report.py).
 """
 
 from __future__ import annotations
@@ -63,37 +58,30 @@ def sample_states(
 
 
 def auroc(scores: np.ndarray, labels: np.ndarray) -> float:
-    """Area under the ROC curve (Mann-Whitney with average ranks for ties)."""
-    labels = labels.astype(bool)
-    n_pos, n_neg = labels.sum(), (~labels).sum()
-    if n_pos == 0 or n_neg == 0:
+    """Area under the ROC curve (scikit-learn; ties count half); nan when one class is absent."""
+    from sklearn.metrics import roc_auc_score
+
+    labels = np.asarray(labels).astype(bool)
+    if labels.all() or not labels.any():
         return float("nan")
-    ranks = _rankdata(np.asarray(scores)) + 1  # 1-based average ranks
-    return float((ranks[labels].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
-
-
-def _rankdata(x: np.ndarray) -> np.ndarray:
-    order = np.argsort(x, kind="mergesort")
-    r = np.empty(len(x))
-    r[order] = np.arange(len(x))
-    # average ties
-    xs = x[order]
-    i = 0
-    while i < len(x):
-        j = i
-        while j + 1 < len(x) and xs[j + 1] == xs[i]:
-            j += 1
-        if j > i:
-            r[order[i : j + 1]] = 0.5 * (i + j)
-        i = j + 1
-    return r
+    return float(roc_auc_score(labels, np.asarray(scores, dtype=float)))
 
 
 def pearson(a, b) -> float:
+    """Pearson correlation (scipy); nan when either side is constant."""
+    from scipy.stats import pearsonr
+
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    a, b = a - a.mean(), b - b.mean()
-    d = np.sqrt((a * a).sum() * (b * b).sum())
-    return float((a * b).sum() / d) if d > 0 else float("nan")
+    if len(a) < 2 or np.ptp(a) == 0 or np.ptp(b) == 0:
+        return float("nan")
+    return float(pearsonr(a, b).statistic)
+
+
+def spearman(a, b) -> float:
+    """Spearman rank correlation (scipy; average ranks for ties)."""
+    from scipy.stats import rankdata
+
+    return pearson(rankdata(a), rankdata(b))
 
 
 @dataclass
@@ -203,7 +191,7 @@ def metrics(pt: PairTable, tokens, mask_id: int, has_relations: bool = True) -> 
     return {
         "n_pairs": int(len(pt.gt)),
         "pearson": round(pearson(pt.est, pt.gt), 4),
-        "spearman": round(pearson(_rankdata(pt.est), _rankdata(pt.gt)), 4),
+        "spearman": round(spearman(pt.est, pt.gt), 4),
         "mae": round(float(np.abs(pt.est - pt.gt).mean()), 5),
         "top_pair_recall": round(float(np.mean(recalls)), 4),
         "auroc_structure_gt": round(auroc(pt.gt, related), 4) if has_relations else None,
@@ -243,55 +231,16 @@ def _uncertain_aurocs(pt: PairTable, related) -> dict:
     }
 
 
-@torch.no_grad()
-def structure_by_mask_ratio(
-    model,
-    head,
-    solutions: torch.Tensor,
-    relations: np.ndarray,
-    ratios=(0.9, 0.75, 0.6),
-    n_states: int = 8,
-    eps: float = 1e-3,
-    seed: int = 0,
-) -> dict:
-    """Structure AUROC of the exact and the estimated map on random maskings of complete,
-    valid sequences (solutions (S, L) tokens): where the known relations are the only
-    dependence left.
+@dataclass
+class Report:
+    """What mi_report measured: the summary (JSON-able), every masked pair, and the maps."""
 
-    For each ratio, n_states states: solution k (cycling), each position masked with
-    that probability (>= 2 masked). Returns {ratio: {n_states, n_pairs, auroc_gt,
-    auroc_est, pearson, gt_passes_per_state}}.
-    """
-    g = np.random.default_rng(seed)
-    out = {}
-    for ratio in ratios:
-        states, gts, ests, passes = [], [], [], []
-        for k in range(n_states):
-            x = solutions[k % len(solutions)][None].clone()  # (1, L)
-            m = g.random(x.shape[1]) < ratio
-            while m.sum() < 2:
-                m[g.integers(0, len(m))] = True
-            x[0, torch.from_numpy(m).to(x.device)] = model.mask_id
-            o = head.backbone_pass(model, x)
-            ests.append(head.read(o, x == model.mask_id)[0])
-            gt = ground_truth_mi(model, x, eps=eps)
-            gts.append(gt.mi[0])
-            states.append(x[0])
-            passes.append(int(gt.passes[0]))
-        gt_mi = torch.stack(gts)
-        pt = pair_table(
-            torch.stack(states), gt_mi, torch.stack(ests), torch.zeros_like(gt_mi), model.mask_id, relations=relations
-        )
-        lab = pt.relation > 0
-        out[f"{ratio:g}"] = {
-            "n_states": n_states,
-            "n_pairs": int(len(lab)),
-            "auroc_gt": round(auroc(pt.gt, lab), 4),
-            "auroc_est": round(auroc(pt.est, lab), 4),
-            "pearson": round(pearson(pt.est, pt.gt), 4),
-            "gt_passes_per_state": round(float(np.mean(passes)), 1),
-        }
-    return out
+    summary: dict
+    pairs: PairTable
+    tokens: torch.Tensor  # (N, L) the states
+    gt: torch.Tensor  # (N, L, L) ground-truth MI
+    est: torch.Tensor  # (N, L, L) the head's
+    asym: torch.Tensor  # (N, L, L) |I_{i->j} - I_{j->i}|
 
 
 @torch.inference_mode()  # as decode: the head timed as the sampler runs it
@@ -313,7 +262,7 @@ def mi_report(
     pass alone, the head on that pass's hidden states, log-marginals and entropies (which
     any sampler has computed), and the ground truth.
     progress(done, total), when given, is called after each state (the app's progress bar).
-    Returns (summary dict, PairTable, tokens, gt results).
+    Returns a Report.
     """
     mask_id = model.mask_id
     if states is None and start is None:
@@ -358,30 +307,7 @@ def mi_report(
         "torch_threads": torch.get_num_threads(),
         "uncertain_nats": UNCERTAIN_NATS,
     }
-    return summary, pt, tokens, (gt_t, est_t, asym_t)
-
-
-SEPARATION_BINS = ((1, 1), (2, 2), (3, 3), (4, 4), (5, 8), (9, 16), (17, 32), (33, 10**6))
-
-
-def separation_profile(pt: PairTable, bins=SEPARATION_BINS) -> list[dict]:
-    """Mean MI (truth and head) of the pairs at each sequence separation |i - j| (binned):
-    local against long-range dependence, for sequences (proteins)."""
-    sep = np.abs(pt.i - pt.j)
-    out = []
-    for lo, hi in bins:
-        sel = (sep >= lo) & (sep <= hi)
-        if sel.any():
-            out.append(
-                {
-                    "separation": f"{lo}" if lo == hi else (f"{lo}-{hi}" if hi < 10**6 else f">={lo}"),
-                    "n_pairs": int(sel.sum()),
-                    "mean_gt": round(float(pt.gt[sel].mean()), 5),
-                    "mean_est": round(float(pt.est[sel].mean()), 5),
-                    "pearson": round(pearson(pt.est[sel], pt.gt[sel]), 4) if sel.sum() > 2 else None,
-                }
-            )
-    return out
+    return Report(summary, pt, tokens, gt_t, est_t, asym_t)
 
 
 def write_report(summary: dict, pt: PairTable, tokens, out, pairs=None) -> None:

@@ -173,9 +173,8 @@ def mi_report(a, dom, model, data, dev: str):
 
     _, head = load_models(dom, dom.checkpoint, a.head, dev, need_head=True)
     states = heldout_states(data.heldout_rows, a.states, a.seed)
-    summary, pt, tokens, _ = report(
-        model, head, None, a.states, a.eps, a.seed, relations=dom.relations(), states=states
-    )
+    rep = report(model, head, None, a.states, a.eps, a.seed, relations=dom.relations(), states=states)
+    summary, pt, tokens = rep.summary, rep.pairs, rep.tokens
     with torch.inference_mode():
         H = read_state(model, tokens).entropy.double().numpy()  # (N, L)
     summary["within_state_pearson"] = round(within_state_pearson(pt.est, pt.gt, pt.state), 4)

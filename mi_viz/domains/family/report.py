@@ -4,7 +4,7 @@ A head that reads hidden states should know more than where a pair sits and how 
 two columns are. So the report fits two baselines on half of the held-out states and scores
 all three on the other half (the same pairs):
 
-- separation: the mean truth at each |i - j| (binned as core.fidelity.SEPARATION_BINS);
+- separation: the mean truth at each |i - j| (binned as the protein report's SEPARATION_BINS);
 - separation + entropies: gradient-boosted trees (scikit-learn) on |i - j|, min(H_i, H_j) and
   max(H_i, H_j).
 
@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.fidelity import SEPARATION_BINS, PairTable, pearson
+from ...core.fidelity import PairTable, pearson
+from ..protein.report import SEPARATION_BINS
 
 
 def within_state_pearson(pred: np.ndarray, gt: np.ndarray, state: np.ndarray) -> float:

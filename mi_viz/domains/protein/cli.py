@@ -119,12 +119,14 @@ def heldout_states(model, path, n: int, max_length: int, seed: int, dev: str):
 def mi_report(a, dev: str):
 
     from ...core.fidelity import mi_report as report
-    from ...core.fidelity import separation_profile, write_report
+    from ...core.fidelity import write_report
     from ...core.models import load_models
+    from .report import separation_profile
 
     model, head = load_models(DOMAIN, a.backbone, a.head, dev, need_head=True)
     states = heldout_states(model, a.heldout, a.states, a.max_length, a.seed, dev).to(dev)
-    summary, pt, tokens, _ = report(model, head, None, a.states, a.eps, a.seed, relations=None, states=states)
+    rep = report(model, head, None, a.states, a.eps, a.seed, relations=None, states=states)
+    summary, pt, tokens = rep.summary, rep.pairs, rep.tokens
     summary["separation"] = separation_profile(pt)
     summary.update(
         {

@@ -94,13 +94,15 @@ def run(command: str, a, cfg_or_grid, dev: str):
 
 def mi_report(a, dev):
     from ...core.fidelity import mi_report as report
-    from ...core.fidelity import structure_by_mask_ratio, write_report
+    from ...core.fidelity import write_report
     from ...core.models import load_models
+    from .report import structure_by_mask_ratio
 
     puzzles, _ = read_puzzles(a.puzzles, a.limit)
     model, head = load_models(DOMAIN, a.checkpoint, a.head, dev, need_head=True)
     relations, _ = DOMAIN.relations(81)
-    summary, pt, tokens, _ = report(model, head, DOMAIN.encode(puzzles).to(dev), a.states, a.eps, a.seed, relations)
+    rep = report(model, head, DOMAIN.encode(puzzles).to(dev), a.states, a.eps, a.seed, relations)
+    summary, pt, tokens = rep.summary, rep.pairs, rep.tokens
     summary["puzzles"] = str(a.puzzles)
     if a.structure_states:
         solutions = DOMAIN.encode([S.solve(p).solution for p in puzzles[: a.structure_states]]).to(dev)
