@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import logging
 import sys
 
 import torch
@@ -166,6 +167,7 @@ def main(argv=None):
     from .core.checkpoints import CheckpointError
 
     a = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")  # the library's progress notes, on stderr
     if a.cmd == "fetch-esmc":
         return fetch_esmc()
     if getattr(a, "threads", None):

@@ -17,6 +17,7 @@ a re-run skips finished shards (resumable); a tqdm bar shows the progress.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import random
 import time
@@ -66,6 +67,7 @@ def main(argv=None):
     ap.add_argument("--max-minutes", type=float, default=0.0)
     ap.add_argument("--pack", nargs=2, metavar=("FOLDER", "FILE"), help="write FOLDER's states compactly to FILE")
     a = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")  # the library's notes (pack, merge)
     if a.pack:
         try:
             return pack(Path(a.pack[0]), Path(a.pack[1]), MASK)

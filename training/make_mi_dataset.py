@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import logging
 import os
 import time
 from pathlib import Path
@@ -104,6 +105,7 @@ def main(argv=None):
     )
     ap.add_argument("--max-mb", type=float, default=0.0, help="with --pack: the first states that fit in this many MiB")
     a = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")  # the library's notes (pack, merge)
     mask_range = tuple(float(v) for v in a.mask_range.split(","))
     if len(mask_range) != 2 or not 0 <= mask_range[0] <= mask_range[1] <= 1:
         raise SystemExit(f"--mask-range wants LO,HI with 0 <= LO <= HI <= 1, got {a.mask_range!r}")

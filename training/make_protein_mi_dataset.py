@@ -21,6 +21,7 @@ merge into one set.
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import random
 import time
@@ -96,6 +97,7 @@ def main(argv=None):
     )
     ap.add_argument("--max-mb", type=float, default=0.0, help="with --pack: the first states that fit in this many MiB")
     a = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")  # the library's notes (pack, merge)
     try:
         if a.merge:
             return merge(Path(a.merge))

@@ -132,7 +132,7 @@ PAIR_FIELDS = ("state", "i", "j", "gt", "est", "asym", "relation")
 
 
 def read_pairs(path) -> tuple[PairTable, np.ndarray]:
-    """A report's pairs file (mi-report --pairs) -> (PairTable, tokens (N, L) uint8).
+    """A report's pairs file (write_report's pairs) -> (PairTable, tokens (N, L) uint8).
     Files written before hmin existed load with hmin None."""
     z = np.load(path)
     return PairTable(**{k: z[k] for k in PAIR_FIELDS}, hmin=z["hmin"] if "hmin" in z.files else None), z["tokens"]

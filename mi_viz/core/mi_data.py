@@ -9,12 +9,15 @@ set made once is worth keeping beside the code.
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
 import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
+
+log = logging.getLogger(__name__)
 
 
 def merge(folder: Path):
@@ -27,7 +30,7 @@ def merge(folder: Path):
     tmp = folder / "merged.safetensors.tmp"
     save_file(merged, str(tmp))
     os.replace(tmp, folder / "merged.safetensors")
-    print(f"merged {len(shards)} shards: {merged['tokens'].shape[0]} states -> {folder / 'merged.safetensors'}")
+    log.info("merged %d shards: %d states -> %s", len(shards), merged["tokens"].shape[0], folder / "merged.safetensors")
 
 
 PACKED_FORMAT = "mi-pairs-1"  # safetensors metadata "format" of a packed file
@@ -56,7 +59,7 @@ def pack(folder: Path, out: Path, mask_id: int, max_mb: float = 0.0):
         per_state = 2 * masked_upper_pairs(tokens.long(), mask_id).sum((1, 2)) + tokens.shape[1]  # (N,) bytes
         n = int((per_state.cumsum(0) <= max_mb * 2**20 - 4096).sum())  # 4 kB for the header
         if n < len(tokens):
-            print(f"--max-mb {max_mb}: keeping the first {n} of {len(tokens)} states")
+            log.info("keeping the first %d of %d states to fit %.1f MiB", n, len(tokens), max_mb)
         tokens, mi = tokens[:n], mi[:n]
     values = mi.half()[masked_upper_pairs(tokens.long(), mask_id)]  # (P,)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -67,11 +70,13 @@ def pack(folder: Path, out: Path, mask_id: int, max_mb: float = 0.0):
         metadata={"format": PACKED_FORMAT, "source": str(folder), "mask_id": str(mask_id)},
     )
     os.replace(tmp, out)
-    print(f"packed {len(tokens)} states ({len(values)} masked pairs) -> {out} ({out.stat().st_size / 2**20:.1f} MiB)")
+    log.info(
+        "packed %d states (%d masked pairs) -> %s (%.1f MiB)", len(tokens), len(values), out, out.stat().st_size / 2**20
+    )
 
 
 def unpack(path: Path) -> dict[str, torch.Tensor]:
-    """A --pack file -> {tokens (N, L) uint8, mi (N, L, L) fp16}: symmetric, zero off the masked pairs."""
+    """A packed file -> {tokens (N, L) uint8, mi (N, L, L) fp16}: symmetric, zero off the masked pairs."""
     try:
         with safe_open(str(path), "pt") as f:
             meta = f.metadata() or {}
@@ -91,7 +96,7 @@ def unpack(path: Path) -> dict[str, torch.Tensor]:
 
 
 def load_mi_dataset(folder) -> dict[str, torch.Tensor]:
-    """All states of a data folder (merged file if present, else every shard), or of a --pack file."""
+    """All states of a data folder (merged file if present, else every shard), or of a packed file."""
     folder = Path(folder)
     if folder.is_file():
         return unpack(folder)

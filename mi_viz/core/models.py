@@ -13,7 +13,7 @@ def load_models(domain, checkpoint=None, head=None, device="cpu", need_head=Fals
     if need_head:
         path = head or domain.default_head()
         if path is None:
-            raise ValueError(f"no MI head is shipped for this {domain.name} backbone: pass --head PATH")
+            raise ValueError(f"no MI head is shipped for this {domain.name} backbone: name a head checkpoint")
         h, _ = load_head(path, device=device)
         check_head_fits(h, model)
     return model, h

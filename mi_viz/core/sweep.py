@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import csv
 import itertools
-import json
-import sys
+import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +23,7 @@ from .models import load_models
 from .plots import plot_sweep
 from .samplers import SAMPLERS, SamplerConfig, config_for
 
+log = logging.getLogger(__name__)
 SETTING_KEYS = ("sampler", "gamma", "lam", "k", "scan", "tau", "kl", "d", "temperature", "seed", "rule_version", "n")
 FINGERPRINTS = ("mdm_sha", "head_sha")
 
@@ -110,13 +110,17 @@ def run_sweep(
     plot: dict | None = None,
     mdm_path=None,
     extra=None,
+    report: Callable[[dict], None] | None = None,
 ) -> list[dict]:
     """Decode items under every setting and write OUT/sweep.csv (+ sweep.png / sweep.html).
 
     inputs: what identifies the items in a row ({"puzzles": "test_hard.txt"} for Sudoku);
     mdm_path: the backbone's checkpoint file for its fingerprint (default: checkpoint, else
     the domain's default); extra(BenchResult) -> dict adds set-level metrics to a fresh row
-    (proteins: the JSD to the reference). Prints each row as a JSON line; returns the rows in grid order."""
+    (proteins: the JSD to the reference). report(dict) is called with each row as it is ready
+    and last with the run's summary (the CLI prints them as JSON lines); returns the rows in
+    grid order."""
+    say = report or (lambda d: None)
     t0 = time.perf_counter()
     need_head = any(c.needs == "mi" for c in cfgs)
     if need_head and jobs > 1:  # a bad head fails here, not in a worker after other settings ran
@@ -151,8 +155,8 @@ def run_sweep(
         old = previous.get(setting_key(ident, keys))
         if old is not None:  # same setting, same inputs, same weights: the decode is deterministic
             summaries[i] = typed(old)
-            print(f"reused: {c.label()} (same inputs and weights)", file=sys.stderr, flush=True)
-            print(json.dumps(summaries[i]), flush=True)
+            log.info("reused: %s (same inputs and weights)", c.label())
+            say(summaries[i])
         else:
             todo.append(i)
 
@@ -174,20 +178,18 @@ def run_sweep(
             **{k: idents[i][k] for k in (*inputs, *FINGERPRINTS)},
             "jobs": jobs,
         }
-        print(json.dumps(summaries[i]), flush=True)
+        say(summaries[i])
         write_csv()
     write_csv()
     rows = [summaries[i] for i in sorted(summaries)]
     plot_sweep(rows, out / "sweep.png", out / "sweep.html", title=title, **(plot or {}))
-    print(
-        json.dumps(
-            {
-                "points": len(rows),
-                "decoded": len(todo),
-                "jobs": jobs,
-                "wall_seconds": round(time.perf_counter() - t0, 1),
-                "out_dir": str(out),
-            }
-        )
+    say(
+        {
+            "points": len(rows),
+            "decoded": len(todo),
+            "jobs": jobs,
+            "wall_seconds": round(time.perf_counter() - t0, 1),
+            "out_dir": str(out),
+        }
     )
     return rows

@@ -160,6 +160,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
             plot={"metric": "pair_corr_pearson", "scale": 1.0, "ylabel": "Pearson of C_ij(a,b) vs held-out rows"},
             mdm_path=checkpoint_paths(dom.checkpoint)[0],
             extra=lambda r: ref(_values(r.rows), a.bootstrap),
+            report=lambda d: print(json.dumps(d), flush=True),
         )
 
 
