@@ -316,6 +316,21 @@ SAMPLERS: dict[str, SamplerSpec] = {
 }
 
 
+def row_label(row: dict) -> str:
+    """A results row's setting as SamplerConfig.label() writes it (a sweep.csv line read as text,
+    or a summary), plus "(rule 3)" on mi-gt / mi-zero rows made under the rule that release 0.3
+    called mi (the rule-4 rows share their names)."""
+    parts = [str(row["sampler"])]
+    for k in ("k", "gamma", "lam", "tau", "kl", "d"):
+        if row.get(k) not in ("", None):
+            parts.append(f"{k}={float(row[k]):g}")
+    if row.get("scan") == "skip":
+        parts.append("scan=skip")
+    if row["sampler"] in ("mi-gt", "mi-zero") and str(row.get("rule_version")) == str(PAIRS_RULE_VERSION):
+        parts.append("(rule 3)")
+    return " ".join(parts)
+
+
 def defaults_for(name: str, domain_defaults: dict | None = None) -> dict:
     """The parameters sampler `name` takes, with their defaults in a domain: the registry's,
     overridden by the domain's own (Domain.sampler_defaults)."""
