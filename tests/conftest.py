@@ -16,7 +16,7 @@ from mi_viz.domains.sudoku.mdm import MDMConfig, SudokuMDM, save_mdm
 ROOT = Path(__file__).resolve().parents[1]
 torch.set_num_threads(2)
 
-TINY = MDMConfig(n_layer=2, n_head=2, d_model=32)
+TINY = MDMConfig(n_layers=2, n_heads=2, d_model=32)
 
 
 @pytest.fixture(scope="session")

@@ -32,7 +32,7 @@ def test_home_lists_checkpoints():
     # metadata as readable tables (field / value), not collapsed JSON
     assert len(at.dataframe) >= 3 and not at.json
     fields = set(at.dataframe[0].value["field"])
-    assert {"d_model", "n_layer"} <= fields
+    assert {"d_model", "n_layers"} <= fields
 
 
 def test_html_export_opens_offline():

@@ -415,4 +415,31 @@ def test_family_backbone_shows_its_contacts(server, browser):
     page.get_by_text("Contacts from MI").first.wait_for(timeout=120_000)
     _no_exception(page)
     page.screenshot(path=str(ART / "family.png"), full_page=True)
+    # a family model trained here from an uploaded alignment: a bad file is a message, a good one trains
+    page.get_by_role("tab", name="Train on your alignment").click()
+    uploads = page.locator('[data-testid="stFileUploaderDropzoneInput"]')
+    bad = ART / "bad_alignment.fasta"
+    bad.write_text(">a\nLAG\n>b\nLA\n")
+    uploads.nth(0).set_input_files(str(bad))
+    _wait_idle(page)
+    page.get_by_role("button", name="Train").click()
+    page.get_by_text("has 2 columns, row 1 has 3").wait_for(timeout=60_000)
+    rng = __import__("random").Random(0)
+    rows = ["".join(rng.choice("LAGVSERT") for _ in range(12)) for _ in range(80)]
+    good = ART / "toy_alignment.fasta"
+    good.write_text("".join(f">r{k}\n{r}\n" for k, r in enumerate(rows)))
+    uploads.nth(0).set_input_files(str(good))
+    _wait_idle(page)
+    page.get_by_label("Name").fill("toy_browser")
+    page.get_by_label("Name").press("Enter")
+    _wait_idle(page)
+    page.get_by_role("slider").last.press("Home")  # the training minutes: 1
+    _wait_idle(page)
+    try:
+        page.get_by_role("button", name="Train").click()
+        page.get_by_text("Trained toy_browser").wait_for(timeout=240_000)
+        _no_exception(page)
+    finally:
+        for f in (ROOT / "runs" / "app_families").glob("*toy_browser*"):
+            f.unlink()
     ctx.close()

@@ -51,9 +51,22 @@ def test_bad_json_version_and_kind(tmp_path, tiny_mdm):
 
 def test_bad_config(tmp_path, tiny_mdm):
     save_mdm(tmp_path / "m", tiny_mdm)
-    _edit_json(tmp_path / "m", lambda m: m["config"].update(n_head=3))
+    _edit_json(tmp_path / "m", lambda m: m["config"].update(n_heads=3))
     with pytest.raises(CheckpointError, match="not divisible"):
         load_mdm(tmp_path / "m")
+
+
+def test_configs_of_older_releases_still_load(tmp_path, tiny_mdm):
+    """Before 0.4 the Sudoku config said n_layer / n_head; esm's n_layers / n_heads now, both read."""
+    save_mdm(tmp_path / "m", tiny_mdm)
+    _edit_json(
+        tmp_path / "m",
+        lambda m: m.update(
+            config={{"n_layers": "n_layer", "n_heads": "n_head"}.get(k, k): v for k, v in m["config"].items()}
+        ),
+    )
+    model, meta = load_mdm(tmp_path / "m")
+    assert "n_layer" in meta["config"] and model.config.n_layers == tiny_mdm.config.n_layers
 
 
 def test_missing_unexpected_and_misshaped_keys_are_named(tmp_path, tiny_mdm):

@@ -44,15 +44,15 @@ from mi_viz.domains.sudoku.symmetries import apply_symmetry, random_symmetries
 PRESETS = {
     # name: (model config, training config overrides)
     "tiny": (
-        dict(n_layer=2, n_head=2, d_model=32),
+        dict(n_layers=2, n_heads=2, d_model=32),
         dict(batch_size=16, lr=3e-3, max_steps=20, save_every=10, eval_every=10, n_val=8),
     ),
     "cpu": (
-        dict(n_layer=6, n_head=4, d_model=128),
+        dict(n_layers=6, n_heads=4, d_model=128),
         dict(batch_size=64, lr=1e-3, max_steps=40_000, save_every=200, eval_every=1000, n_val=100),
     ),
     "paper": (
-        dict(n_layer=6, n_head=8, d_model=256, mlp_ratio=3),
+        dict(n_layers=6, n_heads=8, d_model=256, mlp_ratio=3),
         dict(batch_size=256, lr=1e-3, max_steps=4_000, save_every=1000, eval_every=1000, n_val=200),
     ),
 }

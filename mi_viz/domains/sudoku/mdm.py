@@ -25,8 +25,8 @@ N_CELLS = 81
 
 @dataclass
 class MDMConfig:
-    n_layer: int = 6  # transformer blocks
-    n_head: int = 4  # attention heads; d_model must divide evenly
+    n_layers: int = 6  # transformer blocks (esm's names: n_layers, n_heads)
+    n_heads: int = 4  # attention heads; d_model must divide evenly
     d_model: int = 128  # width
     mlp_ratio: int = 4  # hidden width of the MLP, as a multiple of d_model
     dropout: float = 0.0
@@ -34,9 +34,9 @@ class MDMConfig:
     n_tokens: int = N_VALUES + 1  # 9 digits + MASK
 
     def __post_init__(self):
-        if self.d_model % self.n_head:
-            raise ValueError(f"d_model {self.d_model} is not divisible by n_head {self.n_head}")
-        for k in ("n_layer", "n_head", "d_model", "mlp_ratio", "seq_len"):
+        if self.d_model % self.n_heads:
+            raise ValueError(f"d_model {self.d_model} is not divisible by n_heads {self.n_heads}")
+        for k in ("n_layers", "n_heads", "d_model", "mlp_ratio", "seq_len"):
             if getattr(self, k) <= 0:
                 raise ValueError(f"{k} must be positive")
 
@@ -55,7 +55,7 @@ class Block(nn.Module):
         self.ln2 = nn.LayerNorm(c.d_model)
         self.fc = nn.Linear(c.d_model, c.mlp_ratio * c.d_model)
         self.fc_out = nn.Linear(c.mlp_ratio * c.d_model, c.d_model)
-        self.n_head = c.n_head
+        self.n_head = c.n_heads
         self.dropout = c.dropout
 
     def forward(self, x):  # x (B, L, D)
@@ -76,14 +76,14 @@ class SudokuMDM(nn.Module):
         c = config
         self.tok_emb = nn.Embedding(c.n_tokens, c.d_model)
         self.pos_emb = nn.Embedding(c.seq_len, c.d_model)
-        self.blocks = nn.ModuleList([Block(c) for _ in range(c.n_layer)])
+        self.blocks = nn.ModuleList([Block(c) for _ in range(c.n_layers)])
         self.ln_f = nn.LayerNorm(c.d_model)
         self.head = nn.Linear(c.d_model, N_VALUES)
         self.register_buffer("value_tokens", torch.arange(N_VALUES), persistent=False)
         self.apply(self._init)
         for name, p in self.named_parameters():  # GPT-2 style scaled residual projections
             if name.endswith("proj.weight") or name.endswith("fc_out.weight"):
-                nn.init.normal_(p, 0.0, 0.02 / math.sqrt(2 * c.n_layer))
+                nn.init.normal_(p, 0.0, 0.02 / math.sqrt(2 * c.n_layers))
 
     @staticmethod
     def _init(m):
@@ -104,7 +104,7 @@ class SudokuMDM(nn.Module):
 
     @property
     def n_layers(self) -> int:
-        return self.config.n_layer
+        return self.config.n_layers
 
     def forward(self, tokens, keep: tuple[int, ...] = ()):
         """tokens (B, L) long -> logits (B, L, 9), hidden (B, L, D) [, {block: (B, L, D)} for block in keep]."""
@@ -169,6 +169,14 @@ def save_mdm(path, model: SudokuMDM, step: int = 0, metrics: dict | None = None,
     return save_module(path, model, MDM_KIND, step, metrics, extra)
 
 
+LEGACY_KEYS = {"n_layer": "n_layers", "n_head": "n_heads"}  # config names of checkpoints made before 0.4
+
+
+def config_from(**c) -> MDMConfig:
+    """An MDMConfig from a checkpoint's config, older names read as today's."""
+    return MDMConfig(**{LEGACY_KEYS.get(k, k): v for k, v in c.items()})
+
+
 def load_mdm(path, device: str = "cpu") -> tuple[SudokuMDM, dict]:
     """Build the MDM from the checkpoint's config and load its weights strictly."""
-    return load_module(path, MDM_KIND, MDMConfig, SudokuMDM, device, ignore_prefix="opt.")
+    return load_module(path, MDM_KIND, config_from, SudokuMDM, device, ignore_prefix="opt.")
