@@ -170,7 +170,7 @@ def mi_report(a, dom, model, data, dev: str):
     from ...core.fidelity import write_report
     from ...core.models import load_models
     from ...core.reading import read_state
-    from .report import head_vs_baselines, within_state_pearson
+    from ..protein.report import head_vs_baselines, within_state_pearson
 
     _, head = load_models(dom, dom.checkpoint, a.head, dev, need_head=True)
     states = heldout_states(data.heldout_rows, a.states, a.seed)
