@@ -736,5 +736,96 @@ def protein_gt_cost(tokens: tuple, spec: str, eps: float) -> dict:
         return ground_truth_cost(get_protein_model(spec), torch.tensor([tokens]), eps=eps, chunk=128)
 
 
+# --------------------------------------------------------------------------- the in-browser viewer
+
+
+def _estimates_for(trace: Trace, model, head) -> list | None:
+    """Every step's estimated map: the trace's own (the mi sampler read it) or one batched pass of
+    the head over all the steps' states (another sampler): never once per step and rerun."""
+    if not trace.steps:
+        return None
+    if trace.steps[0].mi is not None:
+        return None  # viewer_payload reads rec.mi
+    if head is None:
+        return None
+    x = torch.tensor([s.tokens for s in trace.steps])
+    out = []
+    with torch.inference_mode():
+        for b in range(0, len(x), 64):
+            mi = read_state(model, x[b : b + 64], head).mi
+            out += [m.numpy() for m in mi] if mi is not None else [None] * len(x[b : b + 64])
+    return out
+
+
+@st.cache_data(show_spinner="Packing the decode for the browser ...", max_entries=32)
+def protein_viewer_payload(prompt: str, cfg: dict, spec: str, head_path: str | None) -> dict:
+    """A protein (or family) decode packed once for the in-browser viewer (mi_viz.core.viewer)."""
+    from mi_viz.core.viewer import viewer_payload
+
+    trace = Trace.from_json(protein_trace_json(prompt, cfg, spec, head_path))
+    dom, model = backbone_domain(spec), get_protein_model(spec)
+    head = get_protein_head(head_path)[0] if head_path else None
+    L = len(trace.initial)
+    cmap = getattr(dom, "contact_map", None)
+    return viewer_payload(
+        trace,
+        kind="track",
+        labels=[dom.position_name(i, L) if dom.name == "family" else f"position {i + 1}" for i in range(L)],
+        symbols=list(dom.value_names),
+        value_tokens=model.value_tokens.tolist(),
+        mask_id=model.mask_id,
+        est=_estimates_for(trace, model, head),
+        contacts=cmap.contacts() if cmap is not None else None,
+    )
+
+
+@st.cache_data(show_spinner="Packing the decode for the browser ...", max_entries=32)
+def sudoku_viewer_payload(puzzle: str, cfg: dict, mdm: str, head_ckpt: str) -> dict:
+    from mi_viz.core.viewer import viewer_payload
+
+    trace = Trace.from_json(decode_trace_json(puzzle, cfg, mdm, head_ckpt))
+    model, head = get_mdm(mdm), get_head(head_ckpt)[0]
+    return viewer_payload(
+        trace,
+        kind="board",
+        labels=[SUDOKU.position_name(i) for i in range(81)],
+        symbols=[str(d) for d in range(1, 10)],
+        value_tokens=model.value_tokens.tolist(),
+        mask_id=model.mask_id,
+        est=_estimates_for(trace, model, head),
+    )
+
+
+def mount_viewer(payload: dict, key: str, tokens_of, gt_for, cost_for=None) -> None:
+    """The viewer with the ground truth of every step the user asked for. A request computes that
+    step's map on the server and remounts: tokens_of(t) -> the step's state, gt_for(tokens,
+    compute) -> the cached ground_truth_for dict (None if not computed and compute is False),
+    cost_for(tokens) -> its cost (refused past GT_SECONDS_CAP). Every map joins the viewer's data."""
+    from mi_viz.core.viewer import ground_truth_entry
+    from pages._viewer import decode_viewer
+
+    asked = st.session_state.setdefault(f"{key}_gt_steps", {})  # step -> its state's tokens
+    data = dict(payload, gt={}, gtNote={})
+    for t, tokens in asked.items():
+        gt = gt_for(tuple(tokens), compute=False)
+        if gt is not None:
+            masked = payload["steps"][int(t)]["masked"]
+            data["gt"][t] = ground_truth_entry(gt["mi"], masked)
+            data["gtNote"][t] = f"{gt['passes']:,} passes, {gt['seconds']:.1f} s; max pruned mass {gt['dropped']:.1e}"
+    t = decode_viewer(data, key=key)
+    if t is not None and str(t) not in data["gt"]:
+        tokens = tokens_of(int(t))
+        cost = cost_for(tuple(tokens)) if cost_for else None
+        if cost is not None and cost["seconds"] > GT_SECONDS_CAP:
+            st.warning(
+                f"The ground truth of step {int(t) + 1} would take about {cost['seconds']:.0f} s "
+                f"({cost['total_passes']:,} passes), over this page's cap of {GT_SECONDS_CAP:.0f} s: step further in."
+            )
+            return
+        gt_for(tuple(tokens), compute=True)
+        asked[str(int(t))] = tokens
+        st.rerun()
+
+
 def tokens_to_digits(tokens) -> list[int]:
     return list(SUDOKU.decode(torch.tensor([tokens]))[0])

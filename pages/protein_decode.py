@@ -22,11 +22,13 @@ from pages._shared import (
     backbone_domain,
     ground_truth_for,
     has_ground_truth,
+    mount_viewer,
     protein_backbones,
     protein_estimated_mi,
     protein_gt_cost,
     protein_model_or_error,
     protein_trace_json,
+    protein_viewer_payload,
     sampler_picker,
     step_controls,
     through_app,
@@ -165,6 +167,40 @@ if cfg.name == "mi-gt":
     st.info("mi-gt runs the exact ground truth at every step (an oracle): the first decode takes a while.")
 trace = Trace.from_json(protein_trace_json(prompt, asdict(cfg), spec, head_path))
 n_steps = len(trace.steps)
+view = st.radio(
+    "View",
+    ["Instant: every step in the browser", "Step by step on the server (exports, the difference map)"],
+    horizontal=True,
+    key="pdec_view",
+    help="Instant: the whole decode goes to the browser once; stepping, scrubbing, playing and "
+    "focusing a position cost no round trip (the ground truth of a step is still computed here, on demand).",
+)
+if view.startswith("Instant"):
+    payload = protein_viewer_payload(prompt, asdict(cfg), spec, head_path)
+
+    def gt_for(tokens, compute):
+        if compute or has_ground_truth(tokens, eps, "protein", spec):
+            return ground_truth_for(tokens, eps, domain="protein", spec=spec)
+        return None
+
+    mount_viewer(
+        payload,
+        "pdec_viewer",
+        tokens_of=lambda t: trace.steps[t].tokens,
+        gt_for=gt_for,
+        cost_for=lambda tokens: protein_gt_cost(tokens, spec, eps),
+    )
+    st.caption(f"{source} · {label} · {cfg.label()} · {n_steps} passes · estimated maps from the same passes")
+    from mi_viz.core.viewer import offline_viewer_html
+
+    st.download_button(
+        "The whole decode as one offline HTML page (this viewer, every step)",
+        lambda: offline_viewer_html(payload, f"mi-viz: {label}, {cfg.label()}"),
+        file_name="protein_decode.html",
+        mime="text/html",
+        key="pdec_viewer_html",
+    )
+    st.stop()
 t = step_controls("pdec", n_steps, (prompt, cfg.label(), cfg.temperature, cfg.seed, spec))
 rec = trace.steps[t]
 L = len(rec.tokens)

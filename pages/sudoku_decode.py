@@ -12,11 +12,16 @@ from pages._shared import (
     decode_trace,
     estimated_mi,
     ground_truth_for,
+    has_ground_truth,
+    head_path,
+    mdm_path,
     models_or_error,
+    mount_viewer,
     puzzle_picker,
     sampler_picker,
     show_puzzle_problem,
     step_controls,
+    sudoku_viewer_payload,
     through_app,
     tokens_to_digits,
 )
@@ -43,6 +48,36 @@ if cfg.name == "mi-gt":
     st.info("mi-gt runs the exact ground truth at every step (an oracle): the first decode takes a while.")
 trace = decode_trace(board, cfg)
 n_steps = len(trace.steps)
+view = st.radio(
+    "View",
+    ["Instant: every step in the browser", "Step by step on the server (exports, the difference map)"],
+    horizontal=True,
+    key="dec_view",
+    help="Instant: the whole decode goes to the browser once; stepping, scrubbing, playing and "
+    "focusing a cell cost no round trip (the ground truth of a step is still computed here, on demand).",
+)
+if view.startswith("Instant"):
+    from dataclasses import asdict
+
+    from mi_viz.core.viewer import offline_viewer_html
+
+    payload = sudoku_viewer_payload(S.board_to_string(board), asdict(cfg), mdm_path(), head_path())
+
+    def gt_for(tokens, compute):
+        if compute or has_ground_truth(tokens, eps, "sudoku", mdm_path()):
+            return ground_truth_for(tokens, eps)
+        return None
+
+    mount_viewer(payload, "dec_viewer", tokens_of=lambda t: trace.steps[t].tokens, gt_for=gt_for)
+    st.caption(f"{label} · {cfg.label()} · {n_steps} passes · estimated maps from the same passes")
+    st.download_button(
+        "The whole decode as one offline HTML page (this viewer, every step)",
+        lambda: offline_viewer_html(payload, f"mi-viz: {label}, {cfg.label()}"),
+        file_name="sudoku_decode.html",
+        mime="text/html",
+        key="dec_viewer_html",
+    )
+    st.stop()
 puzzle_id = (S.board_to_string(board), cfg.label(), cfg.temperature, cfg.seed)
 t = step_controls("dec", n_steps, puzzle_id)
 rec = trace.steps[t]

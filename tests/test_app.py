@@ -9,8 +9,15 @@ from streamlit.testing.v1 import AppTest
 APP = str(ROOT / "app.py")
 
 
-def _run(page=None, timeout=180, setup=None):
+SERVER_VIEW = "Step by step on the server (exports, the difference map)"
+
+
+def _run(page=None, timeout=180, setup=None, server_view=True):
+    """A page run; the decode pages in their server-side step view unless server_view is False
+    (the in-browser viewer runs JavaScript, which AppTest cannot: its data is checked instead)."""
     at = AppTest.from_file(APP, default_timeout=timeout)
+    if server_view:
+        at.session_state["dec_view"] = at.session_state["pdec_view"] = SERVER_VIEW
     if setup:
         setup(at)
     if page:
@@ -248,6 +255,46 @@ def test_focus_follows_the_puzzle_and_stays_on_a_masked_cell():
     assert at.session_state.dec_focus_puzzle != puzzle
     assert sel.value in [cell(o) for o in sel.options] and at.session_state.dec_focus == sel.value
     assert not at.exception
+
+
+def _viewer_data(at) -> dict:
+    """The payload the in-browser viewer was mounted with (a components-v2 element)."""
+    (el,) = at.get("bidi_component")
+    return json.loads(el.proto.json)
+
+
+def test_protein_decode_instant_viewer_carries_the_whole_decode():
+    """The default view sends every step to the browser once: the viewer's data agrees with the
+    decode step by step (batches, masked positions, the estimated maps over them)."""
+    import base64
+
+    import numpy as np
+
+    at = _run("pages/protein_decode.py", server_view=False)
+    at.number_input(key="pdec_len").set_value(30).run()
+    d = _viewer_data(at)
+    assert d["kind"] == "track" and len(d["labels"]) == 30 and d["sampler"]["name"] == "mi"
+    masked = set(range(30))
+    for st in d["steps"]:
+        assert set(st["masked"]) == masked and set(st["sel"]) <= masked and len(st["H"]) == len(st["masked"])
+        M = len(st["masked"])
+        if M > 1:
+            tri = np.frombuffer(base64.b64decode(st["mi"]), dtype="<f2")
+            assert len(tri) == M * (M - 1) // 2 and (tri >= 0).all()
+        masked -= set(st["sel"])
+    assert not masked  # the decode ends with nothing masked
+    assert any(b.label.startswith("The whole decode as one offline HTML page") for b in at.get("download_button"))
+
+
+def test_sudoku_decode_instant_viewer_carries_the_whole_decode():
+    at = _run("pages/sudoku_decode.py", server_view=False)
+    d = _viewer_data(at)
+    assert d["kind"] == "board" and len(d["labels"]) == 81 and d["symbols"] == [str(k) for k in range(1, 10)]
+    filled = {p for p, v in enumerate(d["initial"]) if v >= 0}
+    for st in d["steps"]:
+        assert not filled & set(st["masked"]) and set(st["sel"]) <= set(st["masked"])
+        filled |= set(st["sel"])
+    assert len(filled) == 81
 
 
 def test_protein_decode_steps_and_reports_bad_input():

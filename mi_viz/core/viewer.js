@@ -1,0 +1,258 @@
+// mi-viz decode viewer: every step of a decode, drawn and scrubbed in the browser.
+// mountViewer(root, data, callbacks): data is mi_viz.core.viewer.viewer_payload's dict; callbacks
+// may hold onGroundTruth(step) (the app asks the server for that step's exact map, which comes
+// back in data.gt[step]). Used by the app (a Streamlit custom component) and by the offline HTML
+// export alike. User strings are set with textContent, never as markup.
+
+function miF16(b64) {
+  const bin = atob(b64);
+  const out = new Float32Array(bin.length / 2);
+  for (let i = 0; i < out.length; i++) {
+    const h = bin.charCodeAt(2 * i) | (bin.charCodeAt(2 * i + 1) << 8);
+    const s = h & 0x8000 ? -1 : 1, e = (h >> 10) & 0x1f, f = h & 0x3ff;
+    out[i] = e === 0 ? s * Math.pow(2, -14) * (f / 1024) : e === 31 ? (f ? NaN : s * Infinity) : s * Math.pow(2, e - 15) * (1 + f / 1024);
+  }
+  return out;
+}
+
+// (M x M) symmetric map from its upper triangle (row-major, i < j)
+function miSquare(tri, M) {
+  const m = new Float32Array(M * M);
+  let k = 0;
+  for (let i = 0; i < M; i++) for (let j = i + 1; j < M; j++) { m[i * M + j] = m[j * M + i] = tri[k++]; }
+  return m;
+}
+
+const MI_VIRIDIS = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
+function miColor(x) {
+  x = Math.max(0, Math.min(1, x)) * (MI_VIRIDIS.length - 1);
+  const i = Math.min(MI_VIRIDIS.length - 2, Math.floor(x)), f = x - i, a = MI_VIRIDIS[i], b = MI_VIRIDIS[i + 1];
+  return `rgb(${a.map((v, k) => Math.round(v + f * (b[k] - v))).join(",")})`;
+}
+
+const MI_CLUSTALX = {};
+for (const a of "AILMFWV") MI_CLUSTALX[a] = "#80a0f0";
+for (const a of "KR") MI_CLUSTALX[a] = "#f01505";
+for (const a of "ED") MI_CLUSTALX[a] = "#c048c0";
+for (const a of "NQST") MI_CLUSTALX[a] = "#15c015";
+for (const a of "HY") MI_CLUSTALX[a] = "#15a4a4";
+Object.assign(MI_CLUSTALX, { C: "#f08080", G: "#f09048", P: "#c0c000", "-": "#9a9a9a" });
+
+function miEl(tag, attrs, text) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function mountViewer(root, data, callbacks) {
+  callbacks = callbacks || {};
+  const S = data.steps, n = S.length, L = data.labels.length, sym = data.symbols;
+  const states = [data.initial.slice()];
+  for (let t = 0; t < n; t++) {
+    const s = states[t].slice();
+    S[t].sel.forEach((p, k) => { s[p] = S[t].val[k]; });
+    states.push(s);
+  }
+  const keep = root.__miState || { t: 0, focus: null };  // survives a remount (new data from the server)
+  root.__miState = keep;
+  keep.t = Math.min(keep.t, n - 1);
+  const cache = {};
+  const mapOf = (t, which) => {
+    const src = which === "gt" ? (data.gt || {})[t] : S[t].mi;
+    if (!src) return null;
+    const key = which + t;
+    if (!cache[key]) cache[key] = miSquare(miF16(src), S[t].masked.length);
+    return cache[key];
+  };
+  const contacts = new Set((data.contacts || []).map(([a, b]) => a * L + b));
+
+  root.replaceChildren();
+  const box = miEl("div", { class: "mi-viewer" });
+  box.style.cssText = "font-family: sans-serif; font-size: 13px; color: #222;";
+  root.appendChild(box);
+  if (data.title) box.appendChild(miEl("div", { style: "font-weight: 600; margin-bottom: 4px" }, data.title));
+  const bar = miEl("div", { style: "display: flex; gap: 6px; align-items: center; margin: 4px 0 8px" });
+  const mk = (label, id) => { const b = miEl("button", { "data-testid": id, style: "padding: 2px 10px" }, label); bar.appendChild(b); return b; };
+  const bStart = mk("⏮", "mv-start"), bBack = mk("◀ Back", "mv-back"), bStep = mk("Step ▶", "mv-step"),
+    bEnd = mk("⏭", "mv-end"), bPlay = mk("Play", "mv-play");
+  const slider = miEl("input", { type: "range", min: "0", max: String(n - 1), value: String(keep.t), "data-testid": "mv-slider", style: "flex: 1" });
+  bar.appendChild(slider);
+  const counter = miEl("span", { "data-testid": "mv-counter", style: "min-width: 170px; text-align: right" });
+  bar.appendChild(counter);
+  box.appendChild(bar);
+
+  const seqView = miEl("div", { "data-testid": "mv-seq", style: "margin-bottom: 8px" });
+  box.appendChild(seqView);
+  const tip = miEl("div", { style: "position: fixed; pointer-events: none; background: #fff; border: 1px solid #999; padding: 2px 5px; font-size: 12px; display: none; z-index: 10" });
+  box.appendChild(tip);
+  const showTip = (ev, text) => { tip.textContent = text; tip.style.display = "block"; tip.style.left = ev.clientX + 12 + "px"; tip.style.top = ev.clientY + 12 + "px"; };
+  const hideTip = () => { tip.style.display = "none"; };
+
+  const entropy = miEl("canvas", { "data-testid": "mv-entropy", height: "70" });
+  box.appendChild(entropy);
+  const maps = miEl("div", { style: "display: flex; gap: 16px; flex-wrap: wrap; margin-top: 8px" });
+  box.appendChild(maps);
+  const panel = (title, id) => {
+    const p = miEl("div");
+    p.appendChild(miEl("div", { style: "font-weight: 600" }, title));
+    const c = miEl("canvas", { "data-testid": id });
+    p.appendChild(c);
+    maps.appendChild(p);
+    return c;
+  };
+  const estCanvas = panel("Estimated MI (the head, same pass)", "mv-est");
+  const gtCanvas = panel("Ground-truth MI", "mv-gt");
+  const gtNote = miEl("div", { "data-testid": "mv-gt-note", style: "max-width: 420px" });
+  gtCanvas.parentNode.appendChild(gtNote);
+  let gtButton = null;
+  if (callbacks.onGroundTruth) {
+    gtButton = miEl("button", { "data-testid": "mv-gt-button", style: "margin-top: 4px" }, "Compute the ground truth of this step");
+    gtButton.onclick = () => callbacks.onGroundTruth(keep.t);
+    gtCanvas.parentNode.appendChild(gtButton);
+  }
+  const rowView = miEl("canvas", { "data-testid": "mv-row", height: "120", style: "margin-top: 8px" });
+  box.appendChild(rowView);
+  const caption = miEl("div", { style: "color: #666; margin-top: 4px" });
+  box.appendChild(caption);
+
+  function drawSeq(t) {
+    seqView.replaceChildren();
+    const before = states[t], after = states[t + 1], sel = new Set(S[t].sel);
+    const masked = new Map(S[t].masked.map((p, r) => [p, r]));
+    const board = data.kind === "board";
+    const per = board ? 9 : 50, cell = board ? 34 : 17;
+    const grid = miEl("div");
+    grid.style.cssText = `display: grid; grid-template-columns: repeat(${per}, ${cell}px); gap: ${board ? 0 : 1}px;`;
+    for (let p = 0; p < L; p++) {
+      const v = after[p], ch = v < 0 ? "·" : sym[v];
+      const c = miEl("div", { "data-pos": String(p) }, ch);
+      let bg = v < 0 ? "#e6e6e6" : board ? (before[p] < 0 ? "#eef4ff" : "#fff") : MI_CLUSTALX[ch] || "#ccc";
+      const outline = p === keep.focus ? "2px solid #d62728" : sel.has(p) ? "2px solid #ff7f0e" : "1px solid #bbb";
+      c.style.cssText = `width: ${cell}px; height: ${cell}px; line-height: ${cell}px; text-align: center; background: ${bg}; outline: ${outline}; outline-offset: -2px; cursor: pointer; font-family: monospace; font-size: ${board ? 16 : 11}px; box-sizing: border-box;`;
+      if (board) {
+        const r = Math.floor(p / 9), col = p % 9;
+        c.style.borderRight = col % 3 === 2 && col < 8 ? "2px solid #333" : "1px solid #ccc";
+        c.style.borderBottom = r % 3 === 2 && r < 8 ? "2px solid #333" : "1px solid #ccc";
+      }
+      c.onmousemove = (ev) => {
+        const r = masked.get(p);
+        const top = r === undefined ? "" : " · " + S[t].top[r].map(([k, q]) => `${sym[k]} ${q}`).join(", ") + ` · H ${S[t].H[r]}`;
+        showTip(ev, data.labels[p] + (v < 0 ? " (masked)" : " " + sym[v]) + top);
+      };
+      c.onmouseleave = hideTip;
+      c.onclick = () => { if (masked.has(p)) { keep.focus = p; draw(); } };
+      grid.appendChild(c);
+    }
+    seqView.appendChild(grid);
+  }
+
+  function drawEntropy(t) {
+    const W = Math.max(300, Math.min(900, L * (data.kind === "board" ? 9 : 8))), Hh = 70;
+    entropy.width = W; entropy.height = Hh;
+    const g = entropy.getContext("2d");
+    g.clearRect(0, 0, W, Hh);
+    const hmax = Math.max(1e-6, ...S[t].H, 0.1), sel = new Set(S[t].sel);
+    S[t].masked.forEach((p, r) => {
+      const h = (S[t].H[r] / hmax) * (Hh - 14);
+      g.fillStyle = sel.has(p) ? "#ff7f0e" : "#1f77b4";
+      g.fillRect((p / L) * W, Hh - h, Math.max(1, W / L - 1), h);
+    });
+    g.fillStyle = "#444"; g.font = "11px sans-serif";
+    g.fillText(`marginal entropy before this step (nats; top ${hmax.toFixed(2)})`, 4, 11);
+  }
+
+  function drawMap(canvas, m, t, zmax) {
+    const pos = S[t].masked, M = pos.length;
+    const size = Math.max(200, Math.min(460, 8 * M + 40)), pad = 14;
+    canvas.width = size + pad; canvas.height = size + pad;
+    const g = canvas.getContext("2d");
+    g.clearRect(0, 0, canvas.width, canvas.height);
+    if (!m || M < 2) { g.fillStyle = "#888"; g.fillText(M < 2 ? "fewer than two masked positions" : "no map for this step", 10, 30); return; }
+    const c = size / M;
+    for (let i = 0; i < M; i++) for (let j = 0; j < M; j++) {
+      g.fillStyle = i === j ? "#fff" : miColor(m[i * M + j] / zmax);
+      g.fillRect(pad + j * c, pad + i * c, Math.ceil(c), Math.ceil(c));
+    }
+    const sel = new Set(S[t].sel);
+    pos.forEach((p, k) => {  // the batch as ticks on both axes (a strip), the focus in red
+      const color = p === keep.focus ? "#d62728" : sel.has(p) ? "#ff7f0e" : null;
+      if (color) { g.fillStyle = color; g.fillRect(pad + k * c, 2, Math.max(2, c), 9); g.fillRect(2, pad + k * c, 9, Math.max(2, c)); }
+    });
+    if (contacts.size) {
+      g.strokeStyle = "#ff2d2d"; g.lineWidth = 1;
+      for (let i = 0; i < M; i++) for (let j = i + 1; j < M; j++) {
+        if (contacts.has(pos[i] * L + pos[j])) for (const [a, b] of [[i, j], [j, i]]) {
+          g.beginPath(); g.arc(pad + (b + 0.5) * c, pad + (a + 0.5) * c, Math.max(1.5, c * 0.3), 0, 2 * Math.PI); g.stroke();
+        }
+      }
+    }
+    canvas.onmousemove = (ev) => {
+      const r = canvas.getBoundingClientRect(), i = Math.floor((ev.clientY - r.top - pad) / c), j = Math.floor((ev.clientX - r.left - pad) / c);
+      if (i >= 0 && j >= 0 && i < M && j < M) showTip(ev, `${data.labels[pos[i]]} · ${data.labels[pos[j]]}: ${m[i * M + j].toFixed(4)} nats`); else hideTip();
+    };
+    canvas.onmouseleave = hideTip;
+    canvas.onclick = (ev) => {
+      const r = canvas.getBoundingClientRect(), i = Math.floor((ev.clientY - r.top - pad) / c);
+      if (i >= 0 && i < M) { keep.focus = pos[i]; draw(); }
+    };
+  }
+
+  function drawRow(t, est, gt) {
+    const W = 900, Hh = 120;
+    rowView.width = W; rowView.height = Hh;
+    const g = rowView.getContext("2d");
+    g.clearRect(0, 0, W, Hh);
+    const pos = S[t].masked, r = pos.indexOf(keep.focus);
+    g.fillStyle = "#444"; g.font = "11px sans-serif";
+    if (r < 0) { g.fillText("click a masked position (or a map row) to draw its MI row", 4, 14); return; }
+    const M = pos.length, rows = [[est, "#1f77b4", "estimated"], [gt, "#ff7f0e", "ground truth"]].filter((x) => x[0]);
+    let top = 1e-6;
+    rows.forEach(([m]) => { for (let j = 0; j < M; j++) if (j !== r) top = Math.max(top, m[r * M + j]); });
+    g.fillText(`MI with ${data.labels[keep.focus]} (nats; top ${top.toFixed(3)})`, 4, 12);
+    rows.forEach(([m, color, name], k) => {
+      g.strokeStyle = color; g.beginPath();
+      let first = true;
+      for (let j = 0; j < M; j++) {
+        if (j === r) continue;
+        const x = (pos[j] / L) * (W - 10) + 5, y = Hh - 6 - (m[r * M + j] / top) * (Hh - 26);
+        if (first) { g.moveTo(x, y); first = false; } else g.lineTo(x, y);
+      }
+      g.stroke(); g.fillStyle = color; g.fillText(name, W - 110, 14 + 12 * k);
+    });
+  }
+
+  function draw() {
+    const t = keep.t, st = S[t];
+    slider.value = String(t);
+    counter.textContent = `Step ${t + 1} / ${n} · passes ${st.passes}`;
+    const masked = new Set(st.masked);
+    if (keep.focus !== null && !masked.has(keep.focus)) keep.focus = null;
+    drawSeq(t);
+    drawEntropy(t);
+    const est = mapOf(t, "est"), gt = mapOf(t, "gt");
+    let zmax = data.zmax || 0;
+    if (!zmax) for (const m of [est, gt]) if (m) for (const v of m) zmax = Math.max(zmax, v);
+    zmax = Math.max(zmax, 1e-6);
+    drawMap(estCanvas, est, t, zmax);
+    gtCanvas.parentNode.style.display = gt || gtButton ? "" : "none";
+    drawMap(gtCanvas, gt, t, zmax);
+    gtNote.textContent = gt ? ((data.gtNote || {})[t] || "") : gtButton ? "exact map: one pass per masked position and kept value" : "";
+    drawRow(t, est, gt);
+    caption.textContent = `orange: the ${st.sel.length} position(s) unmasked at this step · red: the focus · colour scale 0..${zmax.toFixed(3)} nats` + (contacts.size ? " · circles: structural contacts" : "");
+  }
+
+  const go = (t) => { keep.t = Math.max(0, Math.min(n - 1, t)); draw(); };
+  bStart.onclick = () => go(0);
+  bBack.onclick = () => go(keep.t - 1);
+  bStep.onclick = () => go(keep.t + 1);
+  bEnd.onclick = () => go(n - 1);
+  slider.oninput = () => go(parseInt(slider.value, 10));
+  bPlay.onclick = () => {
+    if (keep.timer) { clearInterval(keep.timer); keep.timer = null; bPlay.textContent = "Play"; return; }
+    bPlay.textContent = "Pause";
+    keep.timer = setInterval(() => { if (keep.t >= n - 1) { clearInterval(keep.timer); keep.timer = null; bPlay.textContent = "Play"; } else go(keep.t + 1); }, 350);
+  };
+  if (keep.timer) { clearInterval(keep.timer); keep.timer = null; }
+  draw();
+}
