@@ -133,7 +133,7 @@ with tab2:
     )
     grid = st.text_input("Grid", default_grid, key="sw_grid")
     if st.button("Run sweep", key="sw_run"):
-        cfgs = grid_or_error(grid, "Grid", head is not None)
+        cfgs = grid_or_error(grid, "Grid", head is not None, SUDOKU.sampler_defaults)
         if cfgs:
             rows = load_puzzle_set(str(PUZZLE_SETS[src]))[:n]
             puzzles = [S.parse_board(r["puzzle"]) for r in rows]

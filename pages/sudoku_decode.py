@@ -9,6 +9,7 @@ from mi_viz.core.plots import ENTROPY_COLORSCALE, mi_map_figure, offline_html
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.drawing import CELL_NAMES, board_figure, map_order
 from pages._shared import (
+    SUDOKU,
     decode_trace,
     estimated_mi,
     ground_truth_for,
@@ -37,7 +38,7 @@ with st.sidebar:
     st.subheader("Puzzle")
     picked = puzzle_picker("dec")
     st.subheader("Sampler")
-    cfg = sampler_picker("dec", has_head=head is not None)
+    cfg = sampler_picker("dec", has_head=head is not None, domain_defaults=SUDOKU.sampler_defaults)
     eps = st.select_slider("ground-truth pruning eps", [1e-4, 1e-3, 1e-2], value=1e-3, key="dec_eps")
 
 if picked is None:

@@ -127,6 +127,14 @@ def _no_exception(page):
     ).first.inner_text()
 
 
+def _server_view(page):
+    """Switch a decode page from the in-browser viewer (its default) to the server-side step view."""
+    page.get_by_text("Step by step on the server").first.wait_for(timeout=120_000)
+    page.get_by_text("Step by step on the server").first.click()
+    _wait_idle(page)
+    page.get_by_text("Passes so far").wait_for(timeout=120_000)
+
+
 def _step_value(page):
     m = page.locator('[data-testid="stMetric"]', has_text="Step").first
     txt = m.locator('[data-testid="stMetricValue"]').inner_text()
@@ -185,7 +193,7 @@ def test_every_page_and_stepping(server, browser):
 
     page.goto(server + "/sudoku_decode", wait_until="networkidle")
     _wait_idle(page)
-    page.get_by_text("Passes so far").wait_for(timeout=120_000)
+    _server_view(page)
     _no_exception(page)
     before = _step_value(page)
     for _ in range(3):
@@ -200,7 +208,7 @@ def test_every_page_and_stepping(server, browser):
 
     page.goto(server + "/protein_decode", wait_until="networkidle")
     _wait_idle(page)
-    page.get_by_text("Passes so far").wait_for(timeout=120_000)
+    _server_view(page)
     length = page.get_by_label("Length (1..300)")
     length.fill("60")
     length.press("Enter")
@@ -237,14 +245,14 @@ def test_deep_link_first_on_a_fresh_server(fresh_server, browser):
     """The very first request after a start is a deep link: the page runs inside the app's
     navigation (sections, the head picker), not Streamlit's folder list (pages/_shared ...)."""
     ctx, page = _open(browser, fresh_server + "/protein_decode")
-    page.get_by_text("Passes so far").wait_for(timeout=120_000)
+    page.locator('[data-testid="mv-counter"]').wait_for(timeout=120_000)
     nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
     assert "Proteins" in nav and "Sudoku decode" in nav and "shared" not in nav and "sudoku decode" not in nav, nav
     assert page.get_by_text("Sudoku MI head").count() == 1
     _no_exception(page)
     page.goto(fresh_server + "/sudoku_decode", wait_until="networkidle")
     _wait_idle(page)
-    page.get_by_text("Passes so far").wait_for(timeout=120_000)
+    page.locator('[data-testid="mv-counter"]').wait_for(timeout=120_000)
     assert page.get_by_text("Page not found").count() == 0
     _no_exception(page)
     ctx.close()
@@ -252,7 +260,7 @@ def test_deep_link_first_on_a_fresh_server(fresh_server, browser):
 
 def test_clicking_a_board_cell_moves_the_focus(server, browser):
     ctx, page = _open(browser, server + "/sudoku_decode")
-    page.get_by_text("Passes so far").wait_for(timeout=120_000)
+    _server_view(page)
     focus = page.locator('[data-testid="stSelectbox"]', has_text="Focus cell").locator("input")
     before = focus.input_value()
     board = page.locator(".js-plotly-plot").first
@@ -277,7 +285,7 @@ def test_focus_follows_the_puzzle_sampler_memory_and_a_bad_grid(server, browser)
     rows = list(csv.DictReader(open(ROOT / "data" / "sudoku" / "test_hard.csv")))
     given = next(i for i, r in enumerate(rows) if r["puzzle"][80] != ".")  # r9c9 given there
     ctx, page = _open(browser, server + "/sudoku_decode")
-    page.get_by_text("Passes so far").wait_for(timeout=120_000)
+    _server_view(page)
     focus = page.locator('[data-testid="stSelectbox"]', has_text="Focus cell").locator("input")
     cells = page.locator(".js-plotly-plot").first.locator("g.trace.scatter").first.locator("path.point")
     cells.nth(80).click(force=True)  # r9c9, masked in puzzle 0
@@ -342,7 +350,7 @@ def test_two_sessions_do_not_share_state(server, browser):
     for p in (a, b):
         p.get_by_role("link", name="Sudoku decode").click()
         _wait_idle(p)
-        p.get_by_text("Passes so far").wait_for(timeout=120_000)
+        _server_view(p)
     # B picks another puzzle (from another set)
     b.get_by_text("Singles-solvable test set (200)").click()
     _wait_idle(b)
@@ -393,7 +401,7 @@ def test_family_backbone_shows_its_contacts(server, browser):
     contacts as dots on the maps; the families page with the averaged map beside the contacts."""
     ART.mkdir(exist_ok=True)
     ctx, page = _open(browser, server + "/protein_decode")
-    page.get_by_text("Passes so far").wait_for(timeout=120_000)
+    _server_view(page)
     page.locator('[data-testid="stSelectbox"]', has_text="Protein backbone").click()
     page.get_by_role("option", name=re.compile("family PF00595")).click()
     _wait_idle(page)
@@ -442,4 +450,78 @@ def test_family_backbone_shows_its_contacts(server, browser):
     finally:
         for f in (ROOT / "runs" / "app_families").glob("*toy_browser*"):
             f.unlink()
+    ctx.close()
+
+
+def test_the_viewer_steps_in_the_browser_without_the_server(server, browser):
+    """The default decode view: Step, Back, the slider, Play and a focus click repaint in the
+    browser and send nothing over the websocket; what each step shows (counter, the batch
+    outlined on the board) is the decode the library makes for the same puzzle and sampler;
+    asking for a step's ground truth is one message, and its map joins the view."""
+    import csv
+    import json
+
+    from mi_viz.core.samplers import config_for, decode
+    from mi_viz.domains import get_domain
+    from mi_viz.domains.sudoku import board as S
+
+    sudoku = get_domain("sudoku")
+    puzzle = S.parse_board(next(csv.DictReader(open(ROOT / "data" / "sudoku" / "test_hard.csv")))["puzzle"])
+    model = sudoku.load_model()
+    from mi_viz.core.estimator import load_head
+
+    head, _ = load_head(sudoku.default_head())
+    trace = decode(model, sudoku.encode([puzzle]), config_for("mi", sudoku.sampler_defaults), head=head, record=True)
+    steps = trace.traces[0].steps
+
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
+    page = ctx.new_page()
+    sent = []
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: sent.append(payload)))
+    page.goto(server + "/sudoku_decode", wait_until="networkidle")
+    counter = page.locator('[data-testid="mv-counter"]')
+    counter.wait_for(timeout=120_000)
+    _wait_idle(page)
+    page.wait_for_timeout(1000)
+
+    def shown_step():
+        return int(re.match(r"Step (\d+) /", counter.inner_text()).group(1))
+
+    def outlined():  # the positions drawn with this step's (orange) outline
+        return page.evaluate(
+            """() => { const r = document.querySelector('[data-testid="mv-seq"]')
+                  || [...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
+                       .map(s => s.querySelector('[data-testid="mv-seq"]')).find(Boolean);
+               return [...r.querySelectorAll('[data-pos]')].filter(c => c.style.outline.includes('255, 127, 14'))
+                       .map(c => +c.dataset.pos).sort((a, b) => a - b); }"""
+        )
+
+    sent.clear()
+    assert counter.inner_text().endswith(f"/ {len(steps)} · passes 1") or shown_step() == 1
+    for t in range(4):
+        assert shown_step() == t + 1 and outlined() == sorted(steps[t].selected)
+        page.get_by_test_id("mv-step").click()
+    page.get_by_test_id("mv-back").click()
+    assert shown_step() == 4
+    page.get_by_test_id("mv-end").click()
+    assert shown_step() == len(steps) and outlined() == sorted(steps[-1].selected)
+    page.get_by_test_id("mv-start").click()
+    page.get_by_test_id("mv-play").click()
+    page.wait_for_timeout(1200)
+    page.get_by_test_id("mv-play").click()  # pause
+    assert shown_step() > 1
+    masked = [i for i, m in enumerate(steps[0].masked) if m]
+    page.get_by_test_id("mv-start").click()
+    page.locator(f'[data-testid="mv-seq"] [data-pos="{masked[0]}"]').click()  # focus a masked cell
+    page.wait_for_timeout(300)
+    assert sent == [], f"{len(sent)} websocket messages while stepping in the browser"
+    # the ground truth of this step: one message to the server, then its map is drawn
+    page.get_by_test_id("mv-gt-button").click()
+    _wait_idle(page, timeout=300_000)
+    page.get_by_text("passes,").first.wait_for(timeout=300_000)
+    assert 1 <= len(sent) and shown_step() == 1  # the viewer kept its step across the remount
+    _no_exception(page)
+    ART.mkdir(exist_ok=True)
+    page.screenshot(path=str(ART / "viewer.png"), full_page=True)
+    assert json.dumps(sorted(steps[0].selected))  # the trace is the one compared above
     ctx.close()
