@@ -5,9 +5,11 @@
 For each app (this checkout, and --before when given: both served at once, measured in
 alternation so that the machine's drift hits both alike), per round, on a server started
 fresh for that round: the first page load by deep link (/sudoku_decode) until its step
-counter shows, then the first change of puzzle in that session until the new puzzle's
-counter shows, then the comparison page's first load in a new session. Medians over rounds.
-Prints a table and, last, a one-line JSON.
+counter shows; a step (click to repaint: the median of 5, timed inside Chromium for the
+in-browser viewer, by wall clock for the server-side step view of older apps); a new Sudoku
+decode (another puzzle) and a new length-100 protein decode, until their counters show; a
+protein step; the comparison page's first load in a new session. Medians over rounds. Prints
+a table and, last, a one-line JSON.
 """
 
 from __future__ import annotations
@@ -73,22 +75,82 @@ def wait_idle(page, timeout=300_000):
     page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout)
 
 
+VIEWER = '[data-testid="mv-counter"]'  # the in-browser viewer's step counter (absent in older apps)
+
+
+def _step_shown(page) -> str:
+    """The step counter's text, whichever view the app has: the viewer's, or the server view's metric."""
+    if page.locator(VIEWER).count():
+        return page.locator(VIEWER).inner_text()
+    m = page.locator('[data-testid="stMetric"]', has_text="Step").first
+    return m.locator('[data-testid="stMetricValue"]').inner_text()
+
+
+def _time_step(page) -> float:
+    """Click Step, return the seconds until the counter shows the next step (timed in Chromium's own
+    clock for the viewer, where no server is involved; by wall clock for the server view)."""
+    if page.locator(VIEWER).count():
+        return page.evaluate(
+            """() => new Promise(done => {
+                 const root = [...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
+                   .map(s => s.querySelector('[data-testid="mv-step"]')).find(Boolean)
+                   || document.querySelector('[data-testid="mv-step"]');
+                 const counter = root.getRootNode().querySelector('[data-testid="mv-counter"]');
+                 const before = counter.textContent, t0 = performance.now();
+                 root.click();
+                 const check = () => counter.textContent !== before ? done((performance.now() - t0) / 1000)
+                                                                    : requestAnimationFrame(check);
+                 check(); })"""
+        )
+    before = _step_shown(page)
+    t0 = time.perf_counter()
+    page.get_by_role("button", name="Step", exact=True).click()
+    for _ in range(2400):
+        page.wait_for_timeout(25)
+        if _step_shown(page) != before:
+            break
+    wait_idle(page)
+    return time.perf_counter() - t0
+
+
+def _wait_decode(page):
+    page.wait_for_function(
+        """() => !!([...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
+                    .map(s => s.querySelector('[data-testid="mv-counter"]')).find(Boolean)
+                 || document.querySelector('[data-testid="mv-counter"]')
+                 || [...document.querySelectorAll('[data-testid="stMetric"]')]
+                      .find(m => m.textContent.includes('Step')))""",
+        timeout=300_000,
+    )
+    wait_idle(page)
+
+
 def one_round(browser, url) -> dict:
     out = {}
     ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
     page = ctx.new_page()
     t0 = time.perf_counter()
     page.goto(url + "/sudoku_decode")
-    page.get_by_text("Passes so far").first.wait_for(timeout=300_000)
-    wait_idle(page)
+    _wait_decode(page)
     out["first_deep_link_s"] = time.perf_counter() - t0
+    out["sudoku_step_s"] = statistics.median(_time_step(page) for _ in range(5))
     box = page.get_by_label("Index (0..999)")
     t0 = time.perf_counter()
     box.fill("7")
     box.press("Enter")
     page.get_by_text("#7").first.wait_for(timeout=300_000)
-    wait_idle(page)
-    out["first_puzzle_change_s"] = time.perf_counter() - t0
+    _wait_decode(page)
+    out["new_sudoku_decode_s"] = time.perf_counter() - t0
+    page.goto(url + "/protein_decode")
+    _wait_decode(page)
+    length = page.get_by_label("Length (1..300)")
+    t0 = time.perf_counter()
+    length.fill("100")
+    length.press("Enter")
+    page.wait_for_timeout(200)
+    _wait_decode(page)
+    out["new_protein_decode_len100_s"] = time.perf_counter() - t0
+    out["protein_step_s"] = statistics.median(_time_step(page) for _ in range(5))
     ctx.close()
     ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
     page = ctx.new_page()
