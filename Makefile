@@ -155,9 +155,8 @@ FAMILIES ?= PF00595 PF00076 PF00072
 fam_msa = $(FAMILY_DATA)/$(1)/$(1).align.80.fasta
 # pair-statistics grid: every sampler at several budgets (family columns carry 0.5-2.5 nats, pair MI
 # mostly under 0.05 with a few couplings at 0.3-0.6: lambda 10 makes those cost as much as an uncertain column)
-FAMILY_GRID := sequential; topk:k=4,8,16; eb:gamma=1,2,4,8; mi-zero:gamma=1,2,4,8; mi:gamma=1,2,4,8:lam=1; \
-  mi:gamma=2,4,8,16:lam=10; mi-tc:gamma=2,4,8,16:lam=10; threshold:tau=0.5,0.7,0.9; margin:tau=0.3,0.6; \
-  klass:tau=0.6,0.8:kl=0.05; dilated:k=8,16:d=4
+FAMILY_GRID := sequential; topk:k=4,8,16; eb:gamma=1,4,16; mi-zero:gamma=1,4,16; mi:gamma=1,4,16:lam=10; \
+  mi:gamma=4:lam=1; mi-tc:gamma=4,16:lam=10; threshold:tau=0.5,0.8; margin:tau=0.3; klass:tau=0.7:kl=0.05; dilated:k=8:d=4
 FAMILY_VAL_GRID := $(FAMILY_GRID)
 FAMILY_GT_GRID := mi-gt:gamma=4:lam=10
 # the family backbones (28 minutes each on 2 cores, resumable), shipped in float16 with their contact maps
@@ -170,7 +169,7 @@ families: setup
 # each family's MI head: 800 ground-truth states of its backbone (about 10 minutes, resumable), then the head
 family-heads: setup
 	for F in $(FAMILIES); do \
-	  $(BIN)/python training/make_family_mi_dataset.py --backbone $$F --msa $(call fam_msa,$$F) --states 800 --eps 1e-2 \
+	  $(BIN)/python training/make_family_mi_dataset.py --backbone $$F --msa $(call fam_msa,$$F) --states 384 --eps 1e-2 \
 	    --out runs/family_mi/$$F || exit 1; \
 	  $(BIN)/python training/make_family_mi_dataset.py --pack runs/family_mi/$$F runs/family_mi/$$F.safetensors || exit 1; \
 	  $(BIN)/python training/train_head.py --domain family --mdm checkpoints/family_$$F --data runs/family_mi/$$F.safetensors \
@@ -185,7 +184,7 @@ family-results: setup
 	    --out results/family/$$F/contacts.json || exit 1; \
 	  $(BIN)/python -m mi_viz mi-report family --backbone $$F --msa $(call fam_msa,$$F) --states 64 --eps 1e-2 \
 	    --out results/family/$$F/mi_report.json || exit 1; \
-	  $(BIN)/python -m mi_viz sweep family --backbone $$F --msa $(call fam_msa,$$F) --n 500 --grid "$(FAMILY_GRID)" \
+	  $(BIN)/python -m mi_viz sweep family --backbone $$F --msa $(call fam_msa,$$F) --n 300 --grid "$(FAMILY_GRID)" \
 	    --out-dir results/family/$$F --resume --jobs 2 --threads 2 || exit 1; \
 	  $(BIN)/python -m mi_viz sweep family --backbone $$F --msa $(call fam_msa,$$F) --n 50 --grid "$(FAMILY_GT_GRID)" \
 	    --out-dir results/family/$$F/gt_subset --resume || exit 1; \
@@ -194,7 +193,7 @@ family-results: setup
 # choosing the family defaults: the same grid against the *training* rows, another sample seed (never the held-out rows)
 family-val-sweep: setup
 	for F in $(FAMILIES); do \
-	  $(BIN)/python -m mi_viz sweep family --backbone $$F --msa $(call fam_msa,$$F) --n 200 --grid "$(FAMILY_VAL_GRID)" \
+	  $(BIN)/python -m mi_viz sweep family --backbone $$F --msa $(call fam_msa,$$F) --n 150 --grid "$(FAMILY_VAL_GRID)" \
 	    --reference train --sample-seed 1 --out-dir results/family/$$F/val_sweep --resume --jobs 2 --threads 2 || exit 1; \
 	done
 	$(BIN)/python benchmarks/family_defaults.py

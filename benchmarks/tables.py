@@ -594,12 +594,12 @@ def family_pairs_table(fam: str) -> str:
     return "\n".join(out)
 
 
-FAMILY_CURVES = ("topk", "eb", "mi-zero", "mi lam=1", "mi-tc lam=1", "threshold", "margin", "klass", "dilated")
+FAMILY_CURVES = ("topk", "eb", "mi-zero", "mi lam=10", "mi-tc lam=10", "threshold")
 
 
 def family_matched_short_table() -> str:
     """The README's extract of family_matched_table: the entropy-budget samplers beside top-k."""
-    return family_matched_table(at=(16,), curves=("topk", "eb", "mi-zero", "mi lam=1", "mi-tc lam=1", "threshold"))
+    return family_matched_table(at=(16,), curves=("topk", "eb", "mi-zero", "mi lam=10", "mi-tc lam=10"))
 
 
 def family_matched_table(at=(8, 16, 32), curves=FAMILY_CURVES) -> str:
