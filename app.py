@@ -5,8 +5,6 @@ streamlit run app.py
 
 import streamlit as st
 
-from pages._shared import head_picker
-
 st.set_page_config(page_title="mi-viz", page_icon="🧩", layout="wide")
 
 pages = {
@@ -22,5 +20,4 @@ pages = {
         st.Page("pages/family.py", title="Protein families", icon=":material/hub:"),
     ],
 }
-head_picker()  # in the sidebar of every page: which MI head they read
 st.navigation(pages).run()

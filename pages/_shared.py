@@ -67,9 +67,10 @@ def head_options() -> dict[str, str]:
 
 
 def head_path() -> str:
-    """The head every page reads: the sidebar's choice (app.py, head_picker), else the shipped one."""
+    """The head the Sudoku pages read: the sidebar's choice (head_picker), else the shipped one."""
     opts = head_options()
-    return opts.get(st.session_state.get("mi_head", "shipped"), opts["shipped"])
+    choice = st.session_state.get("mi_head", st.session_state.get("_kept_mi_head", "shipped"))
+    return opts.get(choice, opts["shipped"])
 
 
 def head_is_reported() -> bool:
@@ -85,7 +86,7 @@ def head_picker() -> None:
     name = st.sidebar.selectbox(
         "Sudoku MI head",
         list(opts),
-        key="mi_head",
+        **kept("mi_head", "shipped"),  # kept while a protein page (no picker there) is open
         help="Every page's estimated MI and 'mi' sampler read this head. The baseline is "
         "the previous release's head (no mix blocks), kept for comparison.",
     )

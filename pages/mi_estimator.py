@@ -16,6 +16,7 @@ from pages._shared import (
     RESULTS,
     SUDOKU,
     head_is_reported,
+    head_picker,
     load_puzzle_set,
     models_or_error,
     report_estimates,
@@ -101,6 +102,7 @@ def protein_view():
 
 
 through_app()
+head_picker()  # the Sudoku pages' MI head (the protein pages read their backbone's own)
 st.title("MI estimator")
 if st.radio("Domain", ["Sudoku", "Proteins"], horizontal=True, key="mie_domain") == "Proteins":
     protein_view()

@@ -21,6 +21,7 @@ from pages._shared import (
     decode_trace,
     grid_or_error,
     head_path,
+    head_picker,
     live_point,
     load_puzzle_set,
     mdm_path,
@@ -33,6 +34,7 @@ from pages._shared import (
 )
 
 through_app()
+head_picker()  # the Sudoku pages' MI head (the protein pages read their backbone's own)
 st.title("Sampler comparison")
 loaded = models_or_error()
 if loaded is None:

@@ -15,6 +15,7 @@ from pages._shared import (
     ground_truth_for,
     has_ground_truth,
     head_path,
+    head_picker,
     mdm_path,
     models_or_error,
     mount_viewer,
@@ -28,6 +29,7 @@ from pages._shared import (
 )
 
 through_app()
+head_picker()  # the Sudoku pages' MI head (the protein pages read their backbone's own)
 st.title("Sudoku decode")
 loaded = models_or_error()
 if loaded is None:
