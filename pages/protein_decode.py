@@ -36,6 +36,7 @@ from pages._shared import (
 
 through_app()
 st.title("Protein decode")
+UPLOAD_MB = 1  # a prompt is at most PROTEIN_LENGTH_CAP residues: a megabyte is plenty
 
 
 def read_family_prompt(dom):
@@ -90,9 +91,15 @@ def read_prompt():
         height=110,
         placeholder="MKT__LVA___GLL__________RS",
     )
-    up = st.file_uploader("... or a FASTA file (its first record)", type=["fasta", "fa", "faa", "txt"], key="pdec_file")
+    up = st.file_uploader(
+        f"... or a FASTA file (its first record; at most {UPLOAD_MB} MB)",
+        type=["fasta", "fa", "faa", "txt"],
+        key="pdec_file",
+    )
     source = "pasted prompt"
     if up is not None:
+        if up.size > UPLOAD_MB * 2**20:
+            return None, f"{up.name} is larger than {UPLOAD_MB} MB: upload a FASTA of the one prompt."
         text, source = up.getvalue().decode("utf-8", errors="replace"), f"{up.name}, first record"
     return text, source
 
@@ -147,7 +154,10 @@ with st.sidebar:
         domain_defaults=DOM.sampler_defaults,
     )
     eps = st.select_slider("ground-truth pruning eps", [1e-4, 1e-3, 1e-2], value=1e-3, key="pdec_eps")
-prompt, problem = validate_family(raw, DOM) if is_family else validate(raw)
+if raw is None:  # an upload refused before it was read (its size)
+    prompt, problem = None, source
+else:
+    prompt, problem = validate_family(raw, DOM) if is_family else validate(raw)
 if problem:
     st.error(problem)
     st.stop()

@@ -405,3 +405,29 @@ def test_family_comparison_side_by_side():
     assert not at.exception
     table = at.dataframe[0].value
     assert table["passes"].iloc[0] == 95 and table["passes"].iloc[1] == 24  # sequential; top-k 4
+
+
+def test_user_strings_are_escaped_in_the_exports():
+    """A FASTA header or file name with markup reaches the offline exports as text, never as markup."""
+    import plotly.graph_objects as go
+
+    from mi_viz.core.plots import offline_html
+    from mi_viz.core.samplers import StepRecord, Trace
+    from mi_viz.core.viewer import offline_viewer_html, viewer_payload
+
+    evil = '<script>alert("x")</script>'
+    page = offline_html([go.Figure(go.Scatter(y=[1]))], f"mi-viz: {evil}")
+    assert evil not in page and "&lt;script&gt;" in page
+    rec = StepRecord(0, [9, 9], [True, True], [0.5, 0.4], [[0.5] * 2, [0.5] * 2], None, [0, 1], [1, 2], 1)
+    payload = viewer_payload(
+        Trace({"name": "topk"}, [9, 9], [1, 2], [rec]),
+        kind="track",
+        labels=[evil, "b"],
+        symbols=["A", "B"],
+        value_tokens=[1, 2],
+        mask_id=9,
+        title=evil,
+    )
+    html_page = offline_viewer_html(payload, evil)
+    assert evil not in html_page  # in the data as JSON (</ escaped), in the title escaped
+    assert "<\\/script>" in html_page and "&lt;script&gt;" in html_page

@@ -222,8 +222,11 @@ def timeline_figure(traces: dict, families: dict, title: str, ylabel: str):
 def offline_html(figures, title: str = "mi-viz") -> str:
     """One self-contained HTML page of `figures`: plotly.js embedded once (about 4.6 MB), so the
     file opens without a network, unlike `to_html(include_plotlyjs="cdn")`."""
+    import html
+
     body = "".join(f.to_html(include_plotlyjs=(i == 0), full_html=False) for i, f in enumerate(figures))
-    return f'<!DOCTYPE html><html><head><meta charset="utf-8"><title>{title}</title></head><body>{body}</body></html>'
+    head = f'<meta charset="utf-8"><title>{html.escape(title)}</title>'  # a title may carry a user's text
+    return f"<!DOCTYPE html><html><head>{head}</head><body>{body}</body></html>"
 
 
 def sweep_family(row) -> str:
