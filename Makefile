@@ -78,9 +78,14 @@ head: setup data/sudoku/mi_states.safetensors
 	$(BIN)/python training/train_head.py $(HEAD_ARGS) --steps 3000 --init runs/head_7k_mix_more2/sudoku_mi_head --lr 1e-3 --seed 3 --out runs/head_7k_mix_more3/sudoku_mi_head
 	$(BIN)/python training/lineage_log.py runs/head_7k_mix_more3/sudoku_mi_head --out runs/head_7k_mix_more3/lineage_log.csv
 
-# choosing the MI defaults on validation puzzles (never the test sets)
+# the rule-4 MI samplers and the samplers of the field, on the same validation puzzles (docs/samplers.md)
+GRID_VAL4 := mi:gamma=0.01,0.02,0.04,0.1,0.2,0.3,0.6:lam=1,4,10; mi-tc:gamma=0.02,0.04,0.1,0.2:lam=4,10; \
+  mi-zero:gamma=0.01,0.02,0.04,0.1,0.2,0.3,0.6; threshold:tau=0.7,0.8,0.9,0.95,0.99; margin:tau=0.5,0.8,0.9; margin:k=4; \
+  klass:tau=0.8,0.9,0.95:kl=0.01,0.05; dilated:k=4,8:d=2,4
+# choosing the MI defaults on validation puzzles (never the test sets); benchmarks/sudoku_defaults.py's criterion
 val-sweep: setup
-	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(VAL) --grid "$(GRID_VAL)" --out-dir results/sudoku/val_sweep --resume --jobs $(JOBS)
+	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(VAL) --grid "$(GRID_VAL); $(GRID_VAL4)" --out-dir results/sudoku/val_sweep --resume --jobs $(JOBS)
+	$(BIN)/python benchmarks/sudoku_defaults.py
 
 # wall time on this machine: backbone throughput by batch and thread layout, then the whole Table 1 run (about 15 min)
 speed: setup

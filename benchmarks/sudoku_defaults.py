@@ -1,0 +1,62 @@
+"""Sudoku's sampler defaults, chosen on the validation sweep by the criterion fixed before it ran.
+
+    python benchmarks/sudoku_defaults.py [--sweep results/sudoku/val_sweep/sweep.csv] [--out .../choice.json]
+
+Criterion (release 0.3's, kept for every sampler with a budget): among a sampler's rows that
+average at most 1/3.5 of sequential's passes on the 200 validation puzzles (training
+distribution, never a test set), the highest solve rate; ties (within one puzzle) go to the
+fewer passes. Rule-4 rows only for the mi rules (rule-3 rows are mi-pairs'). The domain's
+sampler_defaults are then set to the choice (tests/test_sudoku.py checks they agree).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PARAMS = ("gamma", "lam", "k", "tau", "kl", "d")
+SAMPLERS = ("mi", "mi-tc", "mi-zero", "mi-pairs", "eb", "threshold", "margin", "klass", "dilated")
+
+
+def choose(rows: list[dict], sampler: str, max_passes: float, n: int) -> dict | None:
+    cand = [r for r in rows if r["sampler"] == sampler and float(r["avg_passes"]) <= max_passes]
+    if sampler in ("mi", "mi-tc", "mi-zero"):
+        cand = [r for r in cand if str(r.get("rule_version")) == "4"]
+    if not cand:
+        return None
+    best = max(float(r["solved_frac"]) for r in cand)
+    near = [r for r in cand if float(r["solved_frac"]) >= best - 0.5 / n]
+    r = min(near, key=lambda r: float(r["avg_passes"]))
+    return {
+        **{p: (int(float(r[p])) if p in ("k", "d") else float(r[p])) for p in PARAMS if r.get(p) not in ("", None)},
+        "avg_passes": float(r["avg_passes"]),
+        "solved_frac": float(r["solved_frac"]),
+    }
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sweep", default=str(ROOT / "results" / "sudoku" / "val_sweep" / "sweep.csv"))
+    ap.add_argument("--out", default=str(ROOT / "results" / "sudoku" / "val_sweep" / "choice.json"))
+    a = ap.parse_args(argv)
+    rows = list(csv.DictReader(open(a.sweep)))
+    seq = next(r for r in rows if r["sampler"] == "sequential")
+    n = int(seq["n"])
+    cap = float(seq["avg_passes"]) / 3.5
+    res = {
+        "sweep": Path(a.sweep).name,
+        "sequential": {"avg_passes": float(seq["avg_passes"]), "solved_frac": float(seq["solved_frac"])},
+        "max_passes": round(cap, 2),
+        "criterion": "highest validation solve rate at <= 1/3.5 of sequential's passes; ties within one "
+        "puzzle to the fewer passes",
+        "chosen": {s: choose(rows, s, cap, n) for s in SAMPLERS},
+    }
+    Path(a.out).write_text(json.dumps(res, indent=1) + "\n")
+    print(json.dumps(res))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""Every sampler's front on a Sudoku test set, the MI rule's against each other's at matched passes,
+with paired bootstrap intervals.
+
+    python benchmarks/sudoku_fronts.py [--sweep-dir results/sudoku/test_hard] [--out .../fronts.json]
+
+A front is a sampler family's settings (sweep_family: sampler, lambda), each a point
+(average passes, solve rate). At a pass count x a front's solve rate is read by linear
+interpolation between its two settings around x (none outside its range). Paired bootstrap:
+the puzzles are resampled with replacement (the same draw for every setting, from the
+per-puzzle rows the sweep saved with --save-rows), every setting's passes and solve rate are
+recomputed, the fronts interpolated again, and the difference "MI front minus the other" taken;
+its 5-95 % quantiles over 1,000 draws are the interval. Prints, last, a one-line JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+
+from mi_viz.core.plots import sweep_family
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def interpolate(points, x):
+    pts = sorted(points)
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+        if x0 <= x <= x1:
+            return y0 if x1 == x0 else y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return None
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sweep-dir", default=str(ROOT / "results" / "sudoku" / "test_hard"))
+    ap.add_argument("--method", default="mi lam=4", help="the front compared against every other")
+    ap.add_argument("--at", default="8,11,14,20", help="pass counts")
+    ap.add_argument("--boot", type=int, default=1000)
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args(argv)
+    d = Path(a.sweep_dir)
+    rows = list(csv.DictReader(open(d / "sweep.csv")))
+    settings = []  # (front, solved (N,), passes (N,))
+    for r in rows:
+        lab = " ".join(
+            [r["sampler"]] + [f"{k}={float(r[k]):g}" for k in ("k", "gamma", "lam", "tau", "kl", "d") if r.get(k)]
+        )
+        f = d / "rows" / (lab.replace(" ", "_") + ".csv.gz")
+        if not f.exists():
+            continue
+        with gzip.open(f, "rt") as h:
+            per = list(csv.DictReader(h))
+        settings.append(
+            (
+                sweep_family(r),
+                np.array([int(p["solved"]) for p in per], dtype=float),
+                np.array([int(p["passes"]) for p in per], dtype=float),
+            )
+        )
+    fronts = sorted({s[0] for s in settings})
+    if a.method not in fronts:
+        raise SystemExit(f"no saved rows for the front {a.method!r}; fronts with rows: {fronts}")
+    N = len(settings[0][1])
+    xs = [float(x) for x in a.at.split(",")]
+
+    def curves(idx):
+        c: dict[str, list] = {}
+        for fam, solved, passes in settings:
+            c.setdefault(fam, []).append((passes[idx].mean(), 100 * solved[idx].mean()))
+        return c
+
+    full = curves(np.arange(N))
+    g = np.random.default_rng(0)
+    draws = [curves(g.integers(0, N, N)) for _ in range(a.boot)]
+    out = {"sweep_dir": str(d.relative_to(ROOT)), "method": a.method, "n": N, "boot": a.boot, "at": {}}
+    for x in xs:
+        m = interpolate(full[a.method], x)
+        cell = {"method": None if m is None else round(m, 2), "vs": {}}
+        for fam in fronts:
+            if fam == a.method:
+                continue
+            o = interpolate(full[fam], x)
+            if m is None or o is None:
+                continue
+            diffs = [
+                dm - do
+                for c in draws
+                if (dm := interpolate(c[a.method], x)) is not None and (do := interpolate(c[fam], x)) is not None
+            ]
+            lo, hi = np.quantile(diffs, [0.05, 0.95]) if diffs else (np.nan, np.nan)
+            cell["vs"][fam] = {"solved": round(o, 2), "diff": round(m - o, 2), "ci90": [round(lo, 2), round(hi, 2)]}
+        out["at"][f"{x:g}"] = cell
+    if a.out:
+        Path(a.out).write_text(json.dumps(out, indent=1) + "\n")
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
