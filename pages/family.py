@@ -10,14 +10,8 @@ import streamlit as st
 
 from mi_viz.domains.family.alignment import AlignmentError, parse_alignment
 from mi_viz.domains.family.structure import StructureError, contact_map
-from pages._shared import (
-    APP_FAMILIES,
-    FAMILY,
-    RESULTS,
-    backbone_domain,
-    protein_backbones,
-    through_app,
-)
+from pages._protein import APP_FAMILIES, FAMILY, backbone_domain, protein_backbones
+from pages._shared import RESULTS, through_app
 
 through_app()
 st.title("Protein families")

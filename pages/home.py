@@ -7,7 +7,8 @@ import streamlit as st
 
 from mi_viz.core.checkpoints import CheckpointError, checkpoint_paths, read_meta
 from mi_viz.domains import get_domain
-from pages._shared import LOAD_COUNT, RESULTS, head_path, head_picker, mdm_path, through_app
+from pages._shared import LOAD_COUNT, RESULTS, through_app
+from pages._sudoku import head_path, head_picker, mdm_path
 
 through_app()
 head_picker()  # the Sudoku pages' MI head (the protein pages read their backbone's own)

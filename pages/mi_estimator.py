@@ -11,16 +11,15 @@ import streamlit as st
 from mi_viz.core.fidelity import directional_agreement, entropy_bounds, metrics, mi_report, read_pairs
 from mi_viz.domains.sudoku import RELATION_NAMES
 from mi_viz.domains.sudoku import board as S
-from pages._shared import (
+from pages._shared import RESULTS, through_app
+from pages._sudoku import (
     PUZZLE_SETS,
-    RESULTS,
     SUDOKU,
     head_is_reported,
     head_picker,
     load_puzzle_set,
     models_or_error,
     report_estimates,
-    through_app,
 )
 
 # the four relation groups, told apart at a glance (unrelated pairs, the bulk, in grey)

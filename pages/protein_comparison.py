@@ -15,18 +15,16 @@ from mi_viz.core.samplers import SamplerConfig, Trace, config_for
 from mi_viz.domains.protein import DATA, PAPER_TABLE2, prompts_of_lengths
 from mi_viz.domains.protein.drawing import track_figure
 from mi_viz.domains.protein.metrics import Reference
-from pages._shared import (
+from pages._protein import (
     PROTEIN_LENGTH_CAP,
-    RESULTS,
     backbone_domain,
     family_alignment,
-    grid_or_error,
     protein_backbones,
     protein_model_or_error,
     protein_trace_json,
-    sampler_rows,
-    through_app,
 )
+from pages._shared import RESULTS, through_app
+from pages._widgets import grid_or_error, sampler_rows
 
 through_app()
 st.title("Protein comparison")

@@ -15,24 +15,18 @@ from mi_viz.domains.family.structure import state_precision
 from mi_viz.domains.protein.alphabet import MASK, SequenceError, clean, encode
 from mi_viz.domains.protein.drawing import entropy_figure, mi_row_figure, track_figure
 from mi_viz.domains.protein.fasta import parse_fasta
-from pages._shared import (
-    GT_SECONDS_CAP,
+from pages._protein import (
     PROTEIN_LENGTH_CAP,
-    RESULTS,
     backbone_domain,
-    ground_truth_for,
-    has_ground_truth,
-    mount_viewer,
     protein_backbones,
     protein_estimated_mi,
     protein_gt_cost,
     protein_model_or_error,
     protein_trace_json,
     protein_viewer_payload,
-    sampler_picker,
-    step_controls,
-    through_app,
 )
+from pages._shared import GT_SECONDS_CAP, RESULTS, ground_truth_for, has_ground_truth, through_app
+from pages._widgets import mount_viewer, sampler_picker, step_controls
 
 through_app()
 st.title("Protein decode")

@@ -14,12 +14,11 @@ from mi_viz.core.samplers import SamplerConfig, config_for
 from mi_viz.domains.sudoku import PAPER_TABLE1
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.drawing import board_figure
-from pages._shared import (
+from pages._shared import RESULTS, through_app
+from pages._sudoku import (
     PUZZLE_SETS,
-    RESULTS,
     SUDOKU,
     decode_trace,
-    grid_or_error,
     head_path,
     head_picker,
     live_point,
@@ -27,11 +26,9 @@ from pages._shared import (
     mdm_path,
     models_or_error,
     puzzle_picker,
-    sampler_rows,
     show_puzzle_problem,
-    through_app,
-    wilson,
 )
+from pages._widgets import grid_or_error, sampler_rows, wilson
 
 through_app()
 head_picker()  # the Sudoku pages' MI head (the protein pages read their backbone's own)

@@ -8,25 +8,21 @@ import streamlit as st
 from mi_viz.core.plots import ENTROPY_COLORSCALE, mi_map_figure, offline_html
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.drawing import CELL_NAMES, board_figure, map_order
-from pages._shared import (
+from pages._shared import ground_truth_for, has_ground_truth, through_app
+from pages._sudoku import (
     SUDOKU,
     decode_trace,
     estimated_mi,
-    ground_truth_for,
-    has_ground_truth,
     head_path,
     head_picker,
     mdm_path,
     models_or_error,
-    mount_viewer,
     puzzle_picker,
-    sampler_picker,
     show_puzzle_problem,
-    step_controls,
     sudoku_viewer_payload,
-    through_app,
     tokens_to_digits,
 )
+from pages._widgets import mount_viewer, sampler_picker, step_controls
 
 through_app()
 head_picker()  # the Sudoku pages' MI head (the protein pages read their backbone's own)

@@ -1,0 +1,318 @@
+"""The widgets the pages share: a sampler and its parameters, the compared samplers as rows, grid
+text, the server-side step controls, and the in-browser decode viewer with its ground truth."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from mi_viz.core.samplers import SAMPLERS, SamplerConfig, defaults_for
+from pages._shared import GT_SECONDS_CAP
+
+GAMMAS = [
+    0.0,
+    1e-5,
+    3e-5,
+    1e-4,
+    3e-4,
+    0.001,
+    0.003,
+    0.01,
+    0.03,
+    0.1,
+    0.2,
+    0.3,
+    0.5,
+    0.6,
+    1.0,
+    2.0,
+    4.0,
+    8.0,
+    16.0,
+    32.0,
+]
+
+LAMBDAS = [0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
+
+TAUS = [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
+
+KLS = [1e-4, 1e-3, 0.01, 0.03, 0.1, 0.3]
+
+
+def kept(widget_key: str, default) -> dict:
+    """Widget kwargs whose value outlives the widget: Streamlit drops a widget's state on a run
+    that does not draw it (the other sampler's sliders), so each change is copied to a plain
+    session key and restored from it when the widget comes back."""
+    keep = "_kept_" + widget_key
+    if widget_key not in st.session_state:
+        st.session_state[widget_key] = st.session_state.get(keep, default)
+    return {"key": widget_key, "on_change": lambda: st.session_state.update({keep: st.session_state[widget_key]})}
+
+
+def sampler_params(own: str, name: str, spec: dict, gammas=None) -> dict:
+    """The widgets of one sampler's parameters, starting at spec (its defaults, or a row's preset);
+    keys OWN_PARAM, so each sampler (or each compared row) keeps its own values. -> {param: value}."""
+    gammas = sorted(set(gammas or GAMMAS) | {float(spec.get("gamma") or 0.0)})
+    kw = {}
+    if "k" in spec:
+        kw["k"] = st.slider("k (positions per pass)", 1, 20, **kept(f"{own}_k", spec["k"]))
+    if "gamma" in spec:  # log-spaced: useful budgets span 1e-5 .. 8 nats across the domains
+        kw["gamma"] = st.select_slider("gamma (budget, nats)", gammas, **kept(f"{own}_gamma", float(spec["gamma"])))
+    if "lam" in spec:
+        kw["lam"] = st.select_slider(
+            "lambda (weight of the entropy term)" if name == "mi-pairs" else "lambda (weight of the MI)",
+            sorted(set(LAMBDAS) | {float(spec["lam"])}),
+            **kept(f"{own}_lam", float(spec["lam"])),
+        )
+    if "tau" in spec:
+        if name == "margin":
+            start = "threshold" if spec.get("tau") is not None else "k per pass"
+            by = st.radio("margin rule", ["k per pass", "threshold"], horizontal=True, **kept(f"{own}_by", start))
+            if by == "threshold":
+                kw["tau"] = st.slider("tau (least p1 - p2)", 0.0, 1.0, **kept(f"{own}_tau", spec.get("tau") or 0.5))
+        else:
+            kw["tau"] = st.select_slider(
+                "tau (least top probability)",
+                sorted(set(TAUS) | {float(spec["tau"])}),
+                **kept(f"{own}_tau", spec["tau"]),
+            )
+    if "kl" in spec:
+        kw["kl"] = st.select_slider(
+            "KL bound (nats) since the previous pass",
+            sorted(set(KLS) | {float(spec["kl"])}),
+            **kept(f"{own}_kl", spec["kl"]),
+        )
+    if "d" in spec:
+        kw["d"] = st.slider("d (least distance in a batch)", 1, 20, **kept(f"{own}_d", spec["d"]))
+    if "scan" in spec:
+        kw["scan"] = st.radio(
+            "batch rule",
+            ["stop", "skip"],
+            horizontal=True,
+            help="stop: the batch ends at the first position that would break the budget (a prefix "
+            "of the confidence order, the default); skip: pass over it and keep scanning",
+            **kept(f"{own}_scan", "stop"),
+        )
+    return kw
+
+
+def sampler_picker(
+    key: str, has_head: bool, default: str = "mi", temperature: float = 0.0, gammas=None, domain_defaults=None
+) -> SamplerConfig:
+    """The sampler and its parameters, starting at the domain's defaults (Domain.sampler_defaults).
+    Each sampler keeps its own gamma / lambda / k (keys KEY_NAME_PARAM): switching mi -> eb -> mi
+    leaves mi where the user put it."""
+    names = [n for n in SAMPLERS if has_head or SAMPLERS[n].needs != "mi"]
+    name = st.selectbox(
+        "Sampler",
+        names,
+        index=names.index(default) if default in names else 0,
+        key=f"{key}_sampler",
+        help="sequential: one position per pass; topk: k per pass; eb: entropy budget (EB-Sampler); "
+        "mi: MI-guided with the head (entropy + lambda x MI within gamma); mi-zero: its entropy budget alone; "
+        "mi-tc: the largest MI to the batch instead of the sum; mi-pairs: the rule of release 0.3; "
+        "mi-gt: MI-guided with the exact MI (a slow oracle); threshold: Fast-dLLM; margin: top-two margin; "
+        "klass: confident and stable; dilated: k per pass, d apart (docs/samplers.md)",
+    )
+    kw = sampler_params(f"{key}_{name}", name, defaults_for(name, domain_defaults), gammas)
+    t = st.slider("temperature (0 = argmax)", 0.0, 2.0, temperature, 0.1, key=f"{key}_temp")
+    seed = st.number_input("seed", 0, 10_000, 0, key=f"{key}_seed") if t > 0 else 0
+    return SamplerConfig(name, temperature=t, seed=int(seed), **kw)
+
+
+def grid_text(cfgs) -> str:
+    """SamplerConfigs as one line of grid syntax (parse_grid reads it back to the same settings)."""
+    parts = []
+    for c in cfgs:
+        ps = [f"{p}={getattr(c, p):g}" for p in ("k", "gamma", "lam", "tau", "kl", "d") if getattr(c, p) is not None]
+        if c.scan == "skip":
+            ps.append("scan=skip")
+        parts.append(":".join([c.name, *ps]))
+    return "; ".join(parts)
+
+
+def sampler_rows(key: str, presets: dict, start: list[str], has_head: bool, domain_defaults=None) -> dict:
+    """The samplers a comparison page compares, each a row with its own controls (its sampler and
+    parameters, kept per row), added from the presets and removed freely; the presets are starting
+    values. The rows as grid text can be copied out, and grid text read in. -> {row label: config}.
+
+    A row's widgets are keyed by its own id, so moving one row's slider changes only that row's
+    config: the page's cached decodes of the other rows are reused."""
+    rows_key = f"{key}_rows"
+    if rows_key not in st.session_state:
+        st.session_state[rows_key] = [[k, presets[name]] for k, name in enumerate(start) if name in presets]
+    rows = st.session_state[rows_key]
+    names = [n for n in SAMPLERS if has_head or SAMPLERS[n].needs != "mi"]
+    out = {}
+    for rid, preset in list(rows):
+        with st.container(border=True):
+            c = st.columns([2, 6, 1])
+            name = c[0].selectbox(
+                "sampler", names, **kept(f"{key}_r{rid}_name", preset.name if preset.name in names else names[0])
+            )
+            with c[1]:
+                start_vals = {**defaults_for(name, domain_defaults)}
+                if name == preset.name:  # the preset's own values are the row's starting point
+                    start_vals.update(
+                        {p: getattr(preset, p) for p in start_vals if getattr(preset, p, None) is not None}
+                    )
+                    if name == "margin":
+                        start_vals["tau"] = preset.tau
+                kw = sampler_params(f"{key}_r{rid}_{name}", name, start_vals)
+            if c[2].button("remove", key=f"{key}_r{rid}_rm", help="drop this sampler from the comparison"):
+                st.session_state[rows_key] = [r for r in rows if r[0] != rid]
+                st.rerun()
+        cfg = SamplerConfig(name, **kw)
+        label = cfg.label()
+        out[label if label not in out else f"{label} (row {rid + 1})"] = cfg
+    c = st.columns([3, 1, 4])
+    pick = c[0].selectbox("add a sampler, starting from", list(presets), key=f"{key}_add_pick")
+    if c[1].button("add", key=f"{key}_add"):
+        st.session_state[rows_key] = rows + [[max([r[0] for r in rows], default=-1) + 1, presets[pick]]]
+        st.rerun()
+    with c[2].popover("as grid text"):
+        st.code(grid_text(out.values()) or "(no sampler)", language=None)
+        text = st.text_input("replace the rows with", "", key=f"{key}_grid_in", placeholder="eb:gamma=0.01; topk:k=6")
+        if st.button("replace", key=f"{key}_grid_go") and text.strip():
+            cfgs = grid_or_error(text, "Grid text", has_head, domain_defaults)
+            if cfgs:
+                base = max([r[0] for r in rows], default=-1) + 1
+                st.session_state[rows_key] = [[base + k, cfg] for k, cfg in enumerate(cfgs)]
+                st.rerun()
+    return out
+
+
+def grid_or_error(text: str, widget: str, has_head: bool, domain_defaults=None):
+    """parse_grid (parameters not named take the domain's defaults), or None after a message
+    naming the problem (unknown sampler or parameter, an empty grid, the mi sampler without a head)."""
+    from mi_viz.core.sweep import parse_grid
+
+    try:
+        cfgs = parse_grid(text, domain_defaults)
+    except ValueError as e:
+        st.error(f"{widget}: {e}")
+        return None
+    if any(c.needs == "mi" for c in cfgs) and not has_head:
+        st.error(f"{widget}: 'mi' needs an MI head, and none is loaded for this backbone.")
+        return None
+    return cfgs
+
+
+def step_controls(prefix: str, n_steps: int, identity) -> int:
+    """Reset / Back / Step / End / Play and a slider over a decode's steps, one convention
+    everywhere: step t of n is the t-th pass (1-based), showing the state before its writes
+    and the batch it chose. The position resets when `identity` (the input and the sampler)
+    changes; Play turns back into Play at the last step. Returns the 0-based step index."""
+    k_step, k_play, k_id = f"{prefix}_step", f"{prefix}_playing", f"{prefix}_identity"
+    if st.session_state.get(k_id) != identity:
+        st.session_state[k_id] = identity
+        st.session_state[k_step] = 1
+        st.session_state[k_play] = False
+    st.session_state[k_step] = max(1, min(n_steps, st.session_state.get(k_step, 1)))
+
+    def _set(step):
+        st.session_state[k_step] = max(1, min(n_steps, step))
+
+    def _toggle():
+        st.session_state[k_play] = not st.session_state[k_play] and st.session_state[k_step] < n_steps
+        st.session_state[f"{prefix}_tick"] = 0.0
+
+    playing = st.session_state[k_play]
+    # the bar stays at the top of the window while the maps below it scroll (a sticky container)
+    # (Streamlit wraps a container in a layout wrapper of its own height: the wrapper is what sticks)
+    st.html(
+        f'<style>div[data-testid="stLayoutWrapper"]:has(> .st-key-{prefix}_bar) {{position: sticky; top: 3.75rem; '
+        "z-index: 990; background: white; padding: 0.3rem 0 0.1rem; border-bottom: 1px solid #eee;}}</style>"
+    )
+    bar = st.container(key=f"{prefix}_bar")
+    c = bar.columns([1.1, 1, 1, 1, 1.1, 5])
+    c[0].button(
+        "Reset",
+        icon=":material/first_page:",
+        key=f"{prefix}_reset",
+        on_click=lambda: (_set(1), st.session_state.update({k_play: False})),
+    )
+    c[1].button(
+        "Back",
+        icon=":material/chevron_left:",
+        key=f"{prefix}_back",
+        on_click=lambda: _set(st.session_state[k_step] - 1),
+    )
+    c[2].button(
+        "Step",
+        icon=":material/chevron_right:",
+        key=f"{prefix}_fwd",
+        on_click=lambda: _set(st.session_state[k_step] + 1),
+    )
+    c[3].button("End", icon=":material/last_page:", key=f"{prefix}_end", on_click=lambda: _set(n_steps))
+    c[4].button(
+        "Pause" if playing else "Play",
+        key=f"{prefix}_play",
+        on_click=_toggle,
+        icon=":material/pause:" if playing else ":material/play_arrow:",
+    )
+
+    # a timer only while playing: an idle page must not rerun every 0.8 s in every open session
+    @st.fragment(run_every=0.8 if playing else None)
+    def _autoplay():
+        """While playing, one step every 0.8 s (time-guarded: full reruns don't double-step)."""
+        import time
+
+        if not st.session_state.get(k_play):
+            return
+        now = time.time()
+        if now - st.session_state.get(f"{prefix}_tick", 0.0) < 0.7:
+            return
+        st.session_state[f"{prefix}_tick"] = now
+        if st.session_state[k_step] < n_steps:
+            st.session_state[k_step] += 1
+        if st.session_state[k_step] >= n_steps:
+            st.session_state[k_play] = False  # the button reads "Play" again
+        st.rerun(scope="app")
+
+    with c[5]:
+        _autoplay()
+        if n_steps > 1:
+            st.slider("Step", 1, n_steps, key=k_step, label_visibility="collapsed")
+    return st.session_state[k_step] - 1
+
+
+def wilson(p: float, n: int, z: float = 1.645) -> tuple[float, float]:
+    """The Wilson interval of a proportion p out of n (90 % by default)."""
+    if n <= 0:
+        return 0.0, 1.0
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0.0, c - h), min(1.0, c + h)
+
+
+def mount_viewer(payload: dict, key: str, tokens_of, gt_for, cost_for=None) -> None:
+    """The viewer with the ground truth of every step the user asked for. A request computes that
+    step's map on the server and remounts: tokens_of(t) -> the step's state, gt_for(tokens,
+    compute) -> the cached ground_truth_for dict (None if not computed and compute is False),
+    cost_for(tokens) -> its cost (refused past GT_SECONDS_CAP). Every map joins the viewer's data."""
+    from mi_viz.core.viewer import ground_truth_entry
+    from pages._viewer import decode_viewer
+
+    asked = st.session_state.setdefault(f"{key}_gt_steps", {})  # step -> its state's tokens
+    data = dict(payload, gt={}, gtNote={})
+    for t, tokens in asked.items():
+        gt = gt_for(tuple(tokens), compute=False)
+        if gt is not None:
+            masked = payload["steps"][int(t)]["masked"]
+            data["gt"][t] = ground_truth_entry(gt["mi"], masked)
+            data["gtNote"][t] = f"{gt['passes']:,} passes, {gt['seconds']:.1f} s; max pruned mass {gt['dropped']:.1e}"
+    t = decode_viewer(data, key=key)
+    if t is not None and str(t) not in data["gt"]:
+        tokens = tokens_of(int(t))
+        cost = cost_for(tuple(tokens)) if cost_for else None
+        if cost is not None and cost["seconds"] > GT_SECONDS_CAP:
+            st.warning(
+                f"The ground truth of step {int(t) + 1} would take about {cost['seconds']:.0f} s "
+                f"({cost['total_passes']:,} passes), over this page's cap of {GT_SECONDS_CAP:.0f} s: step further in."
+            )
+            return
+        gt_for(tuple(tokens), compute=True)
+        asked[str(int(t))] = tokens
+        st.rerun()
