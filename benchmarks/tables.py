@@ -469,6 +469,33 @@ def protein_mi_rows(path=None, lat_path=None) -> dict | str:
     return rows
 
 
+def protein_head_baselines_table(path=None) -> str:
+    """The protein head beside two trivial baselines on the same held-out pairs, and the truth under
+    shuffled residues (results/protein/head_baselines.json, benchmarks/protein_head_baselines.py)."""
+    path = Path(path or R / "protein" / "head_baselines.json")
+    if not path.exists():
+        return f"(no {path.relative_to(ROOT)} yet: `python benchmarks/protein_head_baselines.py`)"
+    r = json.loads(path.read_text())
+    out = [
+        f"| predictor ({r['eval_states']} held-out states, {r['eval_pairs']:,} pairs) | pooled Pearson | "
+        "within-state Pearson |",
+        "|---|---|---|",
+    ]
+    for key, name in (
+        ("head", "the shipped head"),
+        ("separation", "separation |i - j| only"),
+        ("separation_entropies", "separation + the two entropies"),
+    ):
+        out.append(f"| {name} | {r[f'pearson_{key}']:.3f} | {r[f'within_state_pearson_{key}']:.3f} |")
+    c = r["shuffled_control"]
+    out.append(
+        f"| *the truth, {c['proteins']} test proteins half masked: mean MI natural / residues shuffled* | "
+        f"{c['mean_mi_natural']:.5f} / {c['mean_mi_shuffled']:.5f} nats | neighbours "
+        f"{c['mean_mi_natural_neighbours']:.4f} / {c['mean_mi_shuffled_neighbours']:.4f} |"
+    )
+    return "\n".join(out)
+
+
 def protein_separation_table(path=None) -> str:
     """Mean MI by sequence separation |i - j|, truth and head: local against long-range dependence."""
     path = Path(path or R / "protein" / "mi_report.json")
@@ -669,6 +696,7 @@ BLOCKS = {
     "table2_oracle": protein_oracle_table,
     "protein_mi_short": protein_mi_short_table,
     "protein_separation": protein_separation_table,
+    "protein_head_baselines": protein_head_baselines_table,
     "family_contacts": family_contacts_table,
     "family_contacts_full": family_contacts_full_table,
     "family_head": family_head_table,
