@@ -167,3 +167,42 @@ def protein_viewer_payload(prompt: str, cfg: dict, spec: str, head_path: str | N
         est=_estimates_for(trace, model, head),
         contacts=cmap.contacts() if cmap is not None else None,
     )
+
+
+AVERAGED_MAPS = {  # the contact report's maps (results/family/NAME/contacts.npz), by what a user reads
+    "the backbone's conditional MI (APC)": "truth_apc",
+    "the MI head (APC)": "head_apc",
+    "MIp (alignment MI, APC)": "mip",
+    "Potts couplings (plmDCA-style, APC)": "potts",
+}
+
+
+def averaged_map_view(dom, key: str) -> None:
+    """A family's committed averaged maps above its structure's contacts (the classic comparison),
+    with a radio for which score; a message (and the command) when no report is committed."""
+    from mi_viz.domains.family.drawing import contact_map_figure
+
+    cmap = dom.contact_map
+    avg_file = ROOT / "results" / "family" / dom.family / "contacts.npz"
+    if cmap is None:
+        st.info("This backbone ships no structure: train it with a PDB file to see contacts.")
+        return
+    if not avg_file.exists():
+        st.info(
+            f"No committed contact report for {dom.family}: `python -m mi_viz contacts --backbone "
+            f"{dom.checkpoint} --msa ALIGNMENT --out results/family/{dom.family}/contacts.json` makes one."
+        )
+        return
+    z = np.load(avg_file)
+    kind = st.radio("Score", [k for k, v in AVERAGED_MAPS.items() if v in z.files], horizontal=True, key=key)
+    st.plotly_chart(
+        contact_map_figure(
+            z[AVERAGED_MAPS[kind]], cmap, f"{dom.family}: {kind} (above) vs contacts (below)", top=cmap.n_mapped // 5
+        ),
+        key=f"{key}_map",
+        config={"displayModeBar": False},
+    )
+    st.caption(
+        "Averaged over held-out natural rows with 10 % of their columns masked (docs/results-family.md); "
+        f"circles: the top L/5 = {cmap.n_mapped // 5} scored pairs (green: a contact, red: not)."
+    )

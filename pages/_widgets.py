@@ -287,12 +287,13 @@ def wilson(p: float, n: int, z: float = 1.645) -> tuple[float, float]:
     return max(0.0, c - h), min(1.0, c + h)
 
 
-def mount_viewer(payload: dict, key: str, tokens_of, gt_for, cost_for=None) -> None:
+def mount_viewer(payload: dict, key: str, tokens_of, gt_for, cost_for=None, caption="", export_name="decode") -> None:
     """The viewer with the ground truth of every step the user asked for. A request computes that
     step's map on the server and remounts: tokens_of(t) -> the step's state, gt_for(tokens,
     compute) -> the cached ground_truth_for dict (None if not computed and compute is False),
-    cost_for(tokens) -> its cost (refused past GT_SECONDS_CAP). Every map joins the viewer's data."""
-    from mi_viz.core.viewer import ground_truth_entry
+    cost_for(tokens) -> its cost (refused past GT_SECONDS_CAP). Every map joins the viewer's data.
+    Under it: the caption, and the whole decode as one offline HTML page (the same viewer)."""
+    from mi_viz.core.viewer import ground_truth_entry, offline_viewer_html
     from pages._viewer import decode_viewer
 
     asked = st.session_state.setdefault(f"{key}_gt_steps", {})  # step -> its state's tokens
@@ -312,7 +313,16 @@ def mount_viewer(payload: dict, key: str, tokens_of, gt_for, cost_for=None) -> N
                 f"The ground truth of step {int(t) + 1} would take about {cost['seconds']:.0f} s "
                 f"({cost['total_passes']:,} passes), over this page's cap of {GT_SECONDS_CAP:.0f} s: step further in."
             )
-            return
-        gt_for(tuple(tokens), compute=True)
-        asked[str(int(t))] = tokens
-        st.rerun()
+        else:
+            gt_for(tuple(tokens), compute=True)
+            asked[str(int(t))] = tokens
+            st.rerun()
+    if caption:
+        st.caption(caption)
+    st.download_button(
+        "The whole decode as one offline HTML page (this viewer, every step)",
+        lambda: offline_viewer_html(payload, f"mi-viz: {caption}"),
+        file_name=f"{export_name}.html",
+        mime="text/html",
+        key=f"{key}_html",
+    )

@@ -10,7 +10,7 @@ import streamlit as st
 
 from mi_viz.domains.family.alignment import AlignmentError, parse_alignment
 from mi_viz.domains.family.structure import StructureError, contact_map
-from pages._protein import APP_FAMILIES, FAMILY, backbone_domain, protein_backbones
+from pages._protein import APP_FAMILIES, FAMILY, averaged_map_view, backbone_domain, protein_backbones
 from pages._shared import RESULTS, through_app
 
 through_app()
@@ -72,23 +72,7 @@ with tab_contacts:
                 f"L = {cmap.n_mapped} mapped columns of {cmap.source.get('structure')}; base rate "
                 f"{r['base_rate']:.3f}; contacts: C-beta < 8 A, |i - j| >= 6 (`{report.relative_to(RESULTS.parent)}`)."
             )
-            z = np.load(folder / "contacts.npz")
-            kinds = {
-                "the backbone's conditional MI (APC)": "truth_apc",
-                "the MI head (APC)": "head_apc",
-                "MIp (APC)": "mip",
-                "Potts couplings (APC)": "potts",
-            }
-            kind = st.radio("Map", [k for k, v in kinds.items() if v in z.files], horizontal=True, key="fam_kind")
-            from mi_viz.domains.family.drawing import contact_map_figure
-
-            st.plotly_chart(
-                contact_map_figure(
-                    z[kinds[kind]], cmap, f"{dom.family}: {kind} (above) vs contacts (below)", top=cmap.n_mapped // 5
-                ),
-                key="fam_map",
-                config={"displayModeBar": False},
-            )
+            averaged_map_view(dom, "fam_kind")
 
 with tab_gen:
     if families:

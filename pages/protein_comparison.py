@@ -40,24 +40,14 @@ DOM = backbone_domain(spec)
 is_family = DOM.name == "family"
 head_path = str(DOM.default_head()) if head is not None else None
 DEFAULTS = DOM.sampler_defaults  # the domain's budgets (proteins: results/protein/val_sweep/choice.json)
-if is_family:  # family columns carry 0.5-2.5 nats: budgets of that size
-    PRESETS = {
-        "sequential": SamplerConfig("sequential"),
-        "top-k k=4": SamplerConfig("topk", k=4),
-        "top-k k=8": SamplerConfig("topk", k=8),
-        "EB gamma=1": SamplerConfig("eb", gamma=1.0),
-        "EB gamma=4": SamplerConfig("eb", gamma=4.0),
-        f"MI rule with MI=0 (default, gamma={DEFAULTS['mi-zero']['gamma']:g})": config_for("mi-zero", DEFAULTS),
-    }
-else:
-    PRESETS = {
-        "sequential": SamplerConfig("sequential"),
-        "top-k k=4": SamplerConfig("topk", k=4),
-        "top-k k=8": SamplerConfig("topk", k=8),
-        "EB gamma=8": SamplerConfig("eb", gamma=8.0),
-        "EB gamma=16": SamplerConfig("eb", gamma=16.0),
-        f"MI rule with MI=0 (default, gamma={DEFAULTS['mi-zero']['gamma']:g})": config_for("mi-zero", DEFAULTS),
-    }
+EB_PRESETS = (1.0, 4.0) if is_family else (8.0, 16.0)  # family columns carry 0.5-2.5 nats, proteins ~2.8
+PRESETS = {
+    "sequential": SamplerConfig("sequential"),
+    "top-k k=4": SamplerConfig("topk", k=4),
+    "top-k k=8": SamplerConfig("topk", k=8),
+    **{f"EB gamma={g:g}": SamplerConfig("eb", gamma=g) for g in EB_PRESETS},
+    f"MI rule with MI=0 (default, gamma={DEFAULTS['mi-zero']['gamma']:g})": config_for("mi-zero", DEFAULTS),
+}
 if head is not None:
     if not is_family:
         PRESETS["MI gamma=2 lam=1 (paper)"] = SamplerConfig("mi", gamma=2.0, lam=1.0)

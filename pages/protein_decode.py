@@ -17,6 +17,7 @@ from mi_viz.domains.protein.drawing import entropy_figure, mi_row_figure, track_
 from mi_viz.domains.protein.fasta import parse_fasta
 from pages._protein import (
     PROTEIN_LENGTH_CAP,
+    averaged_map_view,
     backbone_domain,
     protein_backbones,
     protein_estimated_mi,
@@ -25,7 +26,7 @@ from pages._protein import (
     protein_trace_json,
     protein_viewer_payload,
 )
-from pages._shared import GT_SECONDS_CAP, RESULTS, ground_truth_for, has_ground_truth, through_app
+from pages._shared import GT_SECONDS_CAP, ground_truth_for, has_ground_truth, through_app
 from pages._widgets import mount_viewer, sampler_picker, step_controls
 
 through_app()
@@ -193,17 +194,12 @@ if view.startswith("Instant"):
         tokens_of=lambda t: trace.steps[t].tokens,
         gt_for=gt_for,
         cost_for=lambda tokens: protein_gt_cost(tokens, spec, eps),
+        caption=f"{source} · {label} · {cfg.label()} · {n_steps} passes · estimated maps from the same passes",
+        export_name="protein_decode",
     )
-    st.caption(f"{source} · {label} · {cfg.label()} · {n_steps} passes · estimated maps from the same passes")
-    from mi_viz.core.viewer import offline_viewer_html
-
-    st.download_button(
-        "The whole decode as one offline HTML page (this viewer, every step)",
-        lambda: offline_viewer_html(payload, f"mi-viz: {label}, {cfg.label()}"),
-        file_name="protein_decode.html",
-        mime="text/html",
-        key="pdec_viewer_html",
-    )
+    if is_family:
+        with st.expander("This family's MI averaged over natural rows, beside the structure's contacts"):
+            averaged_map_view(DOM, "pdec_avg")
     st.stop()
 t = step_controls("pdec", n_steps, (prompt, cfg.label(), cfg.temperature, cfg.seed, spec))
 rec = trace.steps[t]
@@ -365,35 +361,8 @@ if positions and (est is not None or gt is not None):
     st.plotly_chart(mi_row_figure(rows, focus, masked, zmax=zmax), key=f"prow_{t}", config={"displayModeBar": False})
 
 if cmap is not None:
-    avg_file = RESULTS / "family" / DOM.family / "contacts.npz"
     with st.expander("This family's MI averaged over natural rows, beside the structure's contacts", expanded=False):
-        if not avg_file.exists():
-            st.info(
-                f"No committed contact report for {DOM.family}: `python -m mi_viz contacts --backbone "
-                f"{DOM.checkpoint} --msa ALIGNMENT --out results/family/{DOM.family}/contacts.json` makes one."
-            )
-        else:
-            z = np.load(avg_file)
-            kinds = {
-                "the backbone's conditional MI (APC)": "truth_apc",
-                "the MI head (APC)": "head_apc",
-                "MIp (alignment MI, APC)": "mip",
-                "Potts couplings (plmDCA-style, APC)": "potts",
-            }
-            kind = st.radio("Score", [k for k, v in kinds.items() if v in z.files], horizontal=True, key="pdec_avg")
-            from mi_viz.domains.family.drawing import contact_map_figure
-
-            st.plotly_chart(
-                contact_map_figure(
-                    z[kinds[kind]], cmap, f"{DOM.family}: {kind} (above) vs contacts (below)", top=cmap.n_mapped // 5
-                ),
-                key="pdec_avgmap",
-                config={"displayModeBar": False},
-            )
-            st.caption(
-                "Averaged over held-out natural rows with 10 % of their columns masked (docs/results-family.md); "
-                f"circles: the top L/5 = {cmap.n_mapped // 5} scored pairs (green: a contact)."
-            )
+        averaged_map_view(DOM, "pdec_avg")
 
 with st.expander("Export"):
     final = decode(trace.final)

@@ -58,8 +58,6 @@ view = st.radio(
 if view.startswith("Instant"):
     from dataclasses import asdict
 
-    from mi_viz.core.viewer import offline_viewer_html
-
     payload = sudoku_viewer_payload(S.board_to_string(board), asdict(cfg), mdm_path(), head_path())
 
     def gt_for(tokens, compute):
@@ -67,14 +65,13 @@ if view.startswith("Instant"):
             return ground_truth_for(tokens, eps)
         return None
 
-    mount_viewer(payload, "dec_viewer", tokens_of=lambda t: trace.steps[t].tokens, gt_for=gt_for)
-    st.caption(f"{label} · {cfg.label()} · {n_steps} passes · estimated maps from the same passes")
-    st.download_button(
-        "The whole decode as one offline HTML page (this viewer, every step)",
-        lambda: offline_viewer_html(payload, f"mi-viz: {label}, {cfg.label()}"),
-        file_name="sudoku_decode.html",
-        mime="text/html",
-        key="dec_viewer_html",
+    mount_viewer(
+        payload,
+        "dec_viewer",
+        tokens_of=lambda t: trace.steps[t].tokens,
+        gt_for=gt_for,
+        caption=f"{label} · {cfg.label()} · {n_steps} passes · estimated maps from the same passes",
+        export_name="sudoku_decode",
     )
     st.stop()
 puzzle_id = (S.board_to_string(board), cfg.label(), cfg.temperature, cfg.seed)
