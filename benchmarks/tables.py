@@ -102,6 +102,33 @@ def matched_passes(path, method="mi-pairs lam=0.25", against=("eb", "mi-zero", "
     return "\n".join(out)
 
 
+def fronts_table(path=None) -> str:
+    """Every sampler front against the MI rule's at matched passes, with paired bootstrap intervals
+    (results/sudoku/fronts.json, benchmarks/sudoku_fronts.py)."""
+    path = Path(path or R / "sudoku" / "fronts.json")
+    if not path.exists():
+        return f"(no {path.relative_to(ROOT)} yet: `python benchmarks/sudoku_fronts.py --out {path.relative_to(ROOT)}`)"
+    f = json.loads(path.read_text())
+    fams = sorted({fam for cell in f["at"].values() for fam in cell["vs"]})
+    out = [
+        f"| passes | {f['method']} solves | "
+        + " | ".join(f"{fam}: solves (difference, 90 % CI)" for fam in fams)
+        + " |",
+        "|---|---|" + "---|" * len(fams),
+    ]
+    for x, cell in f["at"].items():
+        row = [x, "" if cell["method"] is None else f"{cell['method']:.1f} %"]
+        for fam in fams:
+            v = cell["vs"].get(fam)
+            row.append(
+                ""
+                if v is None
+                else f"{v['solved']:.1f} % ({v['diff']:+.1f}, {v['ci90'][0]:+.1f} .. {v['ci90'][1]:+.1f})"
+            )
+        out.append("| " + " | ".join(row) + " |")
+    return "\n".join(out)
+
+
 def mi_report_table(path) -> str:
     rep = json.loads(Path(path).read_text())
     lat = latency()
@@ -684,6 +711,7 @@ BLOCKS = {
     "headline": headline_table,
     "table1": lambda: sweep_table(R / "sudoku" / "test_hard" / "sweep.csv", paper=True),
     "matched": lambda: matched_passes(R / "sudoku" / "test_hard" / "sweep.csv"),
+    "fronts": fronts_table,
     "kaggle": lambda: sweep_table(R / "sudoku" / "kaggle" / "sweep.csv"),
     "val": lambda: sweep_table(R / "sudoku" / "val_sweep" / "sweep.csv", wall=False),
     "mi_report": lambda: mi_report_table(R / "sudoku" / "mi_report.json"),
