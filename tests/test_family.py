@@ -333,6 +333,19 @@ def test_cli_train_contacts_bench(tmp_path):
         b = json.loads(r.stdout.strip().splitlines()[-1])
         keys = {"sampler", "gamma", "lam", "k", "n", "avg_passes", "pair_corr_pearson", "single_freq_pearson"}
         assert keys | {"mean_energy"} <= set(b) and b["n"] == 8 and b["sampler"] == sampler[0]
+    # the head's report against the truth, beside the two baselines (a random tiny head: the keys and the wiring)
+    from mi_viz.core.estimator import HeadConfig, MIHead, save_head
+
+    torch.manual_seed(0)
+    save_head(tmp_path / "head", MIHead(HeadConfig(d_in=16, n_values=21, d_hidden=8, rank=4, d_pair=4)))
+    r = _cli(
+        "mi-report", "family", "--backbone", ck, "--msa", tmp_path / "toy.fasta", "--head", tmp_path / "head",
+        "--states", "6", "--eps", "0.05", "--cache", tmp_path / "cache", "--out", tmp_path / "rep.json",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    rep = json.loads(r.stdout.strip().splitlines()[-1])
+    assert {"pearson", "within_state_pearson", "baselines", "auroc_structure_gt"} <= set(rep)
+    assert {"pearson_head", "within_state_pearson_separation", "pearson_separation_entropies"} <= set(rep["baselines"])
     # bad input: a message and status 2, nothing written
     (tmp_path / "bad.fasta").write_text(">a\nLAG\n>b\nLA\n")
     r = _cli("train-family", "--msa", tmp_path / "bad.fasta", "--out", tmp_path / "family_BAD")

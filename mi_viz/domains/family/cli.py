@@ -174,7 +174,8 @@ def mi_report(a, dom, model, data, dev: str):
 
     _, head = load_models(dom, dom.checkpoint, a.head, dev, need_head=True)
     states = heldout_states(data.heldout_rows, a.states, a.seed)
-    rep = report(model, head, None, a.states, a.eps, a.seed, relations=dom.relations(), states=states)
+    rel = dom.relations()
+    rep = report(model, head, None, a.states, a.eps, a.seed, relations=rel[0] if rel else None, states=states)
     summary, pt, tokens = rep.summary, rep.pairs, rep.tokens
     with torch.inference_mode():
         H = read_state(model, tokens).entropy.double().numpy()  # (N, L)
