@@ -159,9 +159,12 @@ with tab2:
     paper = PAPER_TABLE1 if shown.startswith("Hard test set") else None
     if not curves:
         st.caption(f"No committed sweep for {shown}: run one to draw it.")
-    n_live = st.slider(
-        "Puzzles behind the stars (each compared row's current setting, measured live)", 0, 100, 20, key="sw_live"
+    live = st.toggle(
+        "Stars: each compared row's current setting, measured live on the first N puzzles of the set",
+        key="sw_live_on",
+        help="Off by default: measuring runs every row on N puzzles, which a slider move would wait for.",
     )
+    n_live = st.slider("N puzzles behind the stars", 5, 100, 20, key="sw_live", disabled=not live) if live else 0
     markers = []
     if n_live and configs:
         for name, c in configs.items():

@@ -134,7 +134,11 @@ def _timeline(at) -> dict:
 
 
 def test_sampler_comparison_rows_and_sweep():
-    at = _run("pages/sampler_comparison.py", setup=lambda a: a.session_state.__setitem__("sw_live", 5))
+    def live_stars_on_5(a):
+        a.session_state["sw_live_on"] = True
+        a.session_state["sw_live"] = 5
+
+    at = _run("pages/sampler_comparison.py", setup=live_stars_on_5)
     table = at.dataframe[0].value
     names = list(table["sampler"])
     assert names[0] == "sequential" and names[1] == "eb gamma=0.0001" and names[2].startswith("mi gamma=")

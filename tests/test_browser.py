@@ -74,12 +74,21 @@ def _start_server():
     return url, proc
 
 
+def _stop(proc):
+    """Stop a server; a busy one may take a while to exit, and is killed after 30 s."""
+    proc.terminate()
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(10)
+
+
 @pytest.fixture(scope="module")
 def server():
     url, proc = _start_server()
     yield url
-    proc.terminate()
-    proc.wait(10)
+    _stop(proc)
 
 
 @pytest.fixture
@@ -87,8 +96,7 @@ def fresh_server():
     """A server no browser has talked to yet (its first request decides Streamlit's page mode)."""
     url, proc = _start_server()
     yield url
-    proc.terminate()
-    proc.wait(10)
+    _stop(proc)
 
 
 @pytest.fixture(scope="module")
@@ -524,4 +532,38 @@ def test_the_viewer_steps_in_the_browser_without_the_server(server, browser):
     ART.mkdir(exist_ok=True)
     page.screenshot(path=str(ART / "viewer.png"), full_page=True)
     assert json.dumps(sorted(steps[0].selected))  # the trace is the one compared above
+    ctx.close()
+
+
+def test_a_row_slider_changes_that_sampler_only(server, browser):
+    """On the comparison page each sampler is a row with its own sliders: moving the EB row's gamma
+    re-decodes EB alone; the other curves of 'filled vs passes' keep their points."""
+    ctx, page = _open(browser, server + "/sampler_comparison")
+    page.get_by_text("Cells filled vs passes").first.wait_for(timeout=300_000)
+    _wait_idle(page, timeout=300_000)
+
+    def curves():
+        return page.evaluate(
+            """() => { const gd = [...document.querySelectorAll('.js-plotly-plot')]
+                         .find(g => JSON.stringify((g.layout || {}).title || '').includes('Cells filled'));
+                       return Object.fromEntries(gd.data.map(t => [t.name, Array.from(t.y)])); }"""
+        )
+
+    before = curves()
+    assert any(k.startswith("eb gamma=0.0001") for k in before), list(before)
+    slider = page.get_by_role("slider", name="gamma (budget, nats)").first  # the first row with a budget: EB
+    slider.focus()
+    for _ in range(4):  # the EB row's budget four steps up the scale
+        slider.press("ArrowRight")
+        page.wait_for_timeout(150)
+    page.wait_for_timeout(1500)
+    _wait_idle(page, timeout=300_000)
+    page.wait_for_timeout(1000)
+    after = curves()
+    moved = [k for k in after if k.startswith("eb ")]
+    assert moved and moved[0] != "eb gamma=0.0001", list(after)
+    for name, ys in before.items():
+        if not name.startswith("eb "):
+            assert after[name] == ys, name  # every other sampler's curve is the same
+    _no_exception(page)
     ctx.close()
