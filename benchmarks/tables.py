@@ -707,6 +707,86 @@ def family_models_table() -> str:
     return "\n".join(out)
 
 
+# --------------------------------------------------------------------------- models
+
+MODEL_DATA = {  # what each shipped checkpoint was trained on (words); every number comes from its files
+    "sudoku_mdm": "100,000 random grids under random Sudoku symmetries",
+    "sudoku_mi_head": "7,317 ground-truth states made on the CPU (`make mi-data`)",
+    "sudoku_mi_head_baseline": "4,200 GPU-made states (the previous release's head, kept for comparison)",
+    "protein_mdm": "Swiss-Prot training split (212,295 proteins)",
+    "protein_mi_head": "675 ground-truth states made on the CPU (`data/protein/mi_states.safetensors`)",
+}
+
+
+def n_params(weights: Path) -> int:
+    """Parameters of a safetensors file, from its header (no tensor is read); optimizer state excluded."""
+    with open(weights, "rb") as f:
+        n = int.from_bytes(f.read(8), "little")
+        header = json.loads(f.read(n))
+    total = 0
+    for k, v in header.items():
+        if k != "__metadata__" and not k.startswith("opt."):
+            size = 1
+            for d in v["shape"]:
+                size *= d
+            total += size
+    return total
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 5400 else f"{seconds / 60:.0f} min"
+
+
+def _lineage_seconds(log: Path) -> float | None:
+    """Wall seconds of a head trained in chained runs: the last time of each run in its lineage log."""
+    if not log.exists():
+        return None
+    last: dict[str, float] = {}
+    for r in rows_of(log):
+        last[r.get("run", "")] = float(r["seconds"])
+    return sum(last.values())
+
+
+def models_table() -> str:
+    """The README's Models table, from the checkpoints' own files: size, parameters, the kept step,
+    training wall time and device, and the held-out figure each recorded."""
+    out = [
+        "| checkpoint | parameters | data | training | held-out |",
+        "|---|---|---|---|---|",
+    ]
+    for name, data in MODEL_DATA.items():
+        j, w = ROOT / "checkpoints" / f"{name}.json", ROOT / "checkpoints" / f"{name}.safetensors"
+        if not j.exists():
+            continue
+        meta = json.loads(j.read_text())
+        ex, m = meta.get("extra", {}), meta.get("metrics", {})
+        secs = ex.get("wall_seconds") or ex.get("seconds") or 0.0
+        lineage = _lineage_seconds(R / f"{name}_log.csv") if name == "sudoku_mi_head" else None
+        device = "one GPU" if ex.get("device") == "cuda" else "2 CPU cores"
+        train = f"kept step {meta['step']:,}, after {_duration(lineage or secs)} on {device}"
+        if lineage:
+            train += " (four chained runs: `results/sudoku_mi_head_log.csv`)"
+        if "tokens" in ex:
+            train += f"; {ex['tokens'] / 1e6:.0f} M residues"
+        if "val_pearson" in m:
+            held = f"Pearson {m['val_pearson']:.3f} ({ex.get('n_val_states', '?')} held-out states)"
+        elif "val_solved" in m:
+            held = f"sequential solves {100 * m['val_solved']:.1f} % of the validation puzzles"
+        else:
+            held = f"pseudo-ppl {m['val_pseudo_ppl_15']:.1f} at 15 % masked"
+        out.append(f"| `{name}` ({w.stat().st_size / 2**20:.1f} MiB) | {n_params(w):,} | {data} | {train} | {held} |")
+    fams = [f for f in FAMILIES if (ROOT / "checkpoints" / f"family_{f}.json").exists()]
+    if fams:
+        sizes = [(ROOT / "checkpoints" / f"family_{f}.safetensors").stat().st_size / 2**20 for f in fams]
+        out.append(
+            f"| `family_{'`, `family_'.join(fams)}` ({min(sizes):.1f} MiB each, float16) and their `_mi_head`s | "
+            f"{n_params(ROOT / 'checkpoints' / f'family_{fams[0]}.safetensors'):,} ({fams[0]}) | each family's "
+            "alignment, 10 % held out by identity groups | about 80 passes over the training rows | "
+            "[docs/results-family.md](docs/results-family.md) |"
+        )
+    return "\n".join(out)
+
+
 BLOCKS = {
     "headline": headline_table,
     "table1": lambda: sweep_table(R / "sudoku" / "test_hard" / "sweep.csv", paper=True),
@@ -731,6 +811,7 @@ BLOCKS = {
     "family_matched": family_matched_table,
     "family_matched_short": family_matched_short_table,
     "family_models": family_models_table,
+    "models": models_table,
     **{f"family_pairs_{f}": (lambda f=f: family_pairs_table(f)) for f in FAMILIES},
 }
 BLOCK = re.compile(r"(<!-- tables:(\w+) -->\n)(.*?)(<!-- /tables -->)", re.S)
