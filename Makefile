@@ -164,11 +164,11 @@ FAMILY_GRID := sequential; topk:k=4,8,16; eb:gamma=1,4,16; mi-zero:gamma=1,4,16;
   mi:gamma=4:lam=1; mi-tc:gamma=4,16:lam=10; threshold:tau=0.5,0.8; margin:tau=0.3; klass:tau=0.7:kl=0.05; dilated:k=8:d=4
 FAMILY_VAL_GRID := $(FAMILY_GRID)
 FAMILY_GT_GRID := mi-gt:gamma=4:lam=10
-# the family backbones (28 minutes each on 2 cores, resumable), shipped in float16 with their contact maps
+# the family backbones (their step budget, train.steps_for: 0.5-2 h each on 2 cores, resumable), shipped in float16 with their contact maps
 families: setup
 	for F in $(FAMILIES); do \
 	  $(BIN)/python -m mi_viz train-family --msa $(call fam_msa,$$F) --structure $$(ls $(FAMILY_DATA)/$$F/*.pdb) \
-	    --map $$(ls $(FAMILY_DATA)/$$F/*.indices) --out runs/family/family_$$F || exit 1; \
+	    --map $$(ls $(FAMILY_DATA)/$$F/*.indices) --out runs/family/family_$$F --minutes 0 || exit 1; \
 	  $(BIN)/python training/ship_family.py runs/family/family_$$F checkpoints/family_$$F || exit 1; \
 	done
 # each family's MI head: 800 ground-truth states of its backbone (about 10 minutes, resumable), then the head

@@ -103,6 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="reuse rows of OUT/sweep.csv with the same setting, inputs and weights "
                     "(sha256 of the checkpoints); everything else is decoded",
                 )
+                p.add_argument(
+                    "--keep-others",
+                    action="store_true",
+                    help="with --resume: keep the earlier rows whose setting this grid does not name",
+                )
             elif cmd == "mi-report":
                 p.add_argument("--states", type=int, default=100)
                 p.add_argument("--eps", type=float, default=1e-3, help="pruning tolerance of the ground truth")

@@ -229,6 +229,13 @@ def test_sweep_resume_reuses_only_rows_of_the_same_weights(tmp_path, tiny_ckpt):
         assert r4.returncode == 0, r4.stderr
         assert r4.stderr.count("reused") == 1 and "reused: topk" in r4.stderr
         rows = list(csv.DictReader(open(tmp_path / "sw" / "sweep.csv")))
+    # another grid: without --keep-others its rows replace the file's; with it the earlier rows stay after them
+    narrow = [*args[:7], "topk:k=5", *args[8:]]
+    r5 = _cli(*narrow, "--head", other, "--keep-others")
+    assert r5.returncode == 0, r5.stderr
+    assert [r["k"] for r in csv.DictReader(open(tmp_path / "sw" / "sweep.csv"))] == ["5", "9", ""]
+    r6 = _cli(*narrow, "--head", other)
+    assert [r["k"] for r in csv.DictReader(open(tmp_path / "sw" / "sweep.csv"))] == ["5"]
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])

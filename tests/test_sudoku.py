@@ -127,3 +127,20 @@ def test_tensor_symmetries_keep_rules_masks_and_pairs():
     idx = torch.arange(81 * 81, dtype=torch.float).view(1, 81, 81).expand(B, 81, 81)
     moved = permute_pairs(idx, cells)
     assert torch.equal(moved, (cells[:, :, None] * 81 + cells[:, None, :]).float())
+
+
+def test_sudoku_sampler_defaults_are_the_validation_choice():
+    """The defaults the CLI and the app use are the ones the committed validation sweep chose
+    (mi-pairs excepted: it keeps release 0.3's budget, under which its Table 1 rows were made)."""
+    import json
+    from pathlib import Path
+
+    from mi_viz.domains import get_domain
+
+    choice = json.loads((Path(__file__).parents[1] / "results/sudoku/val_sweep/choice.json").read_text())["chosen"]
+    d = get_domain("sudoku").sampler_defaults
+    for name, row in choice.items():
+        if name == "mi-pairs":
+            continue
+        assert d[name] == {k: v for k, v in row.items() if k not in ("avg_passes", "solved_frac")}, name
+    assert d["mi-gt"] == d["mi"]

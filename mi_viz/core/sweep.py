@@ -111,6 +111,7 @@ def run_sweep(
     mdm_path=None,
     extra=None,
     report: Callable[[dict], None] | None = None,
+    keep_others: bool = False,
 ) -> list[dict]:
     """Decode items under every setting and write OUT/sweep.csv (+ sweep.png / sweep.html).
 
@@ -119,7 +120,8 @@ def run_sweep(
     the domain's default); extra(BenchResult) -> dict adds set-level metrics to a fresh row
     (proteins: the JSD to the reference). report(dict) is called with each row as it is ready
     and last with the run's summary (the CLI prints them as JSON lines); returns the rows in
-    grid order."""
+    grid order. keep_others (with resume): the earlier rows whose setting is not in this grid stay,
+    after the grid's (a sweep that adds settings, or rows of an earlier rule, keeps its history)."""
     say = report or (lambda d: None)
     t0 = time.perf_counter()
     need_head = any(c.needs == "mi" for c in cfgs)
@@ -160,8 +162,13 @@ def run_sweep(
         else:
             todo.append(i)
 
+    kept: list[dict] = []
+    if keep_others:
+        mine = {setting_key(ident, keys) for ident in idents}
+        kept = [typed(r) for k, r in previous.items() if k not in mine]
+
     def write_csv():
-        rows = [summaries[i] for i in sorted(summaries)]
+        rows = [summaries[i] for i in sorted(summaries)] + kept
         with open(out / "sweep.csv", "w", newline="") as f:
             cols = list(dict.fromkeys(k for s in rows for k in s))  # rows of older sweeps may lack a column
             w = csv.DictWriter(f, fieldnames=cols, restval="")
@@ -181,7 +188,7 @@ def run_sweep(
         say(summaries[i])
         write_csv()
     write_csv()
-    rows = [summaries[i] for i in sorted(summaries)]
+    rows = [summaries[i] for i in sorted(summaries)] + kept
     plot_sweep(rows, out / "sweep.png", out / "sweep.html", title=title, **(plot or {}))
     say(
         {

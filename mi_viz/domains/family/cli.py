@@ -161,6 +161,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
             mdm_path=checkpoint_paths(dom.checkpoint)[0],
             extra=lambda r: ref(_values(r.rows), a.bootstrap),
             report=lambda d: print(json.dumps(d), flush=True),
+            keep_others=a.keep_others,
         )
 
 

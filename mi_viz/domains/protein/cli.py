@@ -207,4 +207,5 @@ def run(command: str, a, cfg_or_grid, dev: str):
             mdm_path=mdm_file,
             extra=lambda r: judge([row["sequence"] for row in r.rows]),
             report=lambda d: print(json.dumps(d), flush=True),
+            keep_others=a.keep_others,
         )

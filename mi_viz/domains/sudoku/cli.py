@@ -80,6 +80,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
             title=a.title or f"Sudoku: {Path(a.puzzles).name}",
             plot={"paper": PAPER_TABLE1, "paper_label": "paper Table 1"},
             report=lambda d: print(json.dumps(d), flush=True),
+            keep_others=a.keep_others,
         )
     elif command == "mi-report":
         mi_report(a, dev)
