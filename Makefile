@@ -53,9 +53,12 @@ lint: setup
 HARD := data/sudoku/test_hard.txt
 KAGGLE := data/external/kaggle3m_curated_hard_expert_ratings.csv
 VAL := data/sudoku/generated/val_puzzles.txt
-GRID_VAL := sequential; topk:k=2,4,7; eb:gamma=0.1,0.2,0.5,1,0.001,0.003,0.01,0.03,1e-6,1e-5,3e-5,1e-4; mi-pairs:gamma=1e-4,0.001,0.01,0.03,0.1,0.3:lam=0.25,0.5,1; mi-pairs:gamma=0.01,0.1,0.3:lam=0; mi-zero:gamma=1e-4,0.001,0.01,0.03,0.1,0.3,1; mi-pairs:gamma=0.01,0.1:lam=0.5:scan=skip
-GRID := sequential; topk:k=4,7; eb:gamma=1e-5,3e-5,1e-4,0.001,0.01,0.03,0.2,0.5; mi-pairs:gamma=0.3,0.6:lam=0; mi-pairs:gamma=0.001,0.01,0.03,0.1,0.3:lam=0.25; mi-pairs:gamma=0.01,0.1:lam=1; mi-zero:gamma=0.001,0.01,0.1,0.3,1; mi-pairs:gamma=0.01:lam=0.25:scan=skip; mi-gt:gamma=0.01:lam=0.25
-GRID_EXT := sequential; topk:k=4,7; eb:gamma=1e-4,0.01,0.2,0.5; mi-pairs:gamma=0.3,0.6:lam=0; mi-pairs:gamma=0.01,0.1:lam=0.25; mi-zero:gamma=0.01,0.1; mi-gt:gamma=0.01:lam=0.25
+GRID_VAL := sequential; topk:k=2,4,7; eb:gamma=0.1,0.2,0.5,1,0.001,0.003,0.01,0.03,1e-6,1e-5,3e-5,1e-4; mi-pairs:gamma=1e-4,0.001,0.01,0.03,0.1,0.3:lam=0.25,0.5,1; mi-pairs:gamma=0.01,0.1,0.3:lam=0; mi-pairs:gamma=0.01,0.1:lam=0.5:scan=skip
+GRID := sequential; topk:k=4,7; eb:gamma=1e-5,3e-5,1e-4,0.001,0.01,0.03,0.2,0.5; mi-pairs:gamma=0.3,0.6:lam=0; mi-pairs:gamma=0.001,0.01,0.03,0.1,0.3:lam=0.25; mi-pairs:gamma=0.01,0.1:lam=1; mi-pairs:gamma=0.01:lam=0.25:scan=skip
+# Table 1's rule-4 rows (mi, mi-tc, mi-zero and the oracle mi-gt; the rule-3 rows are mi-pairs') (the paper's gamma and lambda, docs/samplers.md) and the samplers of the field, each at its validation choice and around it
+GRID4 := mi:gamma=0.02,0.04,0.1,0.3:lam=10; mi-tc:gamma=0.02,0.1:lam=10; mi-zero:gamma=0.01,0.04,0.1,0.3; threshold:tau=0.99; \
+  margin:tau=0.9; klass:tau=0.95:kl=0.01; dilated:k=4:d=2; mi-gt:gamma=0.04:lam=10
+GRID_EXT := sequential; topk:k=4,7; eb:gamma=1e-4,0.01,0.2,0.5; mi-pairs:gamma=0.3,0.6:lam=0; mi-pairs:gamma=0.01,0.1:lam=0.25; mi:gamma=0.04:lam=10; mi-zero:gamma=0.04
 # settings decoded side by side (sweep --jobs): about 1.3x the throughput of one 2-thread decode on 2 cores
 JOBS ?= 2
 
@@ -80,7 +83,7 @@ head: setup data/sudoku/mi_states.safetensors
 
 # the rule-4 MI samplers and the samplers of the field, on the same validation puzzles (docs/samplers.md)
 GRID_VAL4 := mi:gamma=0.01,0.02,0.04,0.1,0.2,0.3,0.6:lam=1,4,10; mi-tc:gamma=0.02,0.04,0.1,0.2:lam=4,10; \
-  mi-zero:gamma=0.01,0.02,0.04,0.1,0.2,0.3,0.6; threshold:tau=0.7,0.8,0.9,0.95,0.99; margin:tau=0.5,0.8,0.9; margin:k=4; \
+  mi-zero:gamma=1e-4,0.001,0.01,0.02,0.03,0.04,0.1,0.2,0.3,0.6,1; threshold:tau=0.7,0.8,0.9,0.95,0.99; margin:tau=0.5,0.8,0.9; margin:k=4; \
   klass:tau=0.8,0.9,0.95:kl=0.01,0.05; dilated:k=4,8:d=2,4
 # choosing the MI defaults on validation puzzles (never the test sets); benchmarks/sudoku_defaults.py's criterion
 val-sweep: setup
@@ -94,7 +97,7 @@ speed: setup
 
 # every Sudoku result (about 3.5 h on 2 cores from scratch; the sweeps --resume, so only changed rows re-decode)
 results: setup
-	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$(GRID)" --save-rows --out-dir results/sudoku/test_hard --resume --jobs $(JOBS)
+	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$(GRID); $(GRID4)" --save-rows --out-dir results/sudoku/test_hard --resume --jobs $(JOBS)
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(KAGGLE) --grid "$(GRID_EXT)" --save-rows --out-dir results/sudoku/kaggle --resume --jobs $(JOBS)
 	$(BIN)/python -m mi_viz bench sudoku --puzzles data/sudoku/test_medium.csv --sampler sequential --out results/sudoku/test_medium_sequential.csv | tail -1 > results/sudoku/test_medium_sequential.json
 	$(BIN)/python -m mi_viz mi-report sudoku --puzzles $(HARD) --states 100 --structure-states 40 --out results/sudoku/mi_report.json --pairs results/sudoku/mi_report_pairs.npz

@@ -36,8 +36,8 @@ def mi_map_figure(
 ):
     """An MI map over the masked positions only: a compact M x M matrix, rows and columns in
     `order` (Sudoku: by box, then row), separators where `groups` changes, cell names on the
-    axes and on hover. batch: positions whose rows and columns are outlined (this step's
-    batch); focus: one position whose row and column are marked. diverging: a signed map
+    axes and on hover. batch: positions marked on a strip along both axes (this step's
+    batch); focus: one position whose row and column are outlined. diverging: a signed map
     (estimate - truth) on a symmetric red-blue scale. zmax: a shared scale (None: this map's own).
     dots: an (L, L) bool matrix of known relations (a family's structural contacts) drawn as
     small open circles on the cells where it is True."""
@@ -68,25 +68,37 @@ def mi_map_figure(
             colorbar=dict(title=unit, thickness=10),
         )
     )
-    # outlines and separators as a few line traces, not one layout shape each: plotly validates
-    # every shape on its own, and a map of a big batch had hundreds (seconds per page run)
+    # the batch as a strip on both axes (as the in-browser viewer draws it: lines across the map
+    # covered it when a step took many positions), the focus's row and column outlined in red;
+    # a few traces, not one layout shape each (plotly validates every shape on its own)
     pos = {p: k for k, p in enumerate(idx)}
     lo, hi = -0.5, M - 0.5
-    for color, width, cells in (
-        ("#ff7f0e", 2, [pos[b] for b in batch if b in pos]),
-        ("#d62728", 2, [pos[focus]] if focus in pos else []),
-    ):
-        xs, ys = [], []
-        for k in cells:
-            a, b = k - 0.5, k + 0.5
-            xs += [lo, hi, hi, lo, lo, None, a, b, b, a, a, None]
-            ys += [a, a, b, b, a, None, lo, lo, hi, hi, lo, None]
-        if xs:
-            fig.add_trace(
-                go.Scatter(
-                    x=xs, y=ys, mode="lines", line=dict(color=color, width=width), hoverinfo="skip", showlegend=False
-                )
+    strip = lo - 0.9  # the strip sits just outside the map, above it and to its left
+    chosen = [pos[b] for b in batch if b in pos]
+    if chosen:
+        fig.add_trace(
+            go.Scatter(
+                x=chosen + [strip] * len(chosen),
+                y=[strip] * len(chosen) + chosen,
+                mode="markers",
+                marker=dict(symbol="square", size=max(3, min(9, 360 // M)), color="#ff7f0e"),
+                hoverinfo="skip",
+                name="this step's batch",
+                showlegend=False,
             )
+        )
+    if focus in pos:
+        a, b = pos[focus] - 0.5, pos[focus] + 0.5
+        fig.add_trace(
+            go.Scatter(
+                x=[lo, hi, hi, lo, lo, None, a, b, b, a, a],
+                y=[a, a, b, b, a, None, lo, lo, hi, hi, lo],
+                mode="lines",
+                line=dict(color="#d62728", width=2),
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
     if dots is not None:
         d = np.asarray(dots, bool)[np.ix_(idx, idx)]
         r, c = np.nonzero(d)
@@ -116,8 +128,9 @@ def mi_map_figure(
     step = 1 if show else max(1, M // 20)
     ticks = dict(tickmode="array", tickvals=list(range(0, M, step)), ticktext=names[::step], tickfont=dict(size=9))
     px = size or int(np.clip(9 * M + 160, 320, 560))
-    fig.update_xaxes(**ticks, tickangle=-90, showgrid=False, constrain="domain", range=[lo, hi], zeroline=False)
-    fig.update_yaxes(**ticks, range=[hi, lo], showgrid=False, scaleanchor="x", zeroline=False)
+    edge = strip - 0.6 if chosen else lo
+    fig.update_xaxes(**ticks, tickangle=-90, showgrid=False, constrain="domain", range=[edge, hi], zeroline=False)
+    fig.update_yaxes(**ticks, range=[hi, edge], showgrid=False, scaleanchor="x", zeroline=False)
     fig.update_layout(
         width=px + 70,
         height=px,
