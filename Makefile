@@ -56,7 +56,7 @@ VAL := data/sudoku/generated/val_puzzles.txt
 GRID_VAL := sequential; topk:k=2,4,7; eb:gamma=0.1,0.2,0.5,1,0.001,0.003,0.01,0.03,1e-6,1e-5,3e-5,1e-4; mi-pairs:gamma=1e-4,0.001,0.01,0.03,0.1,0.3:lam=0.25,0.5,1; mi-pairs:gamma=0.01,0.1,0.3:lam=0; mi-pairs:gamma=0.01,0.1:lam=0.5:scan=skip
 GRID := sequential; topk:k=4,7; eb:gamma=1e-5,3e-5,1e-4,0.001,0.01,0.03,0.2,0.5; mi-pairs:gamma=0.3,0.6:lam=0; mi-pairs:gamma=0.001,0.01,0.03,0.1,0.3:lam=0.25; mi-pairs:gamma=0.01,0.1:lam=1; mi-pairs:gamma=0.01:lam=0.25:scan=skip
 # Table 1's rule-4 rows (mi, mi-tc, mi-zero and the oracle mi-gt; the rule-3 rows are mi-pairs') (the paper's gamma and lambda, docs/samplers.md) and the samplers of the field, each at its validation choice and around it
-GRID4 := mi:gamma=0.02,0.04,0.1,0.3:lam=10; mi-tc:gamma=0.02,0.1:lam=10; mi-zero:gamma=0.01,0.04,0.1,0.3; threshold:tau=0.99; \
+GRID4 := mi:gamma=0.3,0.6:lam=1; mi:gamma=0.02,0.04,0.1,0.3:lam=10; mi-tc:gamma=0.02,0.1:lam=10; mi-zero:gamma=0.01,0.04,0.1,0.3; threshold:tau=0.99; \
   margin:tau=0.9; klass:tau=0.95:kl=0.01; dilated:k=4:d=2; mi-gt:gamma=0.04:lam=10
 GRID_EXT := sequential; topk:k=4,7; eb:gamma=1e-4,0.01,0.2,0.5; mi-pairs:gamma=0.3,0.6:lam=0; mi-pairs:gamma=0.01,0.1:lam=0.25; mi:gamma=0.04:lam=10; mi-zero:gamma=0.04
 # settings decoded side by side (sweep --jobs): about 1.3x the throughput of one 2-thread decode on 2 cores
@@ -109,9 +109,12 @@ results: setup
 reship: results val-sweep speed
 
 # --- Proteins (README "Reproduce") ---------------------------------------------------
-PROTEIN_GRID := sequential; topk:k=4,8,12; eb:gamma=2,4,8,16,32; mi-zero:gamma=4,8,16
-# the paper's settings (gamma 2 and 4, lambda 1), whatever they give, and the validation-chosen defaults
-PROTEIN_MI_GRID := mi-pairs:gamma=2,4:lam=1; mi-pairs:gamma=16,32:lam=1; mi-pairs:gamma=2,4,8,16:lam=0.1,0.25; mi-zero:gamma=32
+PROTEIN_GRID := sequential; topk:k=4,8,12; eb:gamma=2,4,8,16,32; mi-zero:gamma=4,8,16,32; threshold:tau=0.3,0.5; margin:k=4; \
+  klass:tau=0.3:kl=0.05; dilated:k=8:d=4
+# the paper's settings (gamma 2 and 4, lambda 1) under the paper's rule (mi) and release 0.3's (mi-pairs),
+# whatever they give, and the validation-chosen defaults
+PROTEIN_MI_GRID := mi:gamma=2,4,32:lam=1; mi-tc:gamma=32:lam=1; mi-pairs:gamma=2,4:lam=1; mi-pairs:gamma=16,32:lam=1; \
+  mi-pairs:gamma=2,4,8,16:lam=0.1,0.25
 # the splits and the committed references (about 4 minutes; MMseqs2)
 protein-data: setup mmseqs
 	$(BIN)/python training/make_protein_data.py

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sweep-dir", default=str(ROOT / "results" / "sudoku" / "test_hard"))
-    ap.add_argument("--method", default="mi lam=4", help="the front compared against every other")
+    ap.add_argument("--method", default="mi lam=10", help="the front compared against every other")
     ap.add_argument("--at", default="8,11,14,20", help="pass counts")
     ap.add_argument("--boot", type=int, default=1000)
     ap.add_argument("--out", default=None)

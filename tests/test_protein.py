@@ -441,3 +441,32 @@ def test_protein_sampler_defaults_are_the_validation_choice():
     d = PROTEIN.sampler_defaults
     assert d["mi"] == {"gamma": choice["mi"]["gamma"], "lam": choice["mi"]["lam"]} == d["mi-gt"]
     assert d["eb"]["gamma"] == choice["eb"]["gamma"] and d["mi-zero"]["gamma"] == choice["mi-zero"]["gamma"]
+
+
+def test_packed_split_rebuilds_the_committed_split_and_reads_back(tmp_path):
+    """training/pack_protein_split.py: train is every unique sequence the split file does not
+    hold out (duplicates keep their first record); a count that disagrees is refused; the .xz
+    it writes reads back through read_fasta."""
+    import gzip
+    import importlib.util
+    import json as _json
+
+    from mi_viz.domains.protein.fasta import read_fasta
+
+    spec = importlib.util.spec_from_file_location("pack", ROOT / "training" / "pack_protein_split.py")
+    pack = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pack)
+    src = tmp_path / "src.fasta.gz"
+    with gzip.open(src, "wt") as f:
+        f.write(">a\nMKV\n>b\nLLA\n>c\nMKV\n>d\nGGW\n>e\nPPR\n")  # c duplicates a
+    splits = tmp_path / "splits.tsv.gz"
+    with gzip.open(splits, "wt") as f:
+        f.write("id\tcluster\tsplit\nb\tb\tval\ne\te\ttest\n")
+    (tmp_path / "stats.json").write_text(_json.dumps({"split_sequences": {"train": 2, "val": 1, "test": 1}}))
+    assert pack.split_records(src, splits) == [("a", "MKV"), ("d", "GGW")]
+    assert pack.split_records(src, splits, "val") == [("b", "LLA")]
+    out = tmp_path / "train.fasta.xz"
+    pack.main(["--fasta", str(src), "--splits", str(splits), "--out", str(out)])
+    assert read_fasta(out) == [("a", "MKV"), ("d", "GGW")]
+    with pytest.raises(SystemExit, match="stats.json says 3"):
+        pack.main(["--fasta", str(src), "--splits", str(splits), "--expect", "3", "--out", str(out)])

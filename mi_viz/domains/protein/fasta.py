@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import lzma
 from pathlib import Path
 
 from .alphabet import SequenceError, clean, encode
@@ -13,6 +14,8 @@ def _open(path):
     p = Path(path)
     if not p.exists():
         raise SequenceError(f"FASTA file not found: {p}")
+    if p.suffix == ".xz":  # the packed training split a GPU lease carries (training/pack_protein_split.py)
+        return lzma.open(p, "rt", encoding="utf-8")
     return gzip.open(p, "rt") if p.suffix == ".gz" else open(p, encoding="utf-8")
 
 
@@ -33,12 +36,12 @@ def parse_fasta(text: str) -> list[tuple[str, str]]:
 
 
 def read_fasta(path, validate: bool = True) -> list[tuple[str, str]]:
-    """[(id, sequence)] from a FASTA file (.gz read transparently). With validate, a
+    """[(id, sequence)] from a FASTA file (.gz and .xz read transparently). With validate, a
     sequence outside the 20 standard amino acids raises SequenceError naming its record."""
     try:
         with _open(path) as f:
             records = parse_fasta(f.read())
-    except (OSError, UnicodeDecodeError, EOFError) as e:
+    except (OSError, UnicodeDecodeError, EOFError, lzma.LZMAError) as e:
         raise SequenceError(f"{path} is not a readable FASTA file ({e})") from None
     if validate:
         for rid, seq in records:
