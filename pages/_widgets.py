@@ -198,6 +198,20 @@ def grid_or_error(text: str, widget: str, has_head: bool, domain_defaults=None):
     return cfgs
 
 
+def instant_view(key: str, unit: str) -> bool:
+    """The decode pages' choice of view: True for the in-browser viewer (the default), False for
+    the server's step-by-step view (exports, the difference map). unit: "cell" or "position"."""
+    view = st.radio(
+        "View",
+        ["Instant: every step in the browser", "Step by step on the server (exports, the difference map)"],
+        horizontal=True,
+        key=key,
+        help="Instant: the whole decode goes to the browser once; stepping, scrubbing, playing and "
+        f"focusing a {unit} cost no round trip (the ground truth of a step is still computed here, on demand).",
+    )
+    return view.startswith("Instant")
+
+
 def step_controls(prefix: str, n_steps: int, identity) -> int:
     """Reset / Back / Step / End / Play and a slider over a decode's steps, one convention
     everywhere: step t of n is the t-th pass (1-based), showing the state before its writes

@@ -27,7 +27,7 @@ from pages._protein import (
     protein_viewer_payload,
 )
 from pages._shared import GT_SECONDS_CAP, ground_truth_for, has_ground_truth, through_app
-from pages._widgets import mount_viewer, sampler_picker, step_controls
+from pages._widgets import instant_view, mount_viewer, sampler_picker, step_controls
 
 through_app()
 st.title("Protein decode")
@@ -172,15 +172,7 @@ if cfg.name == "mi-gt":
     st.info("mi-gt runs the exact ground truth at every step (an oracle): the first decode takes a while.")
 trace = Trace.from_json(protein_trace_json(prompt, asdict(cfg), spec, head_path))
 n_steps = len(trace.steps)
-view = st.radio(
-    "View",
-    ["Instant: every step in the browser", "Step by step on the server (exports, the difference map)"],
-    horizontal=True,
-    key="pdec_view",
-    help="Instant: the whole decode goes to the browser once; stepping, scrubbing, playing and "
-    "focusing a position cost no round trip (the ground truth of a step is still computed here, on demand).",
-)
-if view.startswith("Instant"):
+if instant_view("pdec_view", "position"):
     payload = protein_viewer_payload(prompt, asdict(cfg), spec, head_path)
 
     def gt_for(tokens, compute):

@@ -22,7 +22,7 @@ from pages._sudoku import (
     sudoku_viewer_payload,
     tokens_to_digits,
 )
-from pages._widgets import mount_viewer, sampler_picker, step_controls
+from pages._widgets import instant_view, mount_viewer, sampler_picker, step_controls
 
 through_app()
 head_picker()  # the Sudoku pages' MI head (the protein pages read their backbone's own)
@@ -47,15 +47,7 @@ if cfg.name == "mi-gt":
     st.info("mi-gt runs the exact ground truth at every step (an oracle): the first decode takes a while.")
 trace = decode_trace(board, cfg)
 n_steps = len(trace.steps)
-view = st.radio(
-    "View",
-    ["Instant: every step in the browser", "Step by step on the server (exports, the difference map)"],
-    horizontal=True,
-    key="dec_view",
-    help="Instant: the whole decode goes to the browser once; stepping, scrubbing, playing and "
-    "focusing a cell cost no round trip (the ground truth of a step is still computed here, on demand).",
-)
-if view.startswith("Instant"):
+if instant_view("dec_view", "cell"):
     from dataclasses import asdict
 
     payload = sudoku_viewer_payload(S.board_to_string(board), asdict(cfg), mdm_path(), head_path())

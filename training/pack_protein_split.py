@@ -4,7 +4,7 @@
 
 Rebuilt from the source corpus and the committed split (data/protein/splits.tsv.gz lists
 every held-out id; every other unique record is train: training/make_protein_data.py), so
-no MMseqs2 run is needed. Written as FASTA with the record ids, xz-compressed (lzma preset 9:
+no MMseqs2 run is needed. Written as FASTA with the record ids, xz-compressed (lzma preset 6:
 protein text is close to its ~4.2 bits per residue entropy, so nothing much smaller exists
 short of a model); read back transparently by mi_viz.domains.protein.fasta (.xz). Prints a
 one-line JSON: sequences, residues, bytes.
@@ -58,7 +58,7 @@ def main(argv=None):
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".part")
-    with lzma.open(tmp, "wt", preset=9, encoding="utf-8") as f:
+    with lzma.open(tmp, "wt", preset=6, encoding="utf-8") as f:
         for rid, seq in recs:
             f.write(f">{rid}\n{seq}\n")
     tmp.replace(out)
