@@ -125,6 +125,23 @@ def _wait_decode(page):
     wait_idle(page)
 
 
+def _time_slider(page, slider) -> float:
+    """One step of a comparison row's slider until the page is idle again with the sampler's new
+    curve drawn (that row re-decodes on the server; every other row is cached)."""
+    title = "Cells filled"
+    names = """(t) => { const gd = [...document.querySelectorAll('.js-plotly-plot')]
+                   .find(g => JSON.stringify((g.layout || {}).title || '').includes(t));
+                 return gd ? gd.data.map(d => d.name).join('|') : ''; }"""
+    before = page.evaluate(names, title)
+    slider.focus()
+    t0 = time.perf_counter()
+    slider.press("ArrowRight")
+    page.wait_for_function(f"(b) => ({names})('{title}') !== b", arg=before, timeout=300_000)
+    seconds = time.perf_counter() - t0
+    wait_idle(page)  # settled before the next move
+    return seconds
+
+
 def one_round(browser, url) -> dict:
     out = {}
     ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
@@ -162,6 +179,9 @@ def one_round(browser, url) -> dict:
     page.get_by_text("Cells filled vs passes").first.wait_for(timeout=300_000)
     wait_idle(page)
     out["comparison_first_load_s"] = time.perf_counter() - t0
+    slider = page.get_by_role("slider", name="gamma (budget, nats)")
+    if slider.count():  # apps with a row of sliders per sampler (issue 32): one move of EB's gamma
+        out["comparison_slider_s"] = statistics.median(_time_slider(page, slider.first) for _ in range(3))
     ctx.close()
     return out
 
