@@ -126,6 +126,18 @@ def fronts_table(path=None) -> str:
                 else f"{v['solved']:.1f} % ({v['diff']:+.1f}, {v['ci90'][0]:+.1f} .. {v['ci90'][1]:+.1f})"
             )
         out.append("| " + " | ".join(row) + " |")
+    if f.get("points"):
+        out += [
+            "",
+            f"| sampler run at one setting | its passes | its solves | {f['method']} at those passes | "
+            "difference (90 % CI) |",
+            "|---|---|---|---|---|",
+        ]
+        for fam, v in f["points"].items():
+            out.append(
+                f"| {fam} | {v['passes']:.1f} | {v['solved']:.1f} % | {v['method']:.1f} % | "
+                f"{v['diff']:+.1f} ({v['ci90'][0]:+.1f} .. {v['ci90'][1]:+.1f}) |"
+            )
     return "\n".join(out)
 
 
