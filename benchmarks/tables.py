@@ -296,7 +296,8 @@ def headline_table() -> str:
     table = sweep_table(path, paper=True, wall=False, only=set(keep))
     missing = [lab for lab in dict.fromkeys(keep) if lab not in {label(r) for r in rows_of(path)}]
     if missing:  # a default or a paper setting with no committed row is said, not dropped
-        table += "\n" + "\n".join(f"| {lab} | not run yet (`make results`) | | | |" for lab in missing)
+        cols = table.splitlines()[0].count("|") - 1
+        table += "\n" + "\n".join(f"| {lab} | not run yet (`make results`) |" + " |" * (cols - 2) for lab in missing)
     return table
 
 
