@@ -668,7 +668,7 @@ def family_matched_short_table() -> str:
 FAMILY_LEAD = ("mi lam=10", ("topk", "eb", "mi-zero"))  # the MI rule against the samplers it must beat
 
 
-def family_matched_table(at=(12, 16, 24, 32), curves=FAMILY_CURVES, lead=FAMILY_LEAD) -> str:
+def family_matched_table(at=(12, 16, 24, 32), curves=FAMILY_CURVES, lead=FAMILY_LEAD, sweep="sweep.csv") -> str:
     """Pair-correlation Pearson of every sampler family at the same average passes (linear
     between a curve's points; blank outside it): where MI-guided decoding must show what it
     protects. Last column: the MI rule's lead over the best of the others at those passes, with
@@ -682,7 +682,7 @@ def family_matched_table(at=(12, 16, 24, 32), curves=FAMILY_CURVES, lead=FAMILY_
         "|---|---|" + "---|" * (len(curves) + 2),
     ]
     for fam in FAMILIES:
-        path = R / "family" / fam / "sweep.csv"
+        path = R / "family" / fam / sweep
         if not path.exists():
             continue
         rows = rows_of(path)
@@ -841,6 +841,7 @@ BLOCKS = {
     "family_head": family_head_table,
     "family_matched": family_matched_table,
     "family_matched_short": family_matched_short_table,
+    "family_matched_val": lambda: family_matched_table(sweep="val_sweep/sweep.csv"),
     "family_models": family_models_table,
     "models": models_table,
     **{f"family_pairs_{f}": (lambda f=f: family_pairs_table(f)) for f in FAMILIES},

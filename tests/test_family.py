@@ -353,3 +353,20 @@ def test_cli_train_contacts_bench(tmp_path):
     assert not (tmp_path / "family_BAD.json").exists()
     r = _cli("contacts", "--backbone", ck, "--msa", tmp_path / "s.indices", "--out", tmp_path / "x.json")
     assert r.returncode == 2 and "error:" in r.stderr
+
+
+def test_family_sampler_defaults_are_the_validation_choice():
+    """The family defaults the CLI and the app use are those benchmarks/family_defaults.py chose on
+    the validation sweeps (results/family/choice.json); a sampler it could not qualify keeps the
+    registry's value (and is absent from the domain's defaults)."""
+    from mi_viz.domains.family import FamilyDomain
+
+    choice = json.loads((ROOT / "results" / "family" / "choice.json").read_text())
+    d = FamilyDomain.sampler_defaults
+    for name, row in choice["chosen"].items():
+        if row is None:
+            assert name not in d, name
+            continue
+        assert d[name] == {k: v for k, v in row.items() if k != "relative_passes"}, name
+    if "mi" in d:
+        assert d["mi-gt"] == d["mi"]
