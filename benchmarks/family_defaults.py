@@ -48,7 +48,7 @@ def main(argv=None):
         f"pair-correlation Pearson within {MAX_DROP} of sequential's on every family (training-row reference); "
         "then the fewest passes relative to the width"
     )
-    res = {"criterion": crit, "chosen": {}}
+    res = {"criterion": crit, "families": a.families, "chosen": {}}
     for sampler in sorted({k[0] for k in per} - {"sequential"}):
         ok = [
             (sum(v["rel_passes"] for v in fams.values()) / len(fams), k)

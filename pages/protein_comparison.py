@@ -46,11 +46,14 @@ PRESETS = {
     "top-k k=4": SamplerConfig("topk", k=4),
     "top-k k=8": SamplerConfig("topk", k=8),
     **{f"EB gamma={g:g}": SamplerConfig("eb", gamma=g) for g in EB_PRESETS},
-    f"MI rule with MI=0 (default, gamma={DEFAULTS['mi-zero']['gamma']:g})": config_for("mi-zero", DEFAULTS),
 }
+zero = config_for("mi-zero", DEFAULTS)  # the domain's choice where it has one, else the registry's
+PRESETS[f"MI rule with MI=0 ({'default, ' if 'mi-zero' in DEFAULTS else ''}gamma={zero.gamma:g})"] = zero
 if head is not None:
     if not is_family:
         PRESETS["MI gamma=2 lam=1 (paper)"] = SamplerConfig("mi", gamma=2.0, lam=1.0)
+    else:
+        PRESETS["MI gamma=4 lam=10"] = SamplerConfig("mi", gamma=4.0, lam=10.0)  # parallel, and pair-aware
     mi = config_for("mi", DEFAULTS)
     PRESETS[f"MI (default, gamma={mi.gamma:g} lam={mi.lam:g})"] = mi
 COMMITTED = RESULTS / "family" / DOM.family / "sweep.csv" if is_family else RESULTS / "protein" / "table2" / "sweep.csv"
@@ -71,11 +74,12 @@ with tab1:
     temperature = c[1].slider("temperature", 0.1, 2.0, 1.0, 0.1, key="pcmp_temp")
     seed = c[2].number_input("seed", 0, 10_000, 0, key="pcmp_seed")
     st.caption("Each row is one sampler with its own settings; a slider re-decodes that row only.")
-    start = ["sequential", "top-k k=4", "EB gamma=1" if is_family else "EB gamma=8"]
+    # families: budgets at a similar pass count side by side (the default mi is near-sequential)
+    start = ["sequential", "top-k k=4"] + (["EB gamma=4", "MI gamma=4 lam=10"] if is_family else ["EB gamma=8"])
     configs = sampler_rows(
         "pcmp_f" if is_family else "pcmp",
         PRESETS,
-        start + [k for k in PRESETS if k.startswith("MI (default")],
+        [k for k in start if k in PRESETS] + [k for k in PRESETS if k.startswith("MI (default")],
         head is not None,
         DEFAULTS,
     )
