@@ -53,7 +53,9 @@ def main(argv=None):
         stats = json.loads((Path(a.splits).parent / "stats.json").read_text())
         expect = stats["split_sequences"][a.split]
     if len(recs) != expect:
-        raise SystemExit(f"rebuilt {len(recs):,} {a.split} sequences, stats.json says {expect:,}: not the committed split")
+        raise SystemExit(
+            f"rebuilt {len(recs):,} {a.split} sequences, stats.json says {expect:,}: not the committed split"
+        )
     recs = recs[: a.limit]
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
