@@ -235,6 +235,7 @@ def test_sweep_resume_reuses_only_rows_of_the_same_weights(tmp_path, tiny_ckpt):
     assert r5.returncode == 0, r5.stderr
     assert [r["k"] for r in csv.DictReader(open(tmp_path / "sw" / "sweep.csv"))] == ["5", "9", ""]
     r6 = _cli(*narrow, "--head", other)
+    assert r6.returncode == 0, r6.stderr
     assert [r["k"] for r in csv.DictReader(open(tmp_path / "sw" / "sweep.csv"))] == ["5"]
 
 
