@@ -19,6 +19,7 @@ from pathlib import Path
 
 from mi_viz.core.plots import sweep_family  # the same curve grouping as the sweep plots
 from mi_viz.core.samplers import config_for, row_label
+from mi_viz.domains.protein import DOMAIN as PROTEIN
 from mi_viz.domains.protein import PAPER_TABLE2 as PROTEIN_PAPER_TABLE2
 from mi_viz.domains.sudoku import DOMAIN as SUDOKU
 from mi_viz.domains.sudoku import PAPER_TABLE1
@@ -322,17 +323,17 @@ def fmt(v, col: str) -> str:
 
 
 def protein_choice() -> dict[str, str]:
-    """sampler -> label of its validation-chosen row (results/protein/val_sweep/choice.json)."""
+    """sampler -> label of its default row: the domain's sampler_defaults (the validation choice of
+    results/protein/val_sweep/choice.json, made under rule 3: mi-pairs is that choice as run)."""
     p = R / "protein" / "val_sweep" / "choice.json"
     if not p.exists():
         return {}
     c = json.loads(p.read_text())
-    name = {"mi": "mi-pairs", "eb": "eb", "mi-zero": "mi-zero"}  # the choice was made under rule 3
-    return {
-        name[s]: label({"sampler": name[s], "rule_version": 3, **{k: c[s].get(k) for k in ("gamma", "lam")}})
-        for s in ("mi", "eb", "mi-zero")
-        if c.get(s)
-    }
+    out = {n: config_for(n, PROTEIN.sampler_defaults).label() for n in ("eb", "mi", "mi-tc", "mi-zero")}
+    if c.get("mi"):
+        chosen = {k: c["mi"].get(k) for k in ("gamma", "lam")}
+        out["mi-pairs"] = label({"sampler": "mi-pairs", "rule_version": 3, **chosen})
+    return out
 
 
 def protein_label(r, chosen: dict) -> str:
@@ -346,9 +347,11 @@ def protein_rows(path, short: bool) -> list[dict]:
     rows, chosen = rows_of(path), protein_choice()
     if not short:
         return rows
-    paper = {"mi gamma=2 lam=1", "mi gamma=4 lam=1", "mi-pairs gamma=2 lam=1", "mi-pairs gamma=4 lam=1"}
+    paper = set(PAPER_TABLE2)  # the settings the paper's Table 2 reports, as run here
     keep = lambda r: (  # noqa: E731
-        r["sampler"] in ("sequential", "topk", "mi-gt") or label(r) in paper or chosen.get(r["sampler"]) == label(r)
+        r["sampler"] in ("sequential", "topk", "mi-gt")
+        or label(r) in paper
+        or (r["sampler"] != "mi-tc" and chosen.get(r["sampler"]) == label(r))
     )
     return [r for r in rows if keep(r)]
 
