@@ -703,10 +703,8 @@ def family_matched_table(at=(12, 16, 24, 32), curves=FAMILY_CURVES, lead=FAMILY_
                 cells.append("" if v is None else f"{v:.3f}")
             s = f"{float(seq['pair_corr_pearson']):.3f} ({float(seq['avg_passes']):.0f})" if seq else ""
             m = interpolate(value.get(method, []), x)
-            best = max(
-                ((interpolate(value.get(c, []), x), c) for c in rivals if interpolate(value.get(c, []), x) is not None),
-                default=None,
-            )
+            at_x = {c: interpolate(value.get(c, []), x) for c in rivals}
+            best = max(((v, c) for c, v in at_x.items() if v is not None), default=None)
             d = ""
             if m is not None and best is not None:
                 sd = (interpolate(spread[method], x) ** 2 + interpolate(spread[best[1]], x) ** 2) ** 0.5

@@ -26,7 +26,7 @@ LIMIT=$((64 * 1024 * 1024))
 export PYTHONUNBUFFERED=1
 
 carry_bytes() {  # the tree a lease copies + the carried paths; prints a table, returns 1 when over
-  local tree extra whl total
+  local tree extra carried whl total
   tree=$(git ls-files -z | xargs -0 du -cb | tail -1 | cut -f1)
   extra=$(git ls-files -z --others --exclude-standard | xargs -0 -r du -cb | tail -1 | cut -f1)
   carried=$(du -cb runs/gpu_carry 2>/dev/null | tail -1 | cut -f1)
