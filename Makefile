@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8501
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: app test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep family-gt \
+.PHONY: app test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
         protein-data protein-mdm protein-results protein-mi-data protein-head protein-val-sweep protein-mi-results
 
 $(BIN)/activate:
@@ -56,9 +56,10 @@ VAL := data/sudoku/generated/val_puzzles.txt
 GRID_VAL := sequential; topk:k=2,4,7; eb:gamma=0.1,0.2,0.5,1,0.001,0.003,0.01,0.03,1e-6,1e-5,3e-5,1e-4; mi-pairs:gamma=1e-4,0.001,0.01,0.03,0.1,0.3:lam=0.25,0.5,1; mi-pairs:gamma=0.01,0.1,0.3:lam=0; mi-pairs:gamma=0.01,0.1:lam=0.5:scan=skip
 GRID := sequential; topk:k=4,7; eb:gamma=1e-5,3e-5,1e-4,0.001,0.01,0.03,0.2,0.5; mi-pairs:gamma=0.3,0.6:lam=0; mi-pairs:gamma=0.001,0.01,0.03,0.1,0.3:lam=0.25; mi-pairs:gamma=0.01,0.1:lam=1; mi-pairs:gamma=0.01:lam=0.25:scan=skip
 # Table 1's rule-4 rows (mi, mi-tc, mi-zero and the oracle mi-gt; the rule-3 rows are mi-pairs') (the paper's gamma and lambda, docs/samplers.md) and the samplers of the field, each at its validation choice and around it
-GRID4 := mi:gamma=0.3,0.6:lam=1; mi:gamma=0.02,0.04,0.1,0.3:lam=10; mi-tc:gamma=0.02,0.1:lam=10; mi-zero:gamma=0.01,0.04,0.1,0.3; threshold:tau=0.99; \
-  margin:tau=0.9; klass:tau=0.95:kl=0.01; dilated:k=4:d=2; mi-gt:gamma=0.04:lam=10
-GRID_EXT := sequential; topk:k=4,7; eb:gamma=1e-4,0.01,0.2,0.5; mi-pairs:gamma=0.3,0.6:lam=0; mi-pairs:gamma=0.01,0.1:lam=0.25; mi:gamma=0.04:lam=10; mi-zero:gamma=0.04
+GRID4 := mi:gamma=0.3,0.6:lam=1; mi:gamma=0.02,0.04,0.1,0.3,1,3:lam=10; mi-tc:gamma=0.02,0.1:lam=10; mi-zero:gamma=0.01,0.04,0.1,0.3; \
+  threshold:tau=0.95,0.99,0.999; margin:tau=0.8,0.9,0.95; klass:tau=0.9,0.95:kl=0.01; dilated:k=4,8:d=2; mi-gt:gamma=0.04:lam=10
+GRID_EXT := sequential; topk:k=4,7; eb:gamma=1e-4,0.01,0.2,0.5; mi-pairs:gamma=0.3,0.6:lam=0; mi-pairs:gamma=0.01,0.1:lam=0.25; mi:gamma=0.04,0.3:lam=10; mi-zero:gamma=0.04,0.3; \
+  mi-tc:gamma=0.02:lam=10; threshold:tau=0.95,0.99; margin:tau=0.9; klass:tau=0.95:kl=0.01; dilated:k=4:d=2
 # settings decoded side by side (sweep --jobs): about 1.3x the throughput of one 2-thread decode on 2 cores
 JOBS ?= 2
 
@@ -168,11 +169,13 @@ fam_msa = $(FAMILY_DATA)/$(1)/$(1).align.80.fasta
 # pair-statistics grid: every sampler at several budgets (family columns carry 0.5-2.5 nats, pair MI
 # mostly under 0.05 with a few couplings at 0.3-0.6: lambda 10 makes those cost as much as an uncertain column)
 FAMILY_GRID := sequential; topk:k=4,8,16; eb:gamma=1,4,8,16; mi-zero:gamma=1,4,8,16; mi:gamma=1,4,8,16:lam=10; \
-  mi:gamma=4:lam=1; mi-tc:gamma=4,16:lam=10; threshold:tau=0.5,0.8; margin:tau=0.3; klass:tau=0.7:kl=0.05; dilated:k=8:d=4
+  mi:gamma=4:lam=1; mi-tc:gamma=4,16:lam=10; mi-cap:k=4,8:gamma=16,32:lam=10; threshold:tau=0.5,0.8; margin:tau=0.3; \
+  klass:tau=0.7:kl=0.05; dilated:k=8:d=4
+# choosing the family defaults: the same samplers against the *training* rows, another sample seed (never the held-out rows)
 FAMILY_VAL_GRID := $(FAMILY_GRID)
-# the oracle (mi-gt) is not in the family results: one fully masked PDZ row costs ~1,500 passes per
-# step (95 columns x their kept values), hours per setting on 2 cores; `make family-gt` runs it when wanted
-FAMILY_GT_GRID := mi-gt:gamma=4:lam=10
+# the test tables add the oracle (the MI rule on the backbone's exact MI) beside the head's mi gamma 4 lambda 10:
+# about 1,300 ground-truth passes per generated PDZ member, 25-40 minutes per family on one core
+FAMILY_TEST_GRID := $(FAMILY_GRID); mi-gt:gamma=4:lam=10
 # the family backbones (their step budget, train.steps_for: 0.5-2 h each on 2 cores, resumable), shipped in float16 with their contact maps
 families: setup
 	for F in $(FAMILIES); do \
@@ -198,16 +201,10 @@ family-results: setup
 	    --out results/family/$$F/contacts.json || exit 1; \
 	  $(BIN)/python -m mi_viz mi-report family --backbone $$F --msa $(call fam_msa,$$F) --states 64 --eps 1e-2 \
 	    --out results/family/$$F/mi_report.json || exit 1; \
-	  $(BIN)/python -m mi_viz sweep family --backbone $$F --msa $(call fam_msa,$$F) --n 200 --grid "$(FAMILY_GRID)" \
+	  $(BIN)/python -m mi_viz sweep family --backbone $$F --msa $(call fam_msa,$$F) --n 200 --grid "$(FAMILY_TEST_GRID)" \
 	    --out-dir results/family/$$F --resume --jobs 2 --threads 2 || exit 1; \
 	done
 	$(BIN)/python benchmarks/tables.py --write
-# choosing the family defaults: the same grid against the *training* rows, another sample seed (never the held-out rows)
-family-gt: setup
-	for F in $(FAMILIES); do \
-	  $(BIN)/python -m mi_viz sweep family --backbone $$F --msa $(call fam_msa,$$F) --n 50 --grid "$(FAMILY_GT_GRID)" \
-	    --out-dir results/family/$$F/gt_subset --resume || exit 1; \
-	done
 family-val-sweep: setup
 	for F in $(FAMILIES); do \
 	  $(BIN)/python -m mi_viz sweep family --backbone $$F --msa $(call fam_msa,$$F) --n 150 --grid "$(FAMILY_VAL_GRID)" \

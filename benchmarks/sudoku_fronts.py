@@ -26,6 +26,8 @@ import numpy as np
 from tables import interpolate  # the README's matched-pass tables read curves the same way
 
 from mi_viz.core.plots import sweep_family
+from mi_viz.core.samplers import row_label
+from mi_viz.core.sweep import rows_path
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,10 +46,7 @@ def main(argv=None):
     rows = list(csv.DictReader(open(d / "sweep.csv")))
     settings = []  # (front, solved (N,), passes (N,))
     for r in rows:
-        lab = " ".join(
-            [r["sampler"]] + [f"{k}={float(r[k]):g}" for k in ("k", "gamma", "lam", "tau", "kl", "d") if r.get(k)]
-        )
-        f = d / "rows" / (lab.replace(" ", "_") + ".csv.gz")
+        f = rows_path(d, row_label(r))
         if not f.exists():
             continue
         with gzip.open(f, "rt") as h:

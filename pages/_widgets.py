@@ -110,7 +110,8 @@ def sampler_picker(
         key=f"{key}_sampler",
         help="sequential: one position per pass; topk: k per pass; eb: entropy budget (EB-Sampler); "
         "mi: MI-guided with the head (entropy + lambda x MI within gamma); mi-zero: its entropy budget alone; "
-        "mi-tc: the largest MI to the batch instead of the sum; mi-pairs: the rule of release 0.3; "
+        "mi-tc: the largest MI to the batch instead of the sum; mi-cap: mi with at most k per pass; "
+        "mi-pairs: the rule of release 0.3; "
         "mi-gt: MI-guided with the exact MI (a slow oracle); threshold: Fast-dLLM; margin: top-two margin; "
         "klass: confident and stable; dilated: k per pass, d apart (docs/samplers.md)",
     )

@@ -121,7 +121,8 @@ with tab2:
     st.markdown(
         "Decode N puzzles of a set with a grid of samplers; each point is one setting. "
         "Grid syntax: `sampler:param=v1,v2:param=v1; ...` (parameters: k for topk; gamma for eb, mi-zero; "
-        "gamma, lam, scan for mi, mi-tc, mi-pairs and mi-gt; tau for threshold; k or tau for margin; tau, kl "
+        "gamma, lam, scan for mi, mi-tc, mi-pairs and mi-gt; k, gamma, lam for mi-cap; tau for threshold; "
+        "k or tau for margin; tau, kl "
         "for klass; k, d for dilated)."
     )
     c1, c2 = st.columns(2)

@@ -64,6 +64,24 @@ def test_mi_rule_as_the_paper_parameterises_it():
     assert select_mi(H, MI3, 1.99, 1.0, charge="max") == [0, 1, 2]
 
 
+def test_mi_cap_is_the_mi_rule_cut_at_k():
+    """mi-cap: the mi rule's batch, at most k of it (top-k that stops at a dependent candidate)."""
+    from mi_viz.core.samplers import Candidates
+
+    H = np.array([0.1, 0.2, 0.3, 0.5, 0.05])
+    MI = np.zeros((5, 5))
+    MI[1, 2] = MI[2, 1] = 0.5
+    c = Candidates(H=H, MI=MI)
+    cap = SAMPLERS["mi-cap"].select
+    # budget 10: the mi rule admits all five (0.05, 0.1, 0.2, 0.3 + 0.5, 0.5 ...): the cap keeps the first k
+    assert select_mi(H, MI, 10.0, 1.0) == [4, 0, 1, 2, 3]
+    assert cap(c, SamplerConfig("mi-cap", k=2, gamma=10.0, lam=1.0)) == [4, 0]
+    assert cap(c, SamplerConfig("mi-cap", k=5, gamma=10.0, lam=1.0)) == [4, 0, 1, 2, 3]
+    # where the MI stops the rule first, the cap does not matter: 2 is tied to 1 (0.35 + 0.3 + 10 x 0.5)
+    assert cap(c, SamplerConfig("mi-cap", k=4, gamma=1.0, lam=10.0)) == [4, 0, 1]
+    assert SamplerConfig("mi-cap").label() == "mi-cap k=4 gamma=16 lam=10"
+
+
 def test_new_samplers_on_hand_worked_cases():
     P = np.array(
         [

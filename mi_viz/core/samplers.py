@@ -33,6 +33,10 @@ and a worked case.
   the joint to the product of marginals, what independent unmasking loses) is at least the
   MI along any spanning tree and the greedy max-MI charges sum to such a tree (Chow-Liu), so
   mi-tc budgets a lower bound of it where mi budgets the pairwise sum.
+- mi-cap (k, gamma, lam): the mi rule with at most k positions a pass (its first k). An
+  entropy budget takes its largest batches first, when nothing is observed and positions
+  depend most; on protein families that front-loading costs the pair statistics top-k keeps
+  (docs/results-family.md). With a cap, mi is top-k that stops early at a dependent candidate.
 - mi-pairs (gamma, lam): the MI rule of releases up to 0.3 (rule version 3): the first position
   free, then cost(S) = sum_{a<b in S} I_ab + lam * sum_{a in S, a != s1} H_a < gamma, i.e.
   gamma a budget on the batch's pair MI and lam the weight of the entropy. Up to the first
@@ -71,7 +75,7 @@ class SamplerConfig:
     name: str = "sequential"  # a key of SAMPLERS
     gamma: float | None = None  # budget (nats) for eb / mi / mi-gt / mi-zero / mi-tc / mi-pairs
     lam: float | None = None  # mi / mi-gt / mi-tc: weight of the MI; mi-pairs: weight of the entropy
-    k: int | None = None  # batch size for topk / margin / dilated
+    k: int | None = None  # batch size for topk / margin / dilated; the cap of mi-cap
     temperature: float = 0.0  # 0 = argmax value; > 0 samples softmax(logits / T)
     seed: int = 0  # for temperature sampling (each sequence draws from its own stream: seed, index)
     gt_eps: float = 1e-3  # pruning tolerance of the ground-truth MI (mi-gt)
@@ -265,7 +269,8 @@ def select_dilated(H: np.ndarray, pos: np.ndarray, k: int, d: int) -> list[int]:
     return S
 
 
-RULE_VERSION = 4  # of the mi rules (mi, mi-gt, mi-zero, mi-tc); sweep rows record it so --resume never mixes rules
+# of the mi rules (mi, mi-gt, mi-zero, mi-tc, mi-cap); sweep rows record it so --resume never mixes rules
+RULE_VERSION = 4
 PAIRS_RULE_VERSION = 3  # mi-pairs: the rule that was "mi" in releases up to 0.3
 
 
@@ -301,6 +306,12 @@ SAMPLERS: dict[str, SamplerSpec] = {
         {"gamma": 1.0, "lam": 1.0, "scan": "stop"},
         "mi",
         lambda c, cfg: select_mi(c.H, c.MI, cfg.gamma, cfg.lam, cfg.scan, charge="max"),
+        RULE_VERSION,
+    ),
+    "mi-cap": SamplerSpec(
+        {"k": 4, "gamma": 16.0, "lam": 10.0, "scan": "stop"},
+        "mi",
+        lambda c, cfg: select_mi(c.H, c.MI, cfg.gamma, cfg.lam, cfg.scan)[: cfg.k],
         RULE_VERSION,
     ),
     "mi-pairs": SamplerSpec(

@@ -93,6 +93,12 @@ def typed(row: dict) -> dict:
     return out
 
 
+def rows_path(out_dir, label: str) -> Path:
+    """Where a sweep keeps one setting's per-item rows (--save-rows): OUT/rows/LABEL.csv.gz, the
+    label as SamplerConfig.label() (or samplers.row_label, from a sweep.csv line) writes it."""
+    return Path(out_dir) / "rows" / (label.replace(" ", "_") + ".csv.gz")
+
+
 def run_sweep(
     domain,
     cfgs: list[SamplerConfig],
@@ -178,7 +184,7 @@ def run_sweep(
     for j, r in run_grid(domain, [cfgs[i] for i in todo], items, checkpoint, head, device, batch_size, jobs):
         i = todo[j]
         if save_rows:
-            write_rows(r.rows, out / "rows" / (cfgs[i].label().replace(" ", "_") + ".csv.gz"))
+            write_rows(r.rows, rows_path(out, cfgs[i].label()))
         summaries[i] = {
             **r.summary,
             **(extra(r) if extra else {}),

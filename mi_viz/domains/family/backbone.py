@@ -20,6 +20,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from ...core.checkpoints import load_module, save_module
+from ...core.objective import random_mask
 from ..protein.alphabet import MASK, PAD
 from ..protein.backbone import ESMCBackbone, ESMCCore
 from .alignment import TOKEN_OF_VALUE, Q
@@ -109,12 +110,7 @@ def family_lm_loss(
     column masked with probability t (at least one), cross-entropy over the 21 symbols on the
     masked columns. x0 (B, L) tokens. Returns (mean CE over masked columns, their count).
     No 1/t weighting, as for the protein backbone: generation starts all-masked, every ratio counts."""
-    B, L = x0.shape
-    t = torch.rand(B, 1, generator=generator) if mask_ratio is None else torch.full((B, 1), float(mask_ratio))
-    masked = torch.rand(B, L, generator=generator) < t  # (B, L)
-    first = torch.randint(0, L, (B,), generator=generator)
-    masked[torch.arange(B), first] |= ~masked.any(1)
-    masked = masked.to(x0.device)
+    masked, _ = random_mask(torch.ones_like(x0, dtype=torch.bool), generator, mask_ratio)  # (B, L)
     xt = torch.where(masked, torch.full_like(x0, MASK), x0)
     logits = model(xt).float()  # (B, L, 21)
     target = VALUE_OF_TOKEN.to(x0.device)[x0]  # (B, L)

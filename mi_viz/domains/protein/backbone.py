@@ -23,6 +23,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from ...core.checkpoints import CheckpointError, checkpoint_paths, load_module, load_state_strict, save_module
+from ...core.objective import random_mask
 from ...core.protocol import ModelOutput
 from .alphabet import BOS, EOS, FIRST_AA, MASK, PAD, VALUE_TOKENS
 
@@ -155,19 +156,7 @@ def masked_lm_loss(
     residues. x0 (B, L) residue tokens, PAD at the end of short rows. Returns (mean CE over
     masked residues, number of masked residues). Generation starts all-masked and ends nearly
     clean, so every ratio matters: no 1/t weighting (it would put most weight on clean rows)."""
-    B, L = x0.shape
-    dev = x0.device
-    real = x0 != PAD  # (B, L)
-    t = (
-        torch.rand(B, 1, device=dev, generator=generator)
-        if mask_ratio is None
-        else torch.full((B, 1), float(mask_ratio), device=dev)
-    )
-    masked = (torch.rand(B, L, device=dev, generator=generator) < t) & real  # (B, L)
-    none = ~masked.any(1)
-    if none.any():  # at least one masked residue per row
-        first = torch.multinomial(real[none].float(), 1, generator=generator).squeeze(1)
-        masked[none.nonzero().squeeze(1), first] = True
+    masked, _ = random_mask(x0 != PAD, generator, mask_ratio)  # (B, L)
     xt = torch.where(masked, torch.full_like(x0, MASK), x0)
     logits = model(xt).float()  # (B, L, 20); model may be DDP-wrapped
     target = (x0 - FIRST_AA).clamp(0, logits.shape[-1] - 1)  # (B, L) class 0..19

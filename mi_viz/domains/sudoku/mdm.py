@@ -16,6 +16,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from ...core.checkpoints import load_module, save_module
+from ...core.objective import random_mask
 from ...core.protocol import ModelOutput
 
 MASK_TOKEN = 9
@@ -148,13 +149,7 @@ def mdm_loss(model, x0: torch.Tensor, generator: torch.Generator | None = None, 
     puts most weight on nearly clean boards, which decoding rarely sees).
     """
     B, L = x0.shape
-    dev = x0.device
-    t = torch.rand(B, 1, device=dev, generator=generator).clamp_min(1e-3)  # (B, 1)
-    masked = torch.rand(B, L, device=dev, generator=generator) < t  # (B, L)
-    # make sure every row has at least one masked cell
-    none = ~masked.any(1)
-    if none.any():
-        masked[none, torch.randint(0, L, (int(none.sum()),), device=dev, generator=generator)] = True
+    masked, t = random_mask(torch.ones_like(x0, dtype=torch.bool), generator, min_t=1e-3)  # (B, L), (B, 1)
     xt = torch.where(masked, torch.full_like(x0, MASK_TOKEN), x0)
     logits, _ = model(xt)
     ce = F.cross_entropy(logits.float().reshape(-1, N_VALUES), x0.reshape(-1), reduction="none").view(B, L)
