@@ -37,7 +37,7 @@ def main(argv=None):
     ap.add_argument("--sweep-dir", default=str(ROOT / "results" / "sudoku" / "test_hard"))
     ap.add_argument("--method", default="mi lam=10", help="the front compared against every other")
     ap.add_argument(
-        "--at", default="12.5,13,14", help="pass counts (inside the MI front: its settings span 12-15 passes)"
+        "--at", default="9,10,11,12.5,14", help="pass counts (inside the MI front: its settings span 7-15 passes)"
     )
     ap.add_argument("--boot", type=int, default=1000)
     ap.add_argument("--out", default=None)

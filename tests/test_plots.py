@@ -21,3 +21,17 @@ def test_the_batch_is_a_strip_on_the_axes_not_lines_across_the_map():
     assert fig.layout.yaxis.range[1] < -0.5 - 0.9  # the strip inside the plotted range
     plain = mi_map_figure(mi, masked, [str(i) for i in range(L)])
     assert [t.type for t in plain.data] == ["heatmap"] and plain.layout.xaxis.range[0] == -0.5
+
+
+def test_sweep_curves_group_settings_by_what_moves_along_them():
+    """A curve is a sampler at one lambda (gamma moves along it); mi-cap's is its cap k (lambda
+    moves along it), so its settings at different lambdas draw one front, not single points."""
+    from mi_viz.core.plots import sweep_family
+
+    assert sweep_family({"sampler": "mi", "gamma": "4.0", "lam": "10.0", "k": ""}) == "mi lam=10"
+    assert sweep_family({"sampler": "mi", "gamma": "4.0", "lam": "10.0", "scan": "skip"}) == "mi lam=10 (skip)"
+    assert sweep_family({"sampler": "topk", "k": "8", "lam": ""}) == "topk"
+    rows = [{"sampler": "mi-cap", "k": "8", "gamma": "32.0", "lam": lam} for lam in ("100.0", "300.0")]
+    assert {sweep_family(r) for r in rows} == {"mi-cap k=8"}
+    assert sweep_family({"sampler": "mi-cap", "k": "4", "gamma": "32.0", "lam": "100.0"}) == "mi-cap k=4"
+    assert sweep_family({"sampler": "mi-cap", "k": "8", "gamma": "6.0", "lam": "0.0"}) == "mi-cap k=8 lam=0"

@@ -243,10 +243,14 @@ def offline_html(figures, title: str = "mi-viz") -> str:
 
 
 def sweep_family(row) -> str:
-    """The curve a sweep row belongs to: sampler, lambda, and the scan rule when not the default."""
-    lam, scan = row.get("lam"), row.get("scan")
+    """The curve a sweep row belongs to: sampler, lambda, and the scan rule when not the default.
+    mi-cap's curve is its cap k instead: its lambda moves it along the curve (docs/samplers.md);
+    at lambda 0 (the capped entropy budget, its ablation) gamma does, on a curve of its own."""
+    lam, scan, k = row.get("lam"), row.get("scan"), row.get("k")
     fam = row["sampler"]
-    if lam not in (None, "") and lam == lam:  # lam == lam: not NaN (pandas rows)
+    if fam == "mi-cap" and k not in (None, "") and k == k:
+        fam += f" k={int(float(k))}" + (" lam=0" if lam not in (None, "") and float(lam) == 0 else "")
+    elif lam not in (None, "") and lam == lam:  # lam == lam: not NaN (pandas rows)
         fam += f" lam={float(lam):g}"
     return fam + (" (skip)" if scan == "skip" else "")
 
