@@ -101,6 +101,7 @@ results: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$(GRID); $(GRID4)" --save-rows --out-dir results/sudoku/test_hard --resume --jobs $(JOBS)
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(KAGGLE) --grid "$(GRID_EXT)" --save-rows --out-dir results/sudoku/kaggle --resume --jobs $(JOBS)
 	$(BIN)/python benchmarks/sudoku_fronts.py --out results/sudoku/fronts.json
+	$(BIN)/python benchmarks/sudoku_fronts.py --sweep-dir results/sudoku/kaggle --at 18.5,19.5,20.5 --out results/sudoku/kaggle_fronts.json
 	$(BIN)/python -m mi_viz bench sudoku --puzzles data/sudoku/test_medium.csv --sampler sequential --out results/sudoku/test_medium_sequential.csv | tail -1 > results/sudoku/test_medium_sequential.json
 	$(BIN)/python -m mi_viz mi-report sudoku --puzzles $(HARD) --states 100 --structure-states 40 --out results/sudoku/mi_report.json --pairs results/sudoku/mi_report_pairs.npz
 	$(BIN)/python -m mi_viz figure sudoku --puzzles $(HARD) --index 0 --step 12 --out results/figure1.png

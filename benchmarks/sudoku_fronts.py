@@ -110,6 +110,19 @@ def main(argv=None):
             "diff": round(m - o, 2),
             "ci90": [round(lo, 2), round(hi, 2)],
         }
+    # a front with no pass count in common with the MI front: its settings, and the MI front's
+    # best solve rate in at most as many passes as its cheapest setting (None: MI needs more)
+    compared = {fam for cell in out["at"].values() for fam in cell["vs"]} | set(out["points"])
+    out["outside"] = {}
+    for fam in fronts:
+        if fam == a.method or fam in compared:
+            continue
+        pts = sorted(full[fam])
+        below = [s for p, s in full[a.method] if p <= pts[0][0]]
+        out["outside"][fam] = {
+            "points": [[round(p, 2), round(s, 2)] for p, s in pts],
+            "method_best_at_fewer_passes": round(max(below), 2) if below else None,
+        }
     if a.out:
         Path(a.out).write_text(json.dumps(out, indent=1) + "\n")
     print(json.dumps(out))
