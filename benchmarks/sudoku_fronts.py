@@ -42,7 +42,7 @@ def main(argv=None):
     ap.add_argument("--boot", type=int, default=1000)
     ap.add_argument("--out", default=None)
     a = ap.parse_args(argv)
-    d = Path(a.sweep_dir)
+    d = Path(a.sweep_dir).resolve()
     rows = list(csv.DictReader(open(d / "sweep.csv")))
     settings = []  # (front, solved (N,), passes (N,))
     for r in rows:

@@ -144,7 +144,10 @@ def family_sweep_tab():
         st.caption(f"Alignment: `{path}`")
     c1, c2 = st.columns(2)
     n = c1.slider("N members", 20, 300, 100, 20, key="fsw_n")
-    grid = c2.text_input("Grid", "sequential; topk:k=4,8; eb:gamma=1,4", key="fsw_grid")
+    # mi-cap: the MI rule at most 8 columns a pass, the rule that keeps pair statistics best here
+    # at matched passes (docs/results-family.md); it reads the head, when the family has one
+    start = "sequential; topk:k=4,8; eb:gamma=4" + ("; mi-cap:k=8:gamma=32:lam=300" if head is not None else "")
+    grid = c2.text_input("Grid", start, key="fsw_grid")
     if st.button("Run sweep", key="fsw_run"):
         cfgs = grid_or_error(grid, "Grid", head is not None, DEFAULTS)
         try:
