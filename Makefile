@@ -59,7 +59,7 @@ GRID := sequential; topk:k=4,7; eb:gamma=1e-5,3e-5,1e-4,0.001,0.01,0.03,0.2,0.5;
 GRID4 := mi:gamma=0.3,0.6:lam=1; mi:gamma=0.02,0.04,0.1,0.3,1,3:lam=10; mi-tc:gamma=0.02,0.1:lam=10; mi-zero:gamma=0.01,0.04,0.1,0.3; \
   threshold:tau=0.95,0.99,0.999; margin:tau=0.8,0.9,0.95; klass:tau=0.9,0.95:kl=0.01; dilated:k=4,8:d=2; mi-gt:gamma=0.04:lam=10
 GRID_EXT := sequential; topk:k=4,7; eb:gamma=1e-4,0.01,0.2,0.5; mi-pairs:gamma=0.3,0.6:lam=0; mi-pairs:gamma=0.01,0.1:lam=0.25; mi:gamma=0.04,0.3:lam=10; mi-zero:gamma=0.04,0.3; \
-  mi-tc:gamma=0.02:lam=10; threshold:tau=0.95,0.99; margin:tau=0.9; klass:tau=0.95:kl=0.01; dilated:k=4:d=2
+  mi-tc:gamma=0.02,0.1:lam=10; threshold:tau=0.95,0.99; margin:tau=0.8,0.9; klass:tau=0.9,0.95:kl=0.01; dilated:k=4,8:d=2
 # settings decoded side by side (sweep --jobs): about 1.3x the throughput of one 2-thread decode on 2 cores
 JOBS ?= 2
 
