@@ -79,7 +79,7 @@ def test_mi_cap_is_the_mi_rule_cut_at_k():
     assert cap(c, SamplerConfig("mi-cap", k=5, gamma=10.0, lam=1.0)) == [4, 0, 1, 2, 3]
     # where the MI stops the rule first, the cap does not matter: 2 is tied to 1 (0.35 + 0.3 + 10 x 0.5)
     assert cap(c, SamplerConfig("mi-cap", k=4, gamma=1.0, lam=10.0)) == [4, 0, 1]
-    assert SamplerConfig("mi-cap").label() == "mi-cap k=4 gamma=16 lam=10"
+    assert SamplerConfig("mi-cap").label() == "mi-cap k=8 gamma=32 lam=300"
 
 
 def test_new_samplers_on_hand_worked_cases():
