@@ -175,7 +175,7 @@ FAMILY_GRID := sequential; topk:k=4,8,16; eb:gamma=1,4,8,16; mi-zero:gamma=1,4,8
 # choosing the family defaults: the same samplers against the *training* rows, another sample seed (never the held-out rows)
 FAMILY_VAL_GRID := $(FAMILY_GRID)
 # the test tables add the oracle (the MI rule on the backbone's exact MI) beside the head's mi gamma 4 lambda 10:
-# about 1,300 ground-truth passes per generated PDZ member, 25-40 minutes per family on one core
+# 900-1,200 ground-truth passes per generated member (results/family/*/sweep.csv), 20-40 minutes per family on one core
 FAMILY_TEST_GRID := $(FAMILY_GRID); mi-gt:gamma=4:lam=10
 # the family backbones (their step budget, train.steps_for: 0.5-2 h each on 2 cores, resumable), shipped in float16 with their contact maps
 families: setup

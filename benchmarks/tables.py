@@ -120,13 +120,14 @@ def fronts_table(path=None) -> str:
         + " | ".join("" if f["at"][x]["method"] is None else f"**{f['at'][x]['method']:.1f} %**" for x in xs)
         + " |",
     ]
+
+    def cell(v):
+        return (
+            "" if v is None else f"{v['solved']:.1f} % ({v['diff']:+.1f}, {v['ci90'][0]:+.1f} .. {v['ci90'][1]:+.1f})"
+        )
+
     for fam in fams:
-        cells = []
-        for x in xs:
-            v = f["at"][x]["vs"].get(fam)
-            lo, hi = v["ci90"] if v else (0, 0)
-            cells.append("" if v is None else f"{v['solved']:.1f} % ({v['diff']:+.1f}, {lo:+.1f} .. {hi:+.1f})")
-        out.append(f"| {fam} | " + " | ".join(cells) + " |")
+        out.append(f"| {fam} | " + " | ".join(cell(f["at"][x]["vs"].get(fam)) for x in xs) + " |")
     if f.get("points") or f.get("outside"):
         out += [
             "",
@@ -669,6 +670,13 @@ def family_pairs_table(fam: str) -> str:
     return "\n".join(out)
 
 
+def lead(diff: float, sd_a: float, sd_b: float, vs: str = "") -> str:
+    """A difference of two rows' pair-correlation Pearson with its 90 % interval from their bootstrap
+    sds, the rows treated as independent (conservative: the samplers share their seeds)."""
+    half = 1.645 * (sd_a**2 + sd_b**2) ** 0.5
+    return f"{diff:+.3f} ({diff - half:+.3f} .. {diff + half:+.3f}{f'; vs {vs}' if vs else ''})"
+
+
 FAMILY_CURVES = ("topk", "eb", "mi-zero", "mi lam=10", "mi-cap k=8 lam=0", "mi-cap k=8")
 
 
@@ -714,32 +722,23 @@ def family_matched_table(at=(12, 16, 24, 32), curves=FAMILY_CURVES, leads=FAMILY
             spread.setdefault(sweep_family(r), []).append((x, float(r["pair_corr_sd"])))
         seq = next((r for r in rows if r["sampler"] == "sequential"), None)
         for x in at:
-            cells = []
-            for fam_name in curves:
-                v = interpolate(value.get(fam_name, []), x)
-                cells.append("" if v is None else f"{v:.3f}")
+            at_x = {c: interpolate(v, x) for c, v in value.items()}  # every curve read once at x
+            cells = ["" if at_x.get(c) is None else f"{at_x[c]:.3f}" for c in curves]
             s = f"{float(seq['pair_corr_pearson']):.3f} ({float(seq['avg_passes']):.0f})" if seq else ""
+            leads_x = []
             for method, rivals in leads:
-                m = interpolate(value.get(method, []), x)
-                at_x = {c: interpolate(value.get(c, []), x) for c in rivals}
-                best = max(((v, c) for c, v in at_x.items() if v is not None), default=None)
-                d = ""
-                if m is not None and best is not None:
-                    sd = (interpolate(spread[method], x) ** 2 + interpolate(spread[best[1]], x) ** 2) ** 0.5
-                    diff = m - best[0]
-                    d = f"{diff:+.3f} ({diff - 1.645 * sd:+.3f} .. {diff + 1.645 * sd:+.3f}; vs {best[1]})"
-                cells.append(d)
-            out.append(
-                f"| {fam} | {x} | "
-                + " | ".join(cells[: len(curves)])
-                + f" | {s} | "
-                + " | ".join(cells[len(curves) :])
-                + " |"
-            )
+                m = at_x.get(method)
+                best = max(((at_x[c], c) for c in rivals if at_x.get(c) is not None), default=None)
+                if m is None or best is None:
+                    leads_x.append("")
+                    continue
+                sds = interpolate(spread[method], x), interpolate(spread[best[1]], x)
+                leads_x.append(lead(m - best[0], *sds, vs=best[1]))
+            out.append(f"| {fam} | {x} | " + " | ".join(cells) + f" | {s} | " + " | ".join(leads_x) + " |")
     return "\n".join(out)
 
 
-def family_oracle_table(setting=("4.0", "10.0")) -> str:
+def family_oracle_table(setting=(4.0, 10.0)) -> str:
     """The MI rule on the backbone's exact MI (mi-gt, the oracle) beside the same rule on the head
     (mi) at one setting, on the test rows: does the head's estimate cost pair statistics? The
     difference's 90 % interval treats the two rows as independent (conservative: shared seeds)."""
@@ -755,7 +754,7 @@ def family_oracle_table(setting=("4.0", "10.0")) -> str:
         pick = {
             r["sampler"]: r
             for r in rows_of(path)
-            if r["sampler"] in ("mi", "mi-gt") and (r["gamma"], r["lam"]) == setting
+            if r["sampler"] in ("mi", "mi-gt") and (float(r["gamma"]), float(r["lam"])) == setting
         }
         if "mi-gt" not in pick:
             out.append(f"| {fam} | (no oracle row yet: `make family-results`) | | | | | |")
@@ -769,8 +768,7 @@ def family_oracle_table(setting=("4.0", "10.0")) -> str:
             if name == "mi-gt" and "mi" in pick:
                 h = pick["mi"]
                 diff = float(r["pair_corr_pearson"]) - float(h["pair_corr_pearson"])
-                sd = (float(r["pair_corr_sd"]) ** 2 + float(h["pair_corr_sd"]) ** 2) ** 0.5
-                d = f"{diff:+.3f} ({diff - 1.645 * sd:+.3f} .. {diff + 1.645 * sd:+.3f})"
+                d = lead(diff, float(r["pair_corr_sd"]), float(h["pair_corr_sd"]))
             who = "oracle (exact MI)" if name == "mi-gt" else "MI head"
             out.append(
                 f"| {fam} | {who} | {float(r['avg_passes']):.1f} | {o} | "

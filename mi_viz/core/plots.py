@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from .samplers import SAMPLERS
+
 MI_COLORSCALE = "Viridis"
 ENTROPY_COLORSCALE = "Blues"
 
@@ -243,16 +245,21 @@ def offline_html(figures, title: str = "mi-viz") -> str:
 
 
 def sweep_family(row) -> str:
-    """The curve a sweep row belongs to: sampler, lambda, and the scan rule when not the default.
-    mi-cap's curve is its cap k instead: its lambda moves it along the curve (docs/samplers.md);
-    at lambda 0 (the capped entropy budget, its ablation) gamma does, on a curve of its own."""
-    lam, scan, k = row.get("lam"), row.get("scan"), row.get("k")
+    """The curve a sweep row belongs to: the sampler, the parameters its registry entry names its
+    curves by (SamplerSpec.curve: lambda for most, the cap k for mi-cap, whose lambda moves along
+    it), and the scan rule when not the default. A curve that lambda moves along keeps its
+    lambda-0 rows (no MI read at all: the ablation) on a curve of their own."""
+
+    def given(p):
+        v = row.get(p)
+        return v not in (None, "") and v == v  # v == v: not NaN (pandas rows)
+
     fam = row["sampler"]
-    if fam == "mi-cap" and k not in (None, "") and k == k:
-        fam += f" k={int(float(k))}" + (" lam=0" if lam not in (None, "") and float(lam) == 0 else "")
-    elif lam not in (None, "") and lam == lam:  # lam == lam: not NaN (pandas rows)
-        fam += f" lam={float(lam):g}"
-    return fam + (" (skip)" if scan == "skip" else "")
+    names = SAMPLERS[fam].curve if fam in SAMPLERS else ("lam",)
+    key = fam + "".join(f" {p}={float(row[p]):g}" for p in names if given(p))
+    if "lam" not in names and given("lam") and float(row["lam"]) == 0:
+        key += " lam=0"
+    return key + (" (skip)" if row.get("scan") == "skip" else "")
 
 
 def plot_sweep(

@@ -281,6 +281,7 @@ class SamplerSpec:
     select: Callable  # (Candidates, SamplerConfig) -> list of indices into the candidates
     version: int = 1  # of the selection rule: recorded in sweep rows
     reach: str | None = None  # the MI rule whose mi_rule_reach bounds what it can admit (mi-gt)
+    curve: tuple[str, ...] = ("lam",)  # parameters that name a sweep curve; the others move along it
 
 
 SAMPLERS: dict[str, SamplerSpec] = {
@@ -315,6 +316,7 @@ SAMPLERS: dict[str, SamplerSpec] = {
         "mi",
         lambda c, cfg: select_mi(c.H, c.MI, cfg.gamma, cfg.lam, cfg.scan)[: cfg.k],
         RULE_VERSION,
+        curve=("k",),  # its front moves along lambda at a fixed cap
     ),
     "mi-pairs": SamplerSpec(
         {"gamma": 0.01, "lam": 0.25, "scan": "stop"},
