@@ -3,11 +3,8 @@
     python training/ship_family.py runs/family/family_PF00595 checkpoints/family_PF00595
     python training/ship_family.py runs/family_head/family_PF00595_mi_head checkpoints/family_PF00595_mi_head
 
-Why float16: a family backbone is about a million parameters; stored in half precision it is
-2 MB instead of 4, and the tree stays small enough for a GPU lease to carry it. The weights
-are upcast when loaded (load_state_strict copies into float32 parameters), and every family
-result in results/family/ was computed from the shipped float16 files, never from the run's
-float32 ones. The JSON half records the storage dtype. The run's log goes to
+Why float16: training/ship_float16.py (every shipped backbone is stored so); every family
+result in results/family/ was computed from the shipped float16 files. The run's log goes to
 results/family/NAME/ (train_log.csv or head_log.csv) and a contact map (RUN.contacts.json)
 is copied beside the checkpoint.
 """
@@ -19,7 +16,9 @@ import json
 import shutil
 from pathlib import Path
 
-from mi_viz.core.checkpoints import checkpoint_paths, read_meta, read_tensors, save_checkpoint
+from ship_float16 import ship_float16
+
+from mi_viz.core.checkpoints import checkpoint_paths
 
 
 def main(argv=None):
@@ -28,12 +27,7 @@ def main(argv=None):
     ap.add_argument("out", help="the shipped checkpoint, e.g. checkpoints/family_PF00595")
     a = ap.parse_args(argv)
     run, out = Path(a.run), Path(a.out)
-    meta = read_meta(run)
-    tensors = {
-        k: v.half() if v.is_floating_point() else v for k, v in read_tensors(run).items() if not k.startswith("opt.")
-    }
-    extra = {**meta["extra"], "stored_dtype": "float16", "shipped_from": run.name}
-    save_checkpoint(out, tensors, meta["kind"], meta["config"], meta["step"], meta["metrics"], extra)
+    meta = ship_float16(run, out)
     contacts = run.with_name(run.name + ".contacts.json")
     if contacts.exists():
         shutil.copy(contacts, out.with_name(out.name + ".contacts.json"))
