@@ -1,6 +1,7 @@
 """The CLI contract: per-puzzle CSV, last stdout line a JSON summary, bad lines skipped."""
 
 import csv
+import gzip
 import json
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import torch
 from conftest import ROOT
 
 from mi_viz.core.samplers import SAMPLERS
+from mi_viz.core.sweep import rows_path
 
 pytestmark = pytest.mark.slow  # subprocesses: make test-fast leaves this file out
 
@@ -107,6 +109,7 @@ def test_sweep_and_mi_report(tmp_path, tiny_ckpt):
         tmp_path / "sw2",
         "--jobs",
         "2",
+        "--save-rows",
     )
     assert r.returncode == 0, r.stderr
     rows2 = list(csv.DictReader(open(tmp_path / "sw2" / "sweep.csv")))
@@ -114,6 +117,12 @@ def test_sweep_and_mi_report(tmp_path, tiny_ckpt):
     assert [[x[k] for k in same] for x in rows2] == [[x[k] for k in same] for x in rows]
     assert all(x["jobs"] == "2" and x["threads"] == str(max(1, torch.get_num_threads() // 2)) for x in rows2)
     assert json.loads(r.stdout.strip().splitlines()[-1])["decoded"] == 5
+    # the saved rows: each puzzle's index and figures, not its 81-digit strings (the index recovers them)
+    with gzip.open(rows_path(tmp_path / "sw2", "topk k=9"), "rt") as h:
+        saved = list(csv.DictReader(h))
+    assert [s["i"] for s in saved] == ["0", "1"] and not {"puzzle", "output"} & set(saved[0])
+    assert sum(int(s["solved"]) for s in saved) / 2 == float(rows2[2]["solved_frac"])
+    assert all(1 <= int(s["passes"]) <= 9 for s in saved)  # top-9 on 81 cells: at most 9 passes
     r = _cli(
         "mi-report",
         "sudoku",

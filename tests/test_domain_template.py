@@ -60,6 +60,7 @@ class TwinsDomain:
     value_names = ("a", "b", "c")
     mask_id = MASK
     sampler_defaults = {"eb": {"gamma": 0.5}}
+    unsaved_columns = ()
 
     def load_model(self, spec=None, device="cpu"):
         return TwinsModel()

@@ -35,6 +35,7 @@ from mi_viz.core.checkpoints import (
     read_tensors,
     save_checkpoint,
 )
+from mi_viz.core.plots import save_png
 from mi_viz.core.samplers import SamplerConfig, decode
 from mi_viz.core.schedule import lr_at, progress_of
 from mi_viz.domains.sudoku import board as S
@@ -123,7 +124,7 @@ def plot_loss(log_path: Path, out_png: Path):
     ax.set_yscale("log")
     ax.set_title("Sudoku MDM training loss")
     fig.tight_layout()
-    fig.savefig(out_png, dpi=120)
+    save_png(fig, out_png, dpi=120)
     plt.close(fig)
 
 

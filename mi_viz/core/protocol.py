@@ -50,6 +50,9 @@ class Domain(Protocol):
     # this domain's sampler defaults over the registry's ({"eb": {"gamma": 8.0}, ...}): budgets in
     # nats scale with the entropies, which differ by domain (samplers.config_for)
     sampler_defaults: dict[str, dict]
+    # columns of score()'s rows that a sweep's saved rows (--save-rows) leave out because the row's
+    # index recovers them: the input (item i of the inputs) and the output (decoding is deterministic)
+    unsaved_columns: tuple[str, ...]
 
     @property
     def default_model(self) -> Any: ...  # the shipped backbone's checkpoint path (sweeps fingerprint it)

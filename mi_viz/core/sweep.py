@@ -99,6 +99,12 @@ def rows_path(out_dir, label: str) -> Path:
     return Path(out_dir) / "rows" / (label.replace(" ", "_") + ".csv.gz")
 
 
+def saved_rows(rows: list[dict], unsaved: tuple[str, ...]) -> list[dict]:
+    """Per-item rows as a sweep saves them: the item's index i first, without the domain's
+    unsaved columns (Domain.unsaved_columns: what the index recovers)."""
+    return [{"i": i, **{k: v for k, v in row.items() if k not in unsaved}} for i, row in enumerate(rows)]
+
+
 def run_sweep(
     domain,
     cfgs: list[SamplerConfig],
@@ -184,7 +190,7 @@ def run_sweep(
     for j, r in run_grid(domain, [cfgs[i] for i in todo], items, checkpoint, head, device, batch_size, jobs):
         i = todo[j]
         if save_rows:
-            write_rows(r.rows, rows_path(out, cfgs[i].label()))
+            write_rows(saved_rows(r.rows, domain.unsaved_columns), rows_path(out, cfgs[i].label()))
         summaries[i] = {
             **r.summary,
             **(extra(r) if extra else {}),

@@ -74,6 +74,7 @@ class FamilyDomain:
     # gamma 1 (nats), which on columns of 0.5-2.5 nats decodes nearly one column a pass
     # (docs/results-family.md). tests/test_family.py checks they agree.
     sampler_defaults: dict[str, dict] = {}
+    unsaved_columns: tuple[str, ...] = ()
 
     @property
     def default_model(self) -> Path:
@@ -161,6 +162,7 @@ class _Default:
     value_names = FamilyDomain.value_names
     mask_id = FamilyDomain.mask_id
     sampler_defaults = FamilyDomain.sampler_defaults
+    unsaved_columns = FamilyDomain.unsaved_columns
 
     def __getattr__(self, attr):
         return getattr(family_domain(DEFAULT_FAMILY), attr)

@@ -72,6 +72,9 @@ class SudokuDomain:
     # (benchmarks/sudoku_defaults.py -> results/sudoku/val_sweep/choice.json: the best validation
     # solve rate at <= 1/3.5 of sequential's passes), tests/test_sudoku.py checks they agree.
     # mi-pairs (rule 3) keeps release 0.3's (0.01, 0.25): its Table 1 rows were made there.
+    # a sweep's saved rows keep the per-puzzle figures; the 81-digit strings (most of a row's
+    # bytes) are the puzzle file's line i and a re-decode's output
+    unsaved_columns: tuple[str, ...] = ("puzzle", "output")
     sampler_defaults: dict = {
         "eb": {"gamma": 1e-4},
         "mi": {"gamma": 0.04, "lam": 10.0},

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ...core.plots import ENTROPY_COLORSCALE
+from ...core.plots import ENTROPY_COLORSCALE, save_png
 
 
 def _cells():
@@ -204,7 +204,7 @@ def figure1(model, head, puzzle, step: int, out_png, eps: float = 1e-3) -> dict:
         ax.set_ylabel("cell")
         plt.colorbar(im, ax=ax, fraction=0.046, label="nats")
     fig.tight_layout()
-    fig.savefig(out_png, dpi=110)
+    save_png(fig, out_png, dpi=110)
     plt.close(fig)
     return {
         "step": step,
