@@ -20,3 +20,20 @@ def test_readme_is_a_map():
     assert len(lines) <= 285  # a map of three domains (Sudoku, proteins, families); the narratives live in docs/
     for cmd in ("make app", "make test"):
         assert any(line.startswith(cmd) for line in lines), cmd
+
+
+def test_every_committed_sweep_row_was_decoded_by_shipped_weights():
+    """A results row names the sha of the backbone and head that produced it: each must be a
+    checkpoint in checkpoints/ now, so that no table reads numbers of weights users cannot load
+    (after a backbone is retrained or stored in another dtype, its results are re-run)."""
+    import csv
+
+    from mi_viz.core.checkpoints import fingerprint
+
+    shipped = {fingerprint(p) for p in (ROOT / "checkpoints").glob("*.safetensors")}
+    sweeps = sorted((ROOT / "results").rglob("sweep.csv"))
+    assert len(sweeps) >= 10
+    for path in sweeps:
+        for row in csv.DictReader(open(path)):
+            used = {row["mdm_sha"]} | ({row["head_sha"]} if row.get("head_sha") else set())
+            assert used <= shipped, f"{path.relative_to(ROOT)}: {row['sampler']} decoded by {used - shipped}"
