@@ -160,6 +160,9 @@ protein-mi-results: setup
 	$(BIN)/python benchmarks/protein_latency.py | tee results/protein/latency.txt
 	$(BIN)/python -m mi_viz sweep protein --n 500 --grid "$(PROTEIN_GRID); $(PROTEIN_MI_GRID)" --out-dir results/protein/table2 --save-rows --resume --jobs 2
 	$(BIN)/python benchmarks/protein_jsd_noise.py --out results/protein/jsd_noise.json
+	$(BIN)/python benchmarks/protein_head_baselines.py --out results/protein/head_baselines.json
+	$(BIN)/python -m mi_viz sweep protein --n 50 --grid "sequential; mi:gamma=2,32:lam=1; mi-gt:gamma=2,32:lam=1" \
+	  --out-dir results/protein/table2_gt_subset --resume --jobs 2
 	$(BIN)/python benchmarks/tables.py --write
 
 # --- Protein families (README "Protein families"; the alignments and structures are the user's:

@@ -870,7 +870,11 @@ def models_table() -> str:
             held = f"sequential solves {100 * m['val_solved']:.1f} % of the validation puzzles"
         else:
             held = f"pseudo-ppl {m['val_pseudo_ppl_15']:.1f} at 15 % masked"
-        out.append(f"| `{name}` ({w.stat().st_size / 2**20:.1f} MiB) | {n_params(w):,} | {data} | {train} | {held} |")
+        size = f"{w.stat().st_size / 2**20:.1f} MiB"
+        if ex.get("stored_dtype") == "float16":  # training/ship_float16.py: the figure is the float32 run's
+            size += ", float16"
+            held += " (training run, float32)"
+        out.append(f"| `{name}` ({size}) | {n_params(w):,} | {data} | {train} | {held} |")
     fams = [f for f in FAMILIES if (ROOT / "checkpoints" / f"family_{f}.json").exists()]
     if fams:
         sizes = [(ROOT / "checkpoints" / f"family_{f}.safetensors").stat().st_size / 2**20 for f in fams]
