@@ -104,6 +104,7 @@ results: setup
 	$(BIN)/python benchmarks/sudoku_fronts.py --sweep-dir results/sudoku/kaggle --at 18.5,19.5,20.5 --out results/sudoku/kaggle_fronts.json
 	$(BIN)/python -m mi_viz bench sudoku --puzzles data/sudoku/test_medium.csv --sampler sequential --out results/sudoku/test_medium_sequential.csv | tail -1 > results/sudoku/test_medium_sequential.json
 	$(BIN)/python -m mi_viz mi-report sudoku --puzzles $(HARD) --states 100 --structure-states 40 --out results/sudoku/mi_report.json --pairs results/sudoku/mi_report_pairs.npz
+	$(BIN)/python benchmarks/sudoku_head_scores.py --out results/sudoku/head_scores.csv
 	$(BIN)/python -m mi_viz figure sudoku --puzzles $(HARD) --index 0 --step 12 --out results/figure1.png
 	$(BIN)/python benchmarks/latency.py | tee results/latency.txt
 	$(BIN)/python benchmarks/tables.py --write

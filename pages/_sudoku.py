@@ -67,7 +67,7 @@ def head_picker() -> None:
         help="Every page's estimated MI and 'mi' sampler read this head. The baseline is "
         "the previous release's head (no mix blocks), kept for comparison.",
     )
-    scores = RESULTS / "sudoku" / "head_candidates_test.csv"
+    scores = RESULTS / "sudoku" / "head_scores.csv"  # benchmarks/sudoku_head_scores.py
     rel = Path(opts[name]).resolve()
     rows = list(csv.DictReader(scores.read_text().splitlines())) if scores.exists() else []
     row = next((r for r in rows if (ROOT / r["head"]).resolve() == rel), None)

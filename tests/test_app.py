@@ -202,7 +202,7 @@ def test_head_picker_reads_the_baseline_everywhere():
     baseline's weights, which never change); the decode page runs it."""
     import csv
 
-    rows = {r["head"]: r for r in csv.DictReader(open(ROOT / "results" / "sudoku" / "head_candidates_test.csv"))}
+    rows = {r["head"]: r for r in csv.DictReader(open(ROOT / "results" / "sudoku" / "head_scores.csv"))}
     old = rows["checkpoints/sudoku_mi_head_baseline"]  # the head shipped before this one
     at = _run()  # the entry point draws the picker in the sidebar of every page
     pick = at.sidebar.selectbox(key="mi_head")

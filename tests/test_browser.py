@@ -387,10 +387,10 @@ def test_two_sessions_do_not_share_state(server, browser):
 
 def test_sidebar_head_choice_follows_to_the_estimator(server, browser):
     """The MI head picked in the sidebar is the one the MI estimator page reads: the committed
-    report's states re-read by that head, its Pearson the one in head_candidates_test.csv."""
+    report's states re-read by that head, its Pearson the one in head_scores.csv."""
     import csv
 
-    rows = {r["head"]: r for r in csv.DictReader(open(ROOT / "results" / "sudoku" / "head_candidates_test.csv"))}
+    rows = {r["head"]: r for r in csv.DictReader(open(ROOT / "results" / "sudoku" / "head_scores.csv"))}
     want = f"{float(rows['checkpoints/sudoku_mi_head_baseline']['pearson']):.3f}"
     ctx, page = _open(browser, server + "/")
     page.locator('[data-testid="stSelectbox"]', has_text="MI head").click()
