@@ -98,3 +98,28 @@ def test_shipped_checkpoints_load():
 
     model, meta = load_mdm(get_domain("sudoku").default_model)
     assert meta["kind"] == "sudoku-mdm" and model.n_params() > 1_000_000
+
+
+def test_float16_storage_loads_into_float32(tmp_path, tiny_mdm):
+    """training/ship_float16.py: half the bytes, the same module upcast; the JSON names the source."""
+    import importlib.util
+
+    from conftest import ROOT
+
+    from mi_viz.core.checkpoints import fingerprint
+
+    spec = importlib.util.spec_from_file_location("ship_float16", ROOT / "training" / "ship_float16.py")
+    ship = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ship)
+    save_mdm(tmp_path / "m32", tiny_mdm, step=3)
+    ship.ship_float16(tmp_path / "m32", tmp_path / "m16")
+    w32, w16 = checkpoint_paths(tmp_path / "m32")[0], checkpoint_paths(tmp_path / "m16")[0]
+    assert w16.stat().st_size < 0.6 * w32.stat().st_size
+    model, meta = load_mdm(tmp_path / "m16")
+    assert meta["step"] == 3 and meta["extra"]["stored_dtype"] == "float16"
+    assert meta["extra"]["float32_sha"] == fingerprint(tmp_path / "m32")
+    for k, v in tiny_mdm.state_dict().items():
+        got = model.state_dict()[k]
+        assert got.dtype == v.dtype and torch.equal(got, v.half().to(v.dtype) if v.is_floating_point() else v)
+    ship.ship_float16(tmp_path / "m16", tmp_path / "m16")  # halving again changes nothing, keeps the source's sha
+    assert load_mdm(tmp_path / "m16")[1]["extra"]["float32_sha"] == fingerprint(tmp_path / "m32")
