@@ -887,6 +887,33 @@ def models_table() -> str:
     return "\n".join(out)
 
 
+def float16_table(path=None) -> str:
+    """What storing the two backbones in float16 changed (benchmarks/float16_storage.py)."""
+    path = Path(path or R / "float16_storage.json")
+    if not path.exists():
+        rel = path.relative_to(ROOT)
+        return f"(no {rel} yet: `python benchmarks/float16_storage.py --out {rel}`)"
+    f = json.loads(path.read_text())
+    out = [
+        "| backbone | states (masked positions) | max / mean abs logit change | max abs probability change "
+        "| argmax flips |",
+        "|---|---|---|---|---|",
+    ]
+    for name, o in f["outputs"].items():
+        out.append(
+            f"| {name} | {o['states']} ({o['masked_positions']:,}) | {o['max_abs_logit_diff']:.4f} / "
+            f"{o['mean_abs_logit_diff']:.5f} | {o['max_abs_prob_diff']:.4f} | {o['argmax_flips']} |"
+        )
+    d = f["table1_decodes"]
+    out.append("")
+    out.append(
+        f"Table 1's {len(d['settings'])} settings, {d['decodes']:,} puzzle decodes: {d['changed']:,} changed their "
+        f"outcome (solved or passes) against the float32 rows at {f['float32_rev']}; the largest change of a solve "
+        f"rate is {d['max_abs_solve_rate_change']:.1f} points."
+    )
+    return "\n".join(out)
+
+
 BLOCKS = {
     "headline": headline_table,
     "table1": lambda: sweep_table(R / "sudoku" / "test_hard" / "sweep.csv", paper=True),
@@ -915,6 +942,7 @@ BLOCKS = {
     "family_models": family_models_table,
     "family_oracle": family_oracle_table,
     "models": models_table,
+    "float16": float16_table,
     **{f"family_pairs_{f}": (lambda f=f: family_pairs_table(f)) for f in FAMILIES},
 }
 BLOCK = re.compile(r"(<!-- tables:(\w+) -->\n)(.*?)(<!-- /tables -->)", re.S)
