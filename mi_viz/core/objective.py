@@ -8,7 +8,10 @@ residues short of the padding, alignment columns) and in their vocabularies.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import torch
+import torch.nn.functional as F
 
 
 def random_mask(
@@ -35,3 +38,24 @@ def random_mask(
         first = torch.multinomial(real[none].float(), 1, generator=generator).squeeze(1)
         masked[none.nonzero().squeeze(1), first] = True
     return masked.to(out_device), t.to(out_device)
+
+
+def masked_cross_entropy(
+    logits_of: Callable[[torch.Tensor], torch.Tensor],
+    x0: torch.Tensor,
+    real: torch.Tensor,
+    target: torch.Tensor,
+    mask_id: int,
+    generator: torch.Generator | None = None,
+    mask_ratio: float | None = None,
+) -> tuple[torch.Tensor, int]:
+    """The objective without 1/t weighting (generation starts all-masked and every ratio counts):
+    x0 (B, L) clean tokens, real (B, L) what may be masked, target (B, L) each position's class
+    index; positions masked by random_mask, logits_of(xt) (B, L, V). Returns (mean cross-entropy
+    over the masked positions, their count)."""
+    masked, _ = random_mask(real, generator, mask_ratio)  # (B, L)
+    xt = torch.where(masked, torch.full_like(x0, mask_id), x0)
+    logits = logits_of(xt).float()  # (B, L, V)
+    ce = F.cross_entropy(logits[masked], target[masked], reduction="sum")
+    n = int(masked.sum())
+    return ce / max(n, 1), n

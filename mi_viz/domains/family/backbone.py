@@ -17,10 +17,9 @@ from dataclasses import asdict, dataclass
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 from ...core.checkpoints import load_module, save_module
-from ...core.objective import random_mask
+from ...core.objective import masked_cross_entropy
 from ..protein.alphabet import MASK, PAD
 from ..protein.backbone import ESMCBackbone, ESMCCore
 from .alignment import TOKEN_OF_VALUE, Q
@@ -110,13 +109,8 @@ def family_lm_loss(
     column masked with probability t (at least one), cross-entropy over the 21 symbols on the
     masked columns. x0 (B, L) tokens. Returns (mean CE over masked columns, their count).
     No 1/t weighting, as for the protein backbone: generation starts all-masked, every ratio counts."""
-    masked, _ = random_mask(torch.ones_like(x0, dtype=torch.bool), generator, mask_ratio)  # (B, L)
-    xt = torch.where(masked, torch.full_like(x0, MASK), x0)
-    logits = model(xt).float()  # (B, L, 21)
-    target = VALUE_OF_TOKEN.to(x0.device)[x0]  # (B, L)
-    ce = F.cross_entropy(logits[masked], target[masked], reduction="sum")
-    n = int(masked.sum())
-    return ce / max(n, 1), n
+    target = VALUE_OF_TOKEN.to(x0.device)[x0]  # (B, L) class 0..20
+    return masked_cross_entropy(model, x0, torch.ones_like(x0, dtype=torch.bool), target, MASK, generator, mask_ratio)
 
 
 def save_family_mdm(path, model: FamilyBackbone, step: int = 0, metrics: dict | None = None, extra: dict | None = None):

@@ -20,10 +20,9 @@ from pathlib import Path
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 from ...core.checkpoints import CheckpointError, checkpoint_paths, load_module, load_state_strict, save_module
-from ...core.objective import random_mask
+from ...core.objective import masked_cross_entropy
 from ...core.protocol import ModelOutput
 from .alphabet import BOS, EOS, FIRST_AA, MASK, PAD, VALUE_TOKENS
 
@@ -156,13 +155,8 @@ def masked_lm_loss(
     residues. x0 (B, L) residue tokens, PAD at the end of short rows. Returns (mean CE over
     masked residues, number of masked residues). Generation starts all-masked and ends nearly
     clean, so every ratio matters: no 1/t weighting (it would put most weight on clean rows)."""
-    masked, _ = random_mask(x0 != PAD, generator, mask_ratio)  # (B, L)
-    xt = torch.where(masked, torch.full_like(x0, MASK), x0)
-    logits = model(xt).float()  # (B, L, 20); model may be DDP-wrapped
-    target = (x0 - FIRST_AA).clamp(0, logits.shape[-1] - 1)  # (B, L) class 0..19
-    ce = F.cross_entropy(logits[masked], target[masked], reduction="sum")
-    n = int(masked.sum())
-    return ce / max(n, 1), n
+    target = (x0 - FIRST_AA).clamp(0, len(VALUE_TOKENS) - 1)  # (B, L) class 0..19
+    return masked_cross_entropy(model, x0, x0 != PAD, target, MASK, generator, mask_ratio)  # model may be DDP
 
 
 # --------------------------------------------------------------------------- checkpoints
