@@ -12,7 +12,10 @@ history (FLOAT32_REV, the last commit that shipped them; the sha is checked), an
    over masked positions, and how many argmaxes flip;
 2. decodes: every Table 1 setting's per-puzzle rows (results/sudoku/test_hard/rows/, decoded
    by the float16 file) against the same setting's rows at FLOAT32_REV (decoded by the float32
-   file): puzzles whose outcome (solved, passes) changed, and the solve rate's change.
+   file): puzzles whose outcome (solved, passes) changed, and the solve rate's change;
+3. Table 2: proteins are sampled (temperature 1), and one flipped draw changes the rest of a
+   sequence, so every row is in effect a new sample: each row's k-means and UniRep JSD against
+   the same row at FLOAT32_REV (the size of a re-sample, to read beside results/protein/jsd_noise.json).
 
 Prints, last, a one-line JSON.
 """
@@ -109,6 +112,21 @@ def decodes() -> dict:
     }
 
 
+def table2() -> dict:
+    path = "results/protein/table2/sweep.csv"
+    keys = ("sampler", "gamma", "lam", "k", "tau", "kl", "d")
+    old = {tuple(r[k] for k in keys): r for r in csv.DictReader(io.StringIO(git_bytes(FLOAT32_REV, path).decode()))}
+    out = {}
+    for metric in ("jsd", "jsd_unirep"):
+        d = [
+            abs(float(r[metric]) - float(old[tuple(r[k] for k in keys)][metric]))
+            for r in csv.DictReader(open(ROOT / path))
+            if r.get(metric)
+        ]
+        out[metric] = {"rows": len(d), "max_abs_change": round(max(d), 4), "mean_abs_change": round(sum(d) / len(d), 4)}
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=None)
@@ -118,6 +136,7 @@ def main(argv=None):
             "float32_rev": FLOAT32_REV,
             "outputs": {d: outputs(d, Path(tmp)) for d in ("sudoku", "protein")},
             "table1_decodes": decodes(),
+            "table2_resample": table2(),
         }
     if a.out:
         Path(a.out).write_text(json.dumps(res, indent=1) + "\n")
