@@ -334,16 +334,11 @@ def fmt(v, col: str) -> str:
 
 def protein_choice() -> dict[str, str]:
     """sampler -> label of its default row: the domain's sampler_defaults (the validation choice of
-    results/protein/val_sweep/choice.json, made under rule 3: mi-pairs is that choice as run)."""
-    p = R / "protein" / "val_sweep" / "choice.json"
-    if not p.exists():
+    results/protein/val_sweep/choice.json, made under rule 3: mi-pairs is that choice as run;
+    tests/test_protein.py checks the two agree)."""
+    if not (R / "protein" / "val_sweep" / "choice.json").exists():
         return {}
-    c = json.loads(p.read_text())
-    out = {n: config_for(n, PROTEIN.sampler_defaults).label() for n in ("eb", "mi", "mi-tc", "mi-zero")}
-    if c.get("mi"):
-        chosen = {k: c["mi"].get(k) for k in ("gamma", "lam")}
-        out["mi-pairs"] = label({"sampler": "mi-pairs", "rule_version": 3, **chosen})
-    return out
+    return {n: config_for(n, PROTEIN.sampler_defaults).label() for n in ("eb", "mi", "mi-tc", "mi-zero", "mi-pairs")}
 
 
 def protein_label(r, chosen: dict) -> str:
@@ -904,13 +899,14 @@ def float16_table(path=None) -> str:
             f"| {name} | {o['states']} ({o['masked_positions']:,}) | {o['max_abs_logit_diff']:.4f} / "
             f"{o['mean_abs_logit_diff']:.5f} | {o['max_abs_prob_diff']:.4f} | {o['argmax_flips']} |"
         )
-    d = f["table1_decodes"]
+    d = f.get("table1_decodes")
     out.append("")
-    out.append(
-        f"Table 1's {len(d['settings'])} settings, {d['decodes']:,} puzzle decodes: {d['changed']:,} changed their "
-        f"outcome (solved or passes) against the float32 rows at {f['float32_rev']}; the largest change of a solve "
-        f"rate is {d['max_abs_solve_rate_change']:.1f} points."
-    )
+    if d:
+        out.append(
+            f"Table 1's {len(d['settings'])} settings, {d['decodes']:,} puzzle decodes: {d['changed']:,} changed their "
+            f"outcome (solved or passes) against the float32 rows at {f['float32_rev']}; the largest change of a "
+            f"solve rate is {d['max_abs_solve_rate_change']:.1f} points."
+        )
     t = f.get("table2_resample")
     if t:
         k, u = t["jsd"], t["jsd_unirep"]

@@ -439,7 +439,8 @@ def test_protein_sampler_defaults_are_the_validation_choice():
     """The defaults the CLI and the app use are the ones the committed validation sweep chose."""
     choice = json.loads((ROOT / "results" / "protein" / "val_sweep" / "choice.json").read_text())
     d = PROTEIN.sampler_defaults
-    assert d["mi"] == {"gamma": choice["mi"]["gamma"], "lam": choice["mi"]["lam"]} == d["mi-gt"]
+    mi = {"gamma": choice["mi-pairs"]["gamma"], "lam": choice["mi-pairs"]["lam"]}
+    assert d["mi"] == d["mi-gt"] == d["mi-tc"] == d["mi-pairs"] == mi
     assert d["eb"]["gamma"] == choice["eb"]["gamma"] and d["mi-zero"]["gamma"] == choice["mi-zero"]["gamma"]
 
 
