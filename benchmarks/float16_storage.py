@@ -34,6 +34,7 @@ from pathlib import Path
 import torch
 
 from mi_viz.core.checkpoints import fingerprint
+from mi_viz.core.sweep import SETTING_KEYS, setting_key
 from mi_viz.domains import get_domain
 from mi_viz.domains.sudoku import board as S
 
@@ -68,8 +69,8 @@ def float32_copy(name: str, tmp: Path) -> Path:
 
 def states(domain: str, model) -> torch.Tensor:
     if domain == "sudoku":
-        lines = [x.split()[0] for x in (ROOT / "data/sudoku/test_hard.txt").read_text().splitlines() if x.strip()]
-        return get_domain("sudoku").encode([S.parse_board(x) for x in lines[:256]])  # (256, 81)
+        puzzles = S.read_puzzle_file(ROOT / "data/sudoku/test_hard.txt").puzzles[:256]
+        return get_domain("sudoku").encode(puzzles)  # (256, 81)
     g = torch.Generator().manual_seed(0)
     vals = model.value_tokens[torch.randint(0, len(model.value_tokens), (64, 80), generator=g)]
     keep = torch.rand(64, 80, generator=g) < 0.5
@@ -119,15 +120,13 @@ def decodes() -> dict:
 
 def table2() -> dict:
     path = "results/protein/table2/sweep.csv"
-    keys = ("sampler", "gamma", "lam", "k", "tau", "kl", "d")
-    old = {tuple(r[k] for k in keys): r for r in csv.DictReader(io.StringIO(git_bytes(FLOAT32_REV, path).decode()))}
+    old = {setting_key(r, SETTING_KEYS): r for r in csv.DictReader(io.StringIO(git_bytes(FLOAT32_REV, path).decode()))}
+    pairs = [  # (float16 row, its float32 twin); rows added since have no twin
+        (r, old[key]) for r in csv.DictReader(open(ROOT / path)) if (key := setting_key(r, SETTING_KEYS)) in old
+    ]
     out = {}
     for metric in ("jsd", "jsd_unirep"):
-        d = [
-            abs(float(r[metric]) - float(old[tuple(r[k] for k in keys)][metric]))
-            for r in csv.DictReader(open(ROOT / path))
-            if r.get(metric) and tuple(r[k] for k in keys) in old  # rows added since have no float32 twin
-        ]
+        d = [abs(float(new[metric]) - float(was[metric])) for new, was in pairs if new.get(metric)]
         out[metric] = {"rows": len(d), "max_abs_change": round(max(d), 4), "mean_abs_change": round(sum(d) / len(d), 4)}
     return out
 
