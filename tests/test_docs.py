@@ -37,3 +37,26 @@ def test_every_committed_sweep_row_was_decoded_by_shipped_weights():
         for row in csv.DictReader(open(path)):
             used = {row["mdm_sha"]} | ({row["head_sha"]} if row.get("head_sha") else set())
             assert used <= shipped, f"{path.relative_to(ROOT)}: {row['sampler']} decoded by {used - shipped}"
+
+
+def test_every_path_the_docs_name_exists():
+    """A file the docs point to (`results/...`, `benchmarks/....py`) is in the tree, unless the
+    line says at which git revision it lives (archived code: `git show 3082bdc:PATH`) or the
+    path is one a documented command makes and git ignores."""
+    import re
+
+    generated = ("data/sudoku/mi_states.safetensors", "data/sudoku/generated", "runs/")  # make mi-data, make data
+    top = ("results/", "checkpoints/", "data/", "benchmarks/", "training/", "mi_viz/", "experiments/", "docs/")
+    revision = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b|git history")
+    placeholder = re.compile(r"[*{}]|\.\.\.|NAME|FILE|PATH")
+    missing = []
+    for doc in [ROOT / "README.md", ROOT / "data" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for n, line in enumerate(doc.read_text().splitlines(), 1):
+            for path in re.findall(r"`([\w./-]+)`", line):
+                if not path.startswith(top) or placeholder.search(path) or path.startswith(generated):
+                    continue
+                p = ROOT / path.rstrip("/")
+                if p.exists() or any(p.parent.glob(p.name + ".*")) or revision.search(line):
+                    continue
+                missing.append(f"{doc.relative_to(ROOT)}:{n}: {path}")
+    assert not missing, "the docs name files the tree does not have:\n" + "\n".join(missing)
