@@ -41,8 +41,11 @@ carry_bytes() {  # the tree a lease copies + the carried paths; prints a table, 
 }
 
 if [ "${1:-}" = carry ]; then
-  carry_bytes && echo "fits" || { echo "does not fit: shrink the tracked tree (README: Models) or carry less"; exit 1; }
-  exit 0
+  carry_bytes || { echo "does not fit: shrink the tracked tree (README: Models) or carry less"; exit 1; }
+  if [ ! -f runs/gpu_carry/train.fasta.xz ] || [ ! -d .whl ]; then  # a total without them says nothing
+    echo "not prepared: the split or the wheels are missing; run \`bash training/gpu_protein_run.sh prepare\`"; exit 1
+  fi
+  echo "fits"; exit 0
 fi
 
 if [ "${1:-}" = prepare ]; then
