@@ -96,7 +96,7 @@ speed: setup
 	$(BIN)/python benchmarks/throughput.py | tee results/throughput.txt
 	$(BIN)/python benchmarks/table1_time.py --jobs $(JOBS) --out results/sudoku/table1_time.json
 
-# every Sudoku result (about 3.5 h on 2 cores from scratch; the sweeps --resume, so only changed rows re-decode)
+# every Sudoku result (about 2 h on 2 cores from scratch; the sweeps --resume, so only changed rows re-decode)
 results: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$(GRID); $(GRID4)" --save-rows --out-dir results/sudoku/test_hard --resume --jobs $(JOBS)
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(KAGGLE) --grid "$(GRID_EXT)" --save-rows --out-dir results/sudoku/kaggle --resume --jobs $(JOBS)

@@ -284,7 +284,7 @@ def latency_table() -> str:
     if "app_step_render_seconds_median" in lat:
         rows += [
             (
-                "app: one click on Step, server-side rerun (AppTest)",
+                "app, server view: one click on Step, the page rerun (AppTest)",
                 f"{lat['app_step_render_seconds_median']:.2f} s",
                 "",
             ),

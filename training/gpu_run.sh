@@ -20,7 +20,7 @@ trap pack EXIT
 
 if [ "${TINY:-0}" = 1 ]; then
   MDM="--preset tiny --max-steps 30"; MIDATA="--n-puzzles 12 --n-random 12 --shard-size 8 --n-val-holdout 5"
-  HEAD="--steps 20 --eval-every 10 --hidden-layers 2"; LIMIT="--limit 4"; MDM_MIN=0.2; MI_MIN=0.3; HEAD_MIN=0.2
+  HEAD="--steps 20 --eval-every 10 --hidden-layers 1"; LIMIT="--limit 4"; MDM_MIN=0.2; MI_MIN=0.3; HEAD_MIN=0.2
   DATA="--data ${TINY_DATA:-/tmp/dtest}/generated/train_grids.txt --val ${TINY_DATA:-/tmp/dtest}/generated/train_puzzles.csv"
   PUZ="--puzzles ${TINY_DATA:-/tmp/dtest}/generated/train_puzzles.csv"
   TEST=${TINY_DATA:-/tmp/dtest}/test_hard.txt
@@ -36,17 +36,18 @@ $PY -c "import torch, sys; print(sys.version, torch.__version__, torch.cuda.is_a
 
 echo "== 1. MDM"
 $PY training/train_mdm.py $MDM $DATA --max-minutes "$MDM_MIN" --run-dir runs/gpu_mdm 2>&1 | tee "$LOG/train_mdm.log"
-cp runs/gpu_mdm/best.safetensors "$OUT/sudoku_mdm.safetensors"
-cp runs/gpu_mdm/best.json "$OUT/sudoku_mdm.json"
+# shipped in float16 (training/ship_float16.py says why); every later stage reads the shipped file
+$PY training/ship_float16.py runs/gpu_mdm/best runs/gpu_mdm/sudoku_mdm
+cp runs/gpu_mdm/sudoku_mdm.safetensors runs/gpu_mdm/sudoku_mdm.json "$OUT/"
 cp runs/gpu_mdm/log.csv "$LOG/mdm_log.csv"; cp runs/gpu_mdm/loss.png "$LOG/mdm_loss.png" 2>/dev/null
 pack
 
 echo "== 2. MI data"
-$PY training/make_mi_dataset.py --mdm runs/gpu_mdm/best $MIDATA $PUZ --max-minutes "$MI_MIN" --out runs/mi_data 2>&1 \
+$PY training/make_mi_dataset.py --mdm runs/gpu_mdm/sudoku_mdm $MIDATA $PUZ --max-minutes "$MI_MIN" --out runs/mi_data 2>&1 \
   | tr '\r' '\n' | grep -v '^rank 0 shards: .*it/s\]$' | tee "$LOG/mi_data.log"
 
 echo "== 3. MI head"
-$PY training/train_head.py --mdm runs/gpu_mdm/best --data runs/mi_data $HEAD --max-minutes "$HEAD_MIN" \
+$PY training/train_head.py --mdm runs/gpu_mdm/sudoku_mdm --data runs/mi_data $HEAD --max-minutes "$HEAD_MIN" \
   --out runs/head/sudoku_mi_head 2>&1 | tee "$LOG/train_head.log"
 cp runs/head/sudoku_mi_head.safetensors runs/head/sudoku_mi_head.json "$OUT/"
 cp runs/head/sudoku_mi_head_log.csv "$LOG/head_log.csv"
@@ -58,7 +59,7 @@ echo "== 4. oracle rows (mi-gt) on the hard test set"
 # runs on the CPU in `make results`.
 for gl in 0.3:0 0.6:0; do
   g=${gl%:*}; l=${gl#*:}
-  timeout 150 $PY -m mi_viz bench sudoku --puzzles "$TEST" $LIMIT --checkpoint runs/gpu_mdm/best --sampler mi-gt \
+  timeout 150 $PY -m mi_viz bench sudoku --puzzles "$TEST" $LIMIT --checkpoint runs/gpu_mdm/sudoku_mdm --sampler mi-gt \
     --gamma $g --lam $l --out "$LOG/test_hard_mi-gt_g${g}_l${l}.csv" 2>&1 | tail -1 | tee -a "$LOG/mi_gt.jsonl"
   pack
 done
