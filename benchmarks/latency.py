@@ -110,7 +110,8 @@ def main():
         at.switch_page("pages/sudoku_decode.py")
         at.run()
         # the server's step-by-step view (the instant view steps in the browser: benchmarks/app_latency.py)
-        at.radio(key="dec_view").set_value(next(o for o in at.radio(key="dec_view").options if "server" in o)).run()
+        view = at.radio(key="dec_view")
+        view.set_value(next(o for o in view.options if "server" in o)).run()
         at.button(key="dec_fwd").click().run()  # warm: the decode is cached now
         ts = []
         for _ in range(5):
