@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8501
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: app test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
+.PHONY: app app-dev test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
         protein-data protein-mdm protein-results protein-mi-data protein-head protein-val-sweep protein-mi-results
 
 $(BIN)/activate:
@@ -37,6 +37,12 @@ unirep: setup
 
 app: setup
 	$(BIN)/streamlit run app.py --server.port $(PORT)
+
+# developing the pages: reruns on a change to the project's own code; polled, not inotify
+# (Streamlit's inotify watcher overflows on this tree), .venv and the data folders left out
+app-dev: setup
+	$(BIN)/streamlit run app.py --server.port $(PORT) --server.fileWatcherType poll \
+	  --server.folderWatchBlacklist '[".venv", "runs", "data", "results", "checkpoints", "docs", "experiments", "test-artifacts"]'
 
 # ruff check + ruff format --check through the pre-commit config (local hooks), then the whole suite
 test: setup chromium mmseqs unirep lint

@@ -15,7 +15,6 @@ a table and, last, a one-line JSON.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import socket
 import statistics
@@ -24,6 +23,8 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
+
+from mi_viz.core import strict_json
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -222,7 +223,7 @@ def main(argv=None):
     res["rounds"] = a.rounds
     for name in apps:
         print(f"{name:14s} " + "  ".join(f"{k} {v:6.2f}" for k, v in res[name].items()))
-    print(json.dumps(res))
+    print(strict_json.dumps(res))
 
 
 if __name__ == "__main__":

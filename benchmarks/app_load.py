@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import re
 import statistics
 import sys
@@ -27,6 +26,9 @@ import time
 from pathlib import Path
 
 from app_latency import CHROMIUM, start  # the same fresh-server start as the latency benchmark
+
+from mi_viz.core import strict_json
+from mi_viz.core.cli_types import finite_float
 
 ROOT = Path(__file__).resolve().parents[1]
 IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
@@ -134,7 +136,7 @@ async def run(url: str, sessions: int, seconds: float) -> tuple[dict, str]:
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sessions", type=int, default=20)
-    ap.add_argument("--seconds", type=float, default=60.0)
+    ap.add_argument("--seconds", type=finite_float, default=60.0)
     ap.add_argument("--python", default=sys.executable)
     a = ap.parse_args(argv)
     if not (1 <= a.sessions <= 50 and 0 < a.seconds <= 300):
@@ -172,7 +174,7 @@ def main(argv=None):
         f"errors in {res['sessions_with_errors']} sessions, {res['state_mismatches']} state mismatches; "
         f"models built MDM x{res['mdm_loads']}, head x{res['head_loads']}; peak RSS {res['peak_rss_mib']} MiB"
     )
-    print(json.dumps(res))
+    print(strict_json.dumps(res))
 
 
 if __name__ == "__main__":

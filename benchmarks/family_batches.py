@@ -10,12 +10,12 @@ top-k takes the same number every step. Temperature 1, sample seed 1 (the valida
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from mi_viz.core import strict_json
 from mi_viz.core.models import load_models
 from mi_viz.core.samplers import config_for, decode
 from mi_viz.domains.family import family_domain
@@ -49,8 +49,8 @@ def main(argv=None):
         }
         print(f"{label:18s} {res['samplers'][label]}")
     if a.out:
-        Path(a.out).write_text(json.dumps(res, indent=1) + "\n")
-    print(json.dumps(res))
+        Path(a.out).write_text(strict_json.dumps(res, indent=1) + "\n")
+    print(strict_json.dumps(res))
 
 
 if __name__ == "__main__":

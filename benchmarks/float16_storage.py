@@ -33,6 +33,7 @@ from pathlib import Path
 
 import torch
 
+from mi_viz.core import strict_json
 from mi_viz.core.checkpoints import fingerprint
 from mi_viz.core.sweep import SETTING_KEYS, setting_key
 from mi_viz.domains import get_domain
@@ -143,8 +144,8 @@ def main(argv=None):
     if "protein" in halved:
         res["table2_resample"] = table2()
     if a.out:
-        Path(a.out).write_text(json.dumps(res, indent=1) + "\n")
-    print(json.dumps(res))
+        Path(a.out).write_text(strict_json.dumps(res, indent=1) + "\n")
+    print(strict_json.dumps(res))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ Prints one table and, last, a JSON line. With the shipped checkpoints on the CPU
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import time
 from pathlib import Path
@@ -25,6 +24,7 @@ from pathlib import Path
 import torch
 from timing import median_seconds
 
+from mi_viz.core import strict_json
 from mi_viz.core.bench import DECODE_BATCH
 from mi_viz.core.mi import ground_truth_mi, marginals
 from mi_viz.core.models import load_models
@@ -125,7 +125,7 @@ def main():
     w = max(len(k) for k in row)
     for k, v in row.items():
         print(f"{k:<{w}}  {v}")
-    print(json.dumps(row))
+    print(strict_json.dumps(row))
 
 
 if __name__ == "__main__":

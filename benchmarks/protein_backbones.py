@@ -18,7 +18,6 @@ window):
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import time
 from pathlib import Path
@@ -26,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from mi_viz.core import strict_json
 from mi_viz.core.checkpoints import CheckpointError
 from mi_viz.domains import get_domain
 from mi_viz.domains.protein.alphabet import AMINO_ACIDS, encode
@@ -102,10 +102,10 @@ def main(argv=None):
             **{k: scores(model, v) for k, v in sets.items()},
             "seconds": round(time.time() - t0, 1),
         }
-    print(json.dumps(res, indent=1))
+    print(strict_json.dumps(res, indent=1))
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.out).write_text(json.dumps(res, indent=1) + "\n")
+        Path(a.out).write_text(strict_json.dumps(res, indent=1) + "\n")
 
 
 if __name__ == "__main__":

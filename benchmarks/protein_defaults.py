@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 from pathlib import Path
+
+from mi_viz.core import strict_json
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,9 +54,9 @@ def main(argv=None):
                 for k in ("gamma", "lam", "avg_passes", "jsd", "jsd_unirep")
             }
         )
-    print(json.dumps(res, indent=1))
+    print(strict_json.dumps(res, indent=1))
     if a.out:
-        Path(a.out).write_text(json.dumps(res, indent=1) + "\n")
+        Path(a.out).write_text(strict_json.dumps(res, indent=1) + "\n")
 
 
 if __name__ == "__main__":

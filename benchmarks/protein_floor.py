@@ -13,11 +13,11 @@ natural sets, from another split).
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import torch
 
+from mi_viz.core import strict_json
 from mi_viz.domains import get_domain
 from mi_viz.domains.protein import DATA
 from mi_viz.domains.protein.fasta import read_fasta
@@ -44,10 +44,10 @@ def main(argv=None):
         seqs = [s for _, s in read_fasta(DATA / f"{name}.fasta")]
         res[name] = {"n": len(seqs), **ref(seqs)}
     res["natural_test_b_self"] = {"note": "the reference against itself (every metric's zero)", **ref(ref.seqs)}
-    print(json.dumps(res, indent=1))
+    print(strict_json.dumps(res, indent=1))
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.out).write_text(json.dumps(res, indent=1) + "\n")
+        Path(a.out).write_text(strict_json.dumps(res, indent=1) + "\n")
 
 
 if __name__ == "__main__":

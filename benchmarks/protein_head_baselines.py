@@ -20,12 +20,13 @@ Prints, last, a one-line JSON.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from mi_viz.core import strict_json
+from mi_viz.core.cli_types import finite_float
 from mi_viz.core.fidelity import read_pairs
 from mi_viz.core.mi import ground_truth_mi
 from mi_viz.core.reading import read_state
@@ -41,7 +42,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pairs", default=str(ROOT / "results" / "protein" / "mi_report_pairs.npz"))
     ap.add_argument("--proteins", type=int, default=24)
-    ap.add_argument("--eps", type=float, default=1e-3)
+    ap.add_argument("--eps", type=finite_float, default=1e-3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(ROOT / "results" / "protein" / "head_baselines.json"))
     a = ap.parse_args(argv)
@@ -81,8 +82,8 @@ def main(argv=None):
     res["shuffled_control"]["shuffled_over_natural"] = round(
         res["shuffled_control"]["mean_mi_shuffled"] / res["shuffled_control"]["mean_mi_natural"], 3
     )
-    Path(a.out).write_text(json.dumps(res, indent=1) + "\n")
-    print(json.dumps(res))
+    Path(a.out).write_text(strict_json.dumps(res, indent=1) + "\n")
+    print(strict_json.dumps(res))
 
 
 if __name__ == "__main__":

@@ -19,12 +19,12 @@ from __future__ import annotations
 import argparse
 import csv
 import gzip
-import json
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from mi_viz.core import strict_json
 from mi_viz.domains import get_domain
 from mi_viz.domains.protein import DATA
 from mi_viz.domains.protein.fasta import read_fasta
@@ -85,8 +85,8 @@ def main(argv=None):
         )
     res = {"reference": Path(a.reference).name, "clusters": a.clusters, "boot": a.boot, "rows": out}
     if a.out:
-        Path(a.out).write_text(json.dumps(res, indent=1) + "\n")
-    print(json.dumps({k: v["jsd_kmeans_seeds_sd"] for k, v in out.items()}))
+        Path(a.out).write_text(strict_json.dumps(res, indent=1) + "\n")
+    print(strict_json.dumps({k: v["jsd_kmeans_seeds_sd"] for k, v in out.items()}))
 
 
 if __name__ == "__main__":

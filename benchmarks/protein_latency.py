@@ -12,13 +12,13 @@ with estimated MI under a second on 2 CPU cores. Last line: one JSON object.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import time
 
 import torch
 from timing import median_seconds
 
+from mi_viz.core import strict_json
 from mi_viz.core.mi import ground_truth_mi, marginals
 from mi_viz.core.models import load_models
 from mi_viz.core.samplers import SamplerConfig, decode
@@ -71,7 +71,7 @@ def main(argv=None):
     w = max(len(k) for k in row)
     for k, v in row.items():
         print(f"{k:<{w}}  {v}")
-    print(json.dumps(row))
+    print(strict_json.dumps(row))
 
 
 if __name__ == "__main__":

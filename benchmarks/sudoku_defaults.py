@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 from pathlib import Path
+
+from mi_viz.core import strict_json
 
 ROOT = Path(__file__).resolve().parents[1]
 PARAMS = ("gamma", "lam", "k", "tau", "kl", "d")
@@ -54,8 +55,8 @@ def main(argv=None):
         "puzzle to the fewer passes",
         "chosen": {s: choose(rows, s, cap, n) for s in SAMPLERS},
     }
-    Path(a.out).write_text(json.dumps(res, indent=1) + "\n")
-    print(json.dumps(res))
+    Path(a.out).write_text(strict_json.dumps(res, indent=1) + "\n")
+    print(strict_json.dumps(res))
 
 
 if __name__ == "__main__":

@@ -19,12 +19,12 @@ from __future__ import annotations
 import argparse
 import csv
 import gzip
-import json
 from pathlib import Path
 
 import numpy as np
 from tables import interpolate  # the README's matched-pass tables read curves the same way
 
+from mi_viz.core import strict_json
 from mi_viz.core.plots import sweep_family
 from mi_viz.core.samplers import row_label
 from mi_viz.core.sweep import rows_path
@@ -124,8 +124,8 @@ def main(argv=None):
             "method_best_at_fewer_passes": round(max(below), 2) if below else None,
         }
     if a.out:
-        Path(a.out).write_text(json.dumps(out, indent=1) + "\n")
-    print(json.dumps(out))
+        Path(a.out).write_text(strict_json.dumps(out, indent=1) + "\n")
+    print(strict_json.dumps(out))
 
 
 if __name__ == "__main__":

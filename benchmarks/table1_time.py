@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import os
 import time
 from pathlib import Path
 
 import torch
 
+from mi_viz.core import strict_json
 from mi_viz.core.bench import DECODE_BATCH, run_grid
 from mi_viz.core.sweep import parse_grid
 from mi_viz.domains import get_domain
@@ -80,8 +80,8 @@ def main(argv=None):
         "rows": rows,
     }
     if a.out:
-        Path(a.out).write_text(json.dumps(out, indent=1) + "\n")
-    print(json.dumps({k: v for k, v in out.items() if k != "rows"}))
+        Path(a.out).write_text(strict_json.dumps(out, indent=1) + "\n")
+    print(strict_json.dumps({k: v for k, v in out.items() if k != "rows"}))
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ Prints one line per setting and, last, a one-line JSON.
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing as mp
 import statistics
 import time
@@ -24,6 +23,8 @@ from pathlib import Path
 
 import torch
 
+from mi_viz.core import strict_json
+from mi_viz.core.cli_types import finite_float
 from mi_viz.core.models import load_models
 from mi_viz.domains import get_domain
 from mi_viz.domains.sudoku.board import read_puzzle_file, solve
@@ -68,7 +69,7 @@ def _worker(args):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--boards", type=int, default=512, help="boards per sweep over the batch")
-    ap.add_argument("--seconds", type=float, default=3.0, help="time per setting and round")
+    ap.add_argument("--seconds", type=finite_float, default=3.0, help="time per setting and round")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--batches", default="256,64,32")
     a = ap.parse_args(argv)
@@ -110,7 +111,7 @@ def main(argv=None):
         )
     best = max(results, key=lambda r: r["over_reference_median"])
     print(
-        json.dumps(
+        strict_json.dumps(
             {
                 "reference": "batch 256, 1 process x 2 threads",
                 "best": best,

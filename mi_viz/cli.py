@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import logging
 import sys
 
 import torch
 
+from .core import strict_json
+from .core.cli_types import finite_float
 from .domains import DOMAINS
 
 COMMANDS = {
@@ -45,8 +46,8 @@ def _domain_cli(name):
 
 def _add_sampler_args(p):
     p.add_argument("--sampler", default="sequential")
-    p.add_argument("--gamma", type=float, default=None)
-    p.add_argument("--lam", type=float, default=None)
+    p.add_argument("--gamma", type=finite_float, default=None)
+    p.add_argument("--lam", type=finite_float, default=None)
     p.add_argument(
         "--scan",
         choices=["stop", "skip"],
@@ -54,12 +55,14 @@ def _add_sampler_args(p):
         help="mi / mi-gt: end the batch at the first rejected candidate (stop, default) or skip it",
     )
     p.add_argument("--k", type=int, default=None, help="topk / margin / dilated: positions per pass")
-    p.add_argument("--tau", type=float, default=None, help="threshold / klass: top probability; margin: p1 - p2")
-    p.add_argument("--kl", type=float, default=None, help="klass: largest KL to the previous pass's marginal (nats)")
+    p.add_argument("--tau", type=finite_float, default=None, help="threshold / klass: top probability; margin: p1 - p2")
+    p.add_argument(
+        "--kl", type=finite_float, default=None, help="klass: largest KL to the previous pass's marginal (nats)"
+    )
     p.add_argument("--d", type=int, default=None, help="dilated: least distance between a batch's positions")
-    p.add_argument("--temperature", type=float, default=None, help="0 = argmax (the domain sets the default)")
+    p.add_argument("--temperature", type=finite_float, default=None, help="0 = argmax (the domain sets the default)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--gt-eps", type=float, default=1e-3, help="pruning tolerance of ground-truth MI (mi-gt)")
+    p.add_argument("--gt-eps", type=finite_float, default=1e-3, help="pruning tolerance of ground-truth MI (mi-gt)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -111,11 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
                 )
             elif cmd == "mi-report":
                 p.add_argument("--states", type=int, default=100)
-                p.add_argument("--eps", type=float, default=1e-3, help="pruning tolerance of the ground truth")
+                p.add_argument("--eps", type=finite_float, default=1e-3, help="pruning tolerance of the ground truth")
                 p.add_argument("--seed", type=int, default=0)
                 p.add_argument("--out", required=True, help="summary JSON")
             elif cmd == "figure":
-                p.add_argument("--eps", type=float, default=1e-3)
+                p.add_argument("--eps", type=finite_float, default=1e-3)
                 p.add_argument("--out", required=True, help="PNG path")
             mod.add_arguments(cmd, p)
     sub.add_parser("fetch-esmc", help="download ESM-C 300M's weights (about 1.2 GB) into the Hugging Face cache")
@@ -138,7 +141,7 @@ def fetch_esmc() -> int:
     except Exception as e:  # no network, no access: say so in one line
         print(f"error: could not download ESM-C 300M ({type(e).__name__}: {e})", file=sys.stderr)
         return 2
-    print(json.dumps({"weights": str(path)}))
+    print(strict_json.dumps({"weights": str(path)}))
     return 0
 
 

@@ -46,7 +46,7 @@ def head_options() -> dict[str, str]:
 def head_path() -> str:
     """The head the Sudoku pages read: the sidebar's choice (head_picker), else the shipped one."""
     opts = head_options()
-    choice = st.session_state.get("mi_head", st.session_state.get("_kept_mi_head", "shipped"))
+    choice = st.session_state.get("mi_head", "shipped")
     return opts.get(choice, opts["shipped"])
 
 
@@ -63,7 +63,9 @@ def head_picker() -> None:
     name = st.sidebar.selectbox(
         "Sudoku MI head",
         list(opts),
-        **kept("mi_head", "shipped"),  # kept while a protein page (no picker there) is open
+        **kept(
+            "mi_head", "shipped" if "shipped" in opts else list(opts)[0], list(opts)
+        ),  # kept while a protein page (no picker there) is open
         help="Every page's estimated MI and 'mi' sampler read this head. The baseline is "
         "the previous release's head (no mix blocks), kept for comparison.",
     )

@@ -39,14 +39,16 @@ TAUS = [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
 KLS = [1e-4, 1e-3, 0.01, 0.03, 0.1, 0.3]
 
 
-def kept(widget_key: str, default) -> dict:
-    """Widget kwargs whose value outlives the widget: Streamlit drops a widget's state on a run
-    that does not draw it (the other sampler's sliders), so each change is copied to a plain
-    session key and restored from it when the widget comes back."""
-    keep = "_kept_" + widget_key
-    if widget_key not in st.session_state:
-        st.session_state[widget_key] = st.session_state.get(keep, default)
-    return {"key": widget_key, "on_change": lambda: st.session_state.update({keep: st.session_state[widget_key]})}
+def kept(widget_key: str, default, options=None) -> dict:
+    """Widget kwargs whose value outlives the widget (Streamlit's persist_state="session"): a
+    sampler's sliders keep the user's values while another sampler is shown, and a value the
+    user never touched keeps its default. options: for a radio or selectbox (index, not value)."""
+    kw: dict = {"key": widget_key, "persist_state": "session"}
+    if options is None:
+        kw["value"] = default
+    else:
+        kw["index"] = list(options).index(default)
+    return kw
 
 
 def sampler_params(own: str, name: str, spec: dict, gammas=None) -> dict:
@@ -66,8 +68,9 @@ def sampler_params(own: str, name: str, spec: dict, gammas=None) -> dict:
         )
     if "tau" in spec:
         if name == "margin":
+            BY = ["k per pass", "threshold"]
             start = "threshold" if spec.get("tau") is not None else "k per pass"
-            by = st.radio("margin rule", ["k per pass", "threshold"], horizontal=True, **kept(f"{own}_by", start))
+            by = st.radio("margin rule", BY, horizontal=True, **kept(f"{own}_by", start, BY))
             if by == "threshold":
                 kw["tau"] = st.slider("tau (least p1 - p2)", 0.0, 1.0, **kept(f"{own}_tau", spec.get("tau") or 0.5))
         else:
@@ -91,7 +94,7 @@ def sampler_params(own: str, name: str, spec: dict, gammas=None) -> dict:
             horizontal=True,
             help="stop: the batch ends at the first position that would break the budget (a prefix "
             "of the confidence order, the default); skip: pass over it and keep scanning",
-            **kept(f"{own}_scan", "stop"),
+            **kept(f"{own}_scan", "stop", ["stop", "skip"]),
         )
     return kw
 
@@ -149,7 +152,7 @@ def sampler_rows(key: str, presets: dict, start: list[str], has_head: bool, doma
         with st.container(border=True):
             c = st.columns([2, 6, 1])
             name = c[0].selectbox(
-                "sampler", names, **kept(f"{key}_r{rid}_name", preset.name if preset.name in names else names[0])
+                "sampler", names, **kept(f"{key}_r{rid}_name", preset.name if preset.name in names else names[0], names)
             )
             with c[1]:
                 start_vals = {**defaults_for(name, domain_defaults)}
@@ -303,22 +306,26 @@ def wilson(p: float, n: int, z: float = 1.645) -> tuple[float, float]:
 
 
 def mount_viewer(payload: dict, key: str, tokens_of, gt_for, cost_for=None, caption="", export_name="decode") -> None:
-    """The viewer with the ground truth of every step the user asked for. A request computes that
+    """The viewer with the ground truth of every step whose state has one. A request computes that
     step's map on the server and remounts: tokens_of(t) -> the step's state, gt_for(tokens,
     compute) -> the cached ground_truth_for dict (None if not computed and compute is False),
-    cost_for(tokens) -> its cost (refused past GT_SECONDS_CAP). Every map joins the viewer's data.
-    Under it: the caption, and the whole decode as one offline HTML page (the same viewer)."""
+    cost_for(tokens) -> its cost (refused past GT_SECONDS_CAP). Under it: the caption, and the
+    whole decode as one offline HTML page (the same viewer).
+
+    A map is looked up by the state it was computed on (its tokens, with the backbone and eps
+    in gt_for's store key), never by a step number: a map can only be drawn on the decode whose
+    step holds exactly that state, so a new puzzle, length or sampler never inherits one."""
     from mi_viz.core.viewer import ground_truth_entry, offline_viewer_html
     from pages._viewer import decode_viewer
 
-    asked = st.session_state.setdefault(f"{key}_gt_steps", {})  # step -> its state's tokens
     data = dict(payload, gt={}, gtNote={})
-    for t, tokens in asked.items():
-        gt = gt_for(tuple(tokens), compute=False)
+    for t, step in enumerate(payload["steps"]):
+        gt = gt_for(tuple(tokens_of(t)), compute=False)
         if gt is not None:
-            masked = payload["steps"][int(t)]["masked"]
-            data["gt"][t] = ground_truth_entry(gt["mi"], masked)
-            data["gtNote"][t] = f"{gt['passes']:,} passes, {gt['seconds']:.1f} s; max pruned mass {gt['dropped']:.1e}"
+            data["gt"][str(t)] = ground_truth_entry(gt["mi"], step["masked"])
+            data["gtNote"][str(t)] = (
+                f"{gt['passes']:,} passes, {gt['seconds']:.1f} s; max pruned mass {gt['dropped']:.1e}"
+            )
     t = decode_viewer(data, key=key)
     if t is not None and str(t) not in data["gt"]:
         tokens = tokens_of(int(t))
@@ -330,7 +337,6 @@ def mount_viewer(payload: dict, key: str, tokens_of, gt_for, cost_for=None, capt
             )
         else:
             gt_for(tuple(tokens), compute=True)
-            asked[str(int(t))] = tokens
             st.rerun()
     if caption:
         st.caption(caption)

@@ -120,9 +120,15 @@ with tab_train:
         "Larger alignments: `python -m mi_viz train-family` (README)."
     )
     c1, c2, c3 = st.columns(3)
-    up_msa = c1.file_uploader("Alignment (FASTA)", type=["fasta", "fa", "afa", "txt", "aln"], key="fam_up_msa")
-    up_pdb = c2.file_uploader("Structure (PDB, optional)", type=["pdb", "ent"], key="fam_up_pdb")
-    up_map = c3.file_uploader("Column map (optional)", type=["indices", "tsv", "txt"], key="fam_up_map")
+    up_msa = c1.file_uploader(
+        "Alignment (FASTA)", type=["fasta", "fa", "afa", "txt", "aln"], key="fam_up_msa", max_upload_size=MAX_MB
+    )
+    up_pdb = c2.file_uploader(
+        "Structure (PDB, optional)", type=["pdb", "ent"], key="fam_up_pdb", max_upload_size=MAX_MB
+    )
+    up_map = c3.file_uploader(
+        "Column map (optional)", type=["indices", "tsv", "txt"], key="fam_up_map", max_upload_size=MAX_MB
+    )
     name = st.text_input("Name", "my_family", key="fam_name", help="letters, digits, '-' and '_' (up to 40)")
     minutes = st.slider("Training minutes (the default run is 28)", 1, 30, 5, key="fam_minutes")
     if st.button("Train", key="fam_train", type="primary"):

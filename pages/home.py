@@ -1,10 +1,9 @@
 """Home: what the app shows, and which models are loaded."""
 
-import json
-
 import pandas as pd
 import streamlit as st
 
+from mi_viz.core import strict_json
 from mi_viz.core.checkpoints import CheckpointError, checkpoint_paths, read_meta
 from mi_viz.domains import get_domain
 from pages._shared import LOAD_COUNT, RESULTS, through_app
@@ -82,7 +81,8 @@ for name, path in checkpoints:
     ]
     st.dataframe(
         pd.DataFrame(
-            [(g, k, v if isinstance(v, str) else json.dumps(v)) for g, k, v in rows], columns=["", "field", "value"]
+            [(g, k, v if isinstance(v, str) else strict_json.dumps(v)) for g, k, v in rows],
+            columns=["", "field", "value"],
         ),
         hide_index=True,
         height=min(35 * (len(rows) + 1) + 3, 300),

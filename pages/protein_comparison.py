@@ -139,6 +139,7 @@ def family_sweep_tab():
             "never shipped with mi-viz)",
             type=["fasta", "fa", "afa", "txt"],
             key="fsw_msa",
+            max_upload_size=20,
         )
     else:
         st.caption(f"Alignment: `{path}`")

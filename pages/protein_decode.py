@@ -1,13 +1,13 @@
 """Protein decode: step through a protein (or protein-family) decode, with entropy, estimated and true MI;
 for a family backbone, the structure's contacts on the maps and the map averaged over natural rows."""
 
-import json
 from dataclasses import asdict
 
 import numpy as np
 import streamlit as st
 import torch
 
+from mi_viz.core import strict_json
 from mi_viz.core.plots import mi_map_figure, offline_html
 from mi_viz.core.samplers import Trace
 from mi_viz.domains.family.alignment import AlignmentError
@@ -90,6 +90,7 @@ def read_prompt():
         f"... or a FASTA file (its first record; at most {UPLOAD_MB} MB)",
         type=["fasta", "fa", "faa", "txt"],
         key="pdec_file",
+        max_upload_size=UPLOAD_MB,
     )
     source = "pasted prompt"
     if up is not None:
@@ -388,7 +389,7 @@ with st.expander("Export"):
         key="pdec_html",
     )
     st.code(
-        json.dumps(
+        strict_json.dumps(
             {"step": t + 1, "selected": [i + 1 for i in rec.selected], "residues": [after[i] for i in rec.selected]}
         ),
         language="json",

@@ -1,10 +1,9 @@
 """Sudoku decode: step through one decode, with entropy, estimated and true MI side by side."""
 
-import json
-
 import numpy as np
 import streamlit as st
 
+from mi_viz.core import strict_json
 from mi_viz.core.plots import ENTROPY_COLORSCALE, mi_map_figure, offline_html
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.drawing import CELL_NAMES, board_figure, map_order
@@ -257,7 +256,7 @@ with st.expander("Export"):
         "Current view (HTML, opens offline)", view_html, file_name=f"sudoku_step{t + 1}.html", mime="text/html"
     )
     st.code(
-        json.dumps(
+        strict_json.dumps(
             {"step": t + 1, "selected": [CELL_NAMES[i] for i in rec.selected], "values": [v + 1 for v in rec.values]}
         ),
         language="json",

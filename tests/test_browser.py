@@ -571,3 +571,153 @@ def test_a_row_slider_changes_that_sampler_only(server, browser):
             assert after[name] == ys, name  # every other sampler's curve is the same
     _no_exception(page)
     ctx.close()
+
+
+# --------------------------------------------------------------------------- what a new user met (issue 39)
+
+
+def _viewer_counter(page):
+    m = re.match(r"Step (\d+) / (\d+)", page.get_by_test_id("mv-counter").inner_text())
+    return int(m.group(1)), int(m.group(2))
+
+
+def _viewer_goto(page, step):
+    """Click the viewer's Step button until it shows `step` (1-based), from its first step."""
+    page.get_by_test_id("mv-start").click()
+    while _viewer_counter(page)[0] < step:
+        page.get_by_test_id("mv-step").click()
+
+
+def _viewer_ground_truth(page):
+    """Ask for the ground truth of the viewer's step and wait until its map is drawn."""
+    page.get_by_test_id("mv-gt-button").click()
+    _wait_idle(page, timeout=300_000)
+    page.get_by_test_id("mv-gt-note").filter(has_text="passes,").wait_for(timeout=300_000)
+
+
+def _sidebar_number(page, label, value):
+    box = page.get_by_label(label)
+    box.fill(str(value))
+    box.press("Enter")
+    _wait_idle(page)
+
+
+def test_a_ground_truth_map_stays_with_its_decode(server, browser):
+    """Ground truth at step 10 of puzzle #0, then puzzle #7: the viewer shows no ground-truth map
+    there (it is not #7's); then puzzle #256 (fewer steps than 10): no traceback. On the protein
+    page, ground truth at the last step of a length-80 decode, then lengths 60 and 120."""
+    ctx, page = _open(browser, server + "/sudoku_decode")
+    page.get_by_test_id("mv-counter").wait_for(timeout=120_000)
+    _viewer_goto(page, 10)
+    _viewer_ground_truth(page)
+    assert _viewer_counter(page)[0] == 10
+    _sidebar_number(page, "Index (0..999)", 7)
+    page.get_by_text("#7").first.wait_for(timeout=120_000)
+    _no_exception(page)
+    n7 = _viewer_counter(page)[1]
+    for t in range(1, n7 + 1):  # no step of puzzle #7 shows a ground-truth map
+        _viewer_goto(page, t)
+        assert "passes," not in page.get_by_test_id("mv-gt-note").inner_text(), t
+    _sidebar_number(page, "Index (0..999)", 256)
+    page.get_by_text("#256").first.wait_for(timeout=120_000)
+    _no_exception(page)
+    assert page.get_by_test_id("mv-counter").count() == 1
+    # back to puzzle #0: its own map is still there, at its own step
+    _sidebar_number(page, "Index (0..999)", 0)
+    page.get_by_text("#0").first.wait_for(timeout=120_000)
+    _viewer_goto(page, 10)
+    assert "passes," in page.get_by_test_id("mv-gt-note").inner_text()
+
+    page.goto(server + "/protein_decode", wait_until="networkidle")
+    page.get_by_test_id("mv-counter").wait_for(timeout=120_000)
+    _wait_idle(page)
+    _sidebar_number(page, "Length (1..300)", 80)
+    _viewer_goto(page, _viewer_counter(page)[1] - 1)  # the last step has one masked position: no pairs
+    _viewer_ground_truth(page)
+    for length in (60, 120):
+        _sidebar_number(page, "Length (1..300)", length)
+        page.get_by_text(f"unconditional, length {length}").first.wait_for(timeout=120_000)
+        _no_exception(page)
+        assert page.get_by_test_id("mv-counter").count() == 1
+        for step in range(1, _viewer_counter(page)[1] + 1):
+            _viewer_goto(page, step)
+            assert "passes," not in page.get_by_test_id("mv-gt-note").inner_text(), (length, step)
+    ctx.close()
+
+
+def test_a_sampler_keeps_its_parameters_across_a_switch(server, browser):
+    """On both decode pages: mi at its defaults, switch to eb, back to mi: the defaults again (not
+    the sliders' minimum), and the decode the same number of passes."""
+
+    def sliders(page):
+        """The sidebar's sliders by label -> shown value (read again if a rerun redraws them)."""
+        for _ in range(20):
+            try:
+                return {
+                    s.locator("label").first.inner_text().split(" (")[0]: s.get_by_role("slider").get_attribute(
+                        "aria-valuetext", timeout=2000
+                    )
+                    for s in page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').all()
+                }
+            except Exception:  # a slider redrawn while read
+                page.wait_for_timeout(500)
+        raise AssertionError("the sidebar's sliders never settled")
+
+    def pick(page, name):
+        page.locator('[data-testid="stSelectbox"]', has_text="Sampler").first.click()
+        page.keyboard.type(name)
+        page.keyboard.press("Enter")
+        _wait_idle(page)
+
+    for path in ("/sudoku_decode", "/protein_decode"):
+        ctx, page = _open(browser, server + path)
+        page.get_by_test_id("mv-counter").wait_for(timeout=120_000)
+        _wait_idle(page)
+        start, steps = sliders(page), _viewer_counter(page)[1]
+        assert "lambda" in start, start
+        pick(page, "eb")
+        assert "lambda" not in sliders(page)
+        pick(page, "mi")
+        for _ in range(20):
+            if sliders(page) == start:
+                break
+            page.wait_for_timeout(500)
+        assert sliders(page) == start, (path, start, sliders(page))
+        assert _viewer_counter(page)[1] == steps
+        _no_exception(page)
+        ctx.close()
+
+
+def test_play_stops_on_the_last_step_and_the_bar_draws_its_icons(server, browser):
+    """Play stops on the tick that reaches the last step (the button reads Play there, never
+    Pause), Play at the end plays again, and the bar's icons are SVG that ship with the page."""
+    ctx, page = _open(browser, server + "/sudoku_decode")
+    page.get_by_test_id("mv-counter").wait_for(timeout=120_000)
+    _wait_idle(page)
+    n = _viewer_counter(page)[1]
+    _viewer_goto(page, max(1, n - 3))
+    # every repaint of the counter, with what the Play button said at that moment
+    log = page.evaluate(
+        """() => new Promise((done) => {
+             const q = (id) => document.querySelector(`[data-testid="${id}"]`)
+               || [...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
+                    .map(s => s.querySelector(`[data-testid="${id}"]`)).find(Boolean);
+             const counter = q("mv-counter"), play = q("mv-play"), seen = [];
+             const obs = new MutationObserver(() => seen.push([counter.textContent, play.textContent]));
+             obs.observe(counter, { childList: true, characterData: true, subtree: true });
+             play.click();
+             setTimeout(() => { obs.disconnect(); seen.push(["end", play.textContent]); done(seen); }, 3000);
+           })"""
+    )
+    last = [b for c, b in log if c.startswith(f"Step {n} /")]
+    assert last and all(b == "Play" for b in last), log
+    assert log[-1] == ["end", "Play"], log
+    page.get_by_test_id("mv-play").click()  # at the end: plays again from the first step
+    page.wait_for_timeout(200)
+    assert _viewer_counter(page)[0] <= 2
+    page.get_by_test_id("mv-play").click()
+    for b in ("mv-start", "mv-back", "mv-step", "mv-end", "mv-play"):
+        button = page.get_by_test_id(b)
+        assert button.locator("svg[data-icon]").count() == 1, b
+        assert not re.search(r"[⏮⏭◀▶]", button.inner_text()), button.inner_text()
+    ctx.close()

@@ -27,6 +27,7 @@ import torch
 from safetensors.torch import save_file
 from tqdm import tqdm
 
+from mi_viz.core.cli_types import finite_float
 from mi_viz.core.mi import ground_truth_mi
 from mi_viz.core.mi_data import MIDataError, pack
 from mi_viz.core.samplers import SamplerConfig, decode
@@ -61,10 +62,10 @@ def main(argv=None):
     ap.add_argument("--msa", help="the alignment the backbone was trained on")
     ap.add_argument("--states", type=int, default=1200)
     ap.add_argument("--shard-size", type=int, default=64)
-    ap.add_argument("--eps", type=float, default=1e-3)
+    ap.add_argument("--eps", type=finite_float, default=1e-3)
     ap.add_argument("--out", default="runs/family_mi/data")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--max-minutes", type=float, default=0.0)
+    ap.add_argument("--max-minutes", type=finite_float, default=0.0)
     ap.add_argument("--pack", nargs=2, metavar=("FOLDER", "FILE"), help="write FOLDER's states compactly to FILE")
     a = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")  # the library's notes (pack, merge)

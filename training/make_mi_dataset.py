@@ -35,6 +35,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import save_file
 
+from mi_viz.core.cli_types import finite_float
 from mi_viz.core.mi import ground_truth_mi
 from mi_viz.core.mi_data import MIDataError, merge, pack
 from mi_viz.core.samplers import SamplerConfig, decode
@@ -79,14 +80,14 @@ def main(argv=None):
     ap.add_argument("--states-per-puzzle", type=int, default=6)
     ap.add_argument("--n-random", type=int, default=4_000)
     ap.add_argument("--shard-size", type=int, default=256, help="jobs per shard")
-    ap.add_argument("--eps", type=float, default=1e-3)
+    ap.add_argument("--eps", type=finite_float, default=1e-3)
     ap.add_argument("--chunk", type=int, default=2048)
     ap.add_argument("--out", default="runs/mi_data")
     ap.add_argument("--rank", type=int, default=int(os.environ.get("RANK", 0)))
     ap.add_argument("--world", type=int, default=int(os.environ.get("WORLD_SIZE", 1)))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--max-minutes", type=float, default=0.0)
+    ap.add_argument("--max-minutes", type=finite_float, default=0.0)
     ap.add_argument(
         "--max-shards",
         type=int,
@@ -103,7 +104,9 @@ def main(argv=None):
     ap.add_argument(
         "--pack", nargs=2, metavar=("FOLDER", "FILE"), help="write FOLDER's states compactly to FILE and exit"
     )
-    ap.add_argument("--max-mb", type=float, default=0.0, help="with --pack: the first states that fit in this many MiB")
+    ap.add_argument(
+        "--max-mb", type=finite_float, default=0.0, help="with --pack: the first states that fit in this many MiB"
+    )
     a = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")  # the library's notes (pack, merge)
     mask_range = tuple(float(v) for v in a.mask_range.split(","))

@@ -40,6 +40,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from mi_viz.core import strict_json
+from mi_viz.core.cli_types import finite_float
 from mi_viz.domains.protein.fasta import read_fasta, write_fasta
 from mi_viz.domains.protein.splits import cluster_mmseqs, dedupe, merge_linked, pick_one_per_cluster
 
@@ -105,8 +107,8 @@ def leakage(queries, targets, identity: float, threads: int, coverage: float) ->
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fasta", default=str(ROOT.parent / "shared" / "data" / "swissprot_goa_2014.fasta.gz"))
-    ap.add_argument("--identity", type=float, default=0.5)
-    ap.add_argument("--coverage", type=float, default=0.8)
+    ap.add_argument("--identity", type=finite_float, default=0.5)
+    ap.add_argument("--coverage", type=finite_float, default=0.8)
     ap.add_argument("--cov-mode", type=int, default=1, help="mmseqs --cov-mode (1: coverage of the member, as UniRef)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--n-ref", type=int, default=500)
@@ -141,7 +143,7 @@ def main(argv=None):
     else:
         rep_of = cluster_mmseqs(unique, a.identity, a.coverage, a.cov_mode, a.threads)
         cached = {"key": key, "rep_of": rep_of}
-        cache.write_text(json.dumps(cached))
+        cache.write_text(strict_json.dumps(cached))
     n_clusters = len(set(rep_of.values()))
     print(f"{n_clusters} clusters ({time.time() - t0:.0f} s)", flush=True)
     # The references are drawn one per cluster among clusters with a member of length 50-100
@@ -160,7 +162,7 @@ def main(argv=None):
         links = {q: set(t) for q, t in cached["links"].items()}
     else:
         _, _, links = hits(candidates, unique, a.identity, a.threads, a.coverage)
-        cache.write_text(json.dumps({**cached, "links": {q: sorted(t) for q, t in links.items()}}))
+        cache.write_text(strict_json.dumps({**cached, "links": {q: sorted(t) for q, t in links.items()}}))
     comp_of = merge_linked(rep_of, links)
     short_comp = {comp_of[rid] for rid, _ in candidates}
     print(
@@ -245,8 +247,8 @@ def main(argv=None):
         "leakage_reference_val_vs_train": leakage(ref_val, by_split["train"], a.identity, a.threads, a.coverage),
         "seconds": round(time.time() - t0, 1),
     }
-    (data / "stats.json").write_text(json.dumps(stats, indent=1))
-    print(json.dumps(stats))
+    (data / "stats.json").write_text(strict_json.dumps(stats, indent=1))
+    print(strict_json.dumps(stats))
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from pathlib import Path
 import torch
 from safetensors.torch import save_file
 
+from mi_viz.core.cli_types import finite_float
 from mi_viz.core.mi import ground_truth_mi
 from mi_viz.core.mi_data import MIDataError, merge, pack
 from mi_viz.core.samplers import SamplerConfig, decode
@@ -82,20 +83,22 @@ def main(argv=None):
     ap.add_argument("--states-per-decode", type=int, default=3)
     ap.add_argument("--max-length", type=int, default=100)
     ap.add_argument("--shard-size", type=int, default=32, help="jobs per shard")
-    ap.add_argument("--eps", type=float, default=1e-3)
+    ap.add_argument("--eps", type=finite_float, default=1e-3)
     ap.add_argument("--chunk", type=int, default=512)
     ap.add_argument("--out", default="runs/protein_mi_data")
     ap.add_argument("--rank", type=int, default=int(os.environ.get("RANK", 0)))
     ap.add_argument("--world", type=int, default=int(os.environ.get("WORLD_SIZE", 1)))
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--max-minutes", type=float, default=0.0)
+    ap.add_argument("--max-minutes", type=finite_float, default=0.0)
     ap.add_argument("--max-shards", type=int, default=0)
     ap.add_argument("--merge", metavar="FOLDER", help="merge the shards in FOLDER and exit")
     ap.add_argument(
         "--pack", nargs=2, metavar=("FOLDER", "FILE"), help="write FOLDER's states compactly to FILE and exit"
     )
-    ap.add_argument("--max-mb", type=float, default=0.0, help="with --pack: the first states that fit in this many MiB")
+    ap.add_argument(
+        "--max-mb", type=finite_float, default=0.0, help="with --pack: the first states that fit in this many MiB"
+    )
     a = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")  # the library's notes (pack, merge)
     try:

@@ -18,6 +18,7 @@ import json
 import lzma
 from pathlib import Path
 
+from mi_viz.core import strict_json
 from mi_viz.domains.protein.fasta import read_fasta
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,7 +65,11 @@ def main(argv=None):
         for rid, seq in recs:
             f.write(f">{rid}\n{seq}\n")
     tmp.replace(out)
-    print(json.dumps({"sequences": len(recs), "residues": sum(len(s) for _, s in recs), "bytes": out.stat().st_size}))
+    print(
+        strict_json.dumps(
+            {"sequences": len(recs), "residues": sum(len(s) for _, s in recs), "bytes": out.stat().st_size}
+        )
+    )
 
 
 if __name__ == "__main__":

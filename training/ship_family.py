@@ -12,12 +12,12 @@ is copied beside the checkpoint.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 from pathlib import Path
 
 from ship_float16 import ship_float16
 
+from mi_viz.core import strict_json
 from mi_viz.core.checkpoints import checkpoint_paths
 
 
@@ -39,7 +39,7 @@ def main(argv=None):
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(log, dest)
     size = checkpoint_paths(out)[0].stat().st_size
-    print(json.dumps({"shipped": str(out), "step": meta["step"], "bytes": size, "metrics": meta["metrics"]}))
+    print(strict_json.dumps({"shipped": str(out), "step": meta["step"], "bytes": size, "metrics": meta["metrics"]}))
 
 
 if __name__ == "__main__":

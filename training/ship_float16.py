@@ -15,9 +15,9 @@ SRC): the float32 original stays in git history.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
+from mi_viz.core import strict_json
 from mi_viz.core.checkpoints import checkpoint_paths, fingerprint, read_meta, read_tensors, save_checkpoint
 
 
@@ -42,7 +42,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     meta = ship_float16(a.src, a.out)
     size = checkpoint_paths(a.out)[0].stat().st_size
-    print(json.dumps({"shipped": a.out, "kind": meta["kind"], "bytes": size, "sha": fingerprint(a.out)}))
+    print(strict_json.dumps({"shipped": a.out, "kind": meta["kind"], "bytes": size, "sha": fingerprint(a.out)}))
 
 
 if __name__ == "__main__":

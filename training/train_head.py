@@ -39,6 +39,7 @@ from mi_viz.core.checkpoints import (
     read_tensors,
     save_checkpoint,
 )
+from mi_viz.core.cli_types import finite_float
 from mi_viz.core.estimator import HEAD_KIND, HeadConfig, MIHead, frobenius_loss, load_head, save_head
 from mi_viz.core.fidelity import pearson
 from mi_viz.core.mi_data import MIDataError, load_mi_dataset
@@ -116,9 +117,9 @@ def main(argv=None):
     ap.add_argument("--out", default="runs/head/mi_head")
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--batch-size", type=int, default=64)
-    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--lr", type=finite_float, default=2e-3)
     ap.add_argument("--eval-every", type=int, default=250)
-    ap.add_argument("--max-minutes", type=float, default=0.0, help="wall-time limit of this run (resumable)")
+    ap.add_argument("--max-minutes", type=finite_float, default=0.0, help="wall-time limit of this run (resumable)")
     ap.add_argument("--stop-at", type=int, default=0, help="pause after this step (resumable; 0: run to --steps)")
     ap.add_argument("--d-hidden", type=int, default=256)
     ap.add_argument("--rank", type=int, default=64)

@@ -23,6 +23,8 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
+from . import strict_json
+
 FORMAT_VERSION = 1
 
 
@@ -83,7 +85,7 @@ def save_checkpoint(
         "metrics": metrics or {},
         "extra": extra or {},
     }
-    _atomic_write_bytes(jpath, json.dumps(meta, indent=1).encode())
+    _atomic_write_bytes(jpath, strict_json.dumps(meta, indent=1).encode())
     return wpath
 
 

@@ -312,12 +312,13 @@ def mi_report(
 
 def write_report(summary: dict, pt: PairTable, tokens, out, pairs=None) -> None:
     """A report's summary as JSON (out) and, optionally, every masked pair as .npz (pairs; read_pairs reads it)."""
-    import json
     from pathlib import Path
+
+    from . import strict_json
 
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(summary, indent=1))
+    out.write_text(strict_json.dumps(summary, indent=1))
     if pairs:
         tok = tokens.cpu().numpy() if hasattr(tokens, "cpu") else np.asarray(tokens)
         np.savez_compressed(pairs, tokens=tok.astype("uint8"), **{k: getattr(pt, k) for k in (*PAIR_FIELDS, "hmin")})

@@ -56,12 +56,14 @@ and a worked case.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import torch
 
+from . import strict_json
 from .mi import ground_truth_mi
 from .reading import read_state
 
@@ -94,6 +96,10 @@ class SamplerConfig:
         for p in PARAMS:
             if p not in spec.defaults:
                 setattr(self, p, None)
+        for p in ("gamma", "lam", "tau", "kl", "temperature", "gt_eps"):
+            v = getattr(self, p)
+            if v is not None and not math.isfinite(float(v)):
+                raise ValueError(f"{p} must be a finite number, not {v!r}")
         if self.scan is not None and self.scan not in ("stop", "skip"):
             raise ValueError(f"scan must be 'stop' or 'skip', not {self.scan!r}")
         for p in ("k", "d"):
@@ -389,7 +395,7 @@ class Trace:
     meta: dict = field(default_factory=dict)
 
     def to_json(self) -> str:
-        # the same document as json.dumps(asdict(self)), without asdict's deep copy of every
+        # the same document as strict_json.dumps(asdict(self)), without asdict's deep copy of every
         # step's (L, V) marginals (seconds for a long decode; the app serialises every trace)
         d = {
             "sampler": self.sampler,
@@ -398,7 +404,7 @@ class Trace:
             "steps": [vars(s) for s in self.steps],
             "meta": self.meta,
         }
-        return json.dumps(d, separators=(",", ":"))
+        return strict_json.dumps(d, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> Trace:

@@ -45,6 +45,24 @@ function miEl(tag, attrs, text) {
   return e;
 }
 
+// the bar's icons as inline SVG (Material Icons' paths, Apache-2.0): no font needs the glyphs
+const MI_ICONS = {
+  first: "M18.41 16.59L13.82 12l4.59-4.59L17 6l-6 6 6 6zM6 6h2v12H6z",
+  back: "M15.41 7.41L14 6l-6 6 6 6 1.41-1.41L10.83 12z",
+  step: "M10 6L8.59 7.41 13.17 12l-4.58 4.59L10 18l6-6z",
+  last: "M5.59 7.41L10.18 12l-4.59 4.59L7 18l6-6-6-6zM16 6h2v12h-2z",
+  play: "M8 5v14l11-7z",
+  pause: "M6 19h4V5H6v14zm8-14v14h4V5h-4z",
+};
+function miIcon(name) {
+  const ns = "http://www.w3.org/2000/svg", svg = document.createElementNS(ns, "svg"), path = document.createElementNS(ns, "path");
+  svg.setAttribute("viewBox", "0 0 24 24"); svg.setAttribute("width", "16"); svg.setAttribute("height", "16");
+  svg.setAttribute("aria-hidden", "true"); svg.setAttribute("data-icon", name);
+  path.setAttribute("d", MI_ICONS[name]); path.setAttribute("fill", "currentColor");
+  svg.appendChild(path);
+  return svg;
+}
+
 function mountViewer(root, data, callbacks) {
   callbacks = callbacks || {};
   const S = data.steps, n = S.length, L = data.labels.length, sym = data.symbols;
@@ -54,7 +72,11 @@ function mountViewer(root, data, callbacks) {
     S[t].sel.forEach((p, k) => { s[p] = S[t].val[k]; });
     states.push(s);
   }
-  const keep = root.__miState || { t: 0, focus: null };  // survives a remount (new data from the server)
+  // the step and focus survive a remount with new data for the same decode (a ground truth joined
+  // it); another decode (input, sampler, parameters, seed) starts at its first step
+  const ident = JSON.stringify([data.initial, data.sampler, n]);
+  const keep = root.__miState && root.__miState.ident === ident ? root.__miState : { t: 0, focus: null, ident };
+  if (root.__miState && root.__miState !== keep && root.__miState.timer) clearInterval(root.__miState.timer);
   root.__miState = keep;
   keep.t = Math.min(keep.t, n - 1);
   const cache = {};
@@ -73,9 +95,16 @@ function mountViewer(root, data, callbacks) {
   root.appendChild(box);
   if (data.title) box.appendChild(miEl("div", { style: "font-weight: 600; margin-bottom: 4px" }, data.title));
   const bar = miEl("div", { style: "display: flex; gap: 6px; align-items: center; margin: 4px 0 8px" });
-  const mk = (label, id) => { const b = miEl("button", { "data-testid": id, style: "padding: 2px 10px" }, label); bar.appendChild(b); return b; };
-  const bStart = mk("⏮", "mv-start"), bBack = mk("◀ Back", "mv-back"), bStep = mk("Step ▶", "mv-step"),
-    bEnd = mk("⏭", "mv-end"), bPlay = mk("Play", "mv-play");
+  const mk = (icon, label, id) => {
+    const b = miEl("button", { "data-testid": id, title: label, "aria-label": label, style: "padding: 2px 8px; display: inline-flex; align-items: center; gap: 3px" });
+    b.appendChild(miIcon(icon));
+    if (label && !["first", "last"].includes(icon)) b.appendChild(miEl("span", {}, label));
+    bar.appendChild(b);
+    return b;
+  };
+  const bStart = mk("first", "First step", "mv-start"), bBack = mk("back", "Back", "mv-back"), bStep = mk("step", "Step", "mv-step"),
+    bEnd = mk("last", "Last step", "mv-end"), bPlay = mk("play", "Play", "mv-play");
+  const setPlay = (playing) => { bPlay.replaceChildren(miIcon(playing ? "pause" : "play"), miEl("span", {}, playing ? "Pause" : "Play")); };
   const slider = miEl("input", { type: "range", min: "0", max: String(n - 1), value: String(keep.t), "data-testid": "mv-slider", style: "flex: 1" });
   bar.appendChild(slider);
   const counter = miEl("span", { "data-testid": "mv-counter", style: "min-width: 170px; text-align: right" });
@@ -237,7 +266,9 @@ function mountViewer(root, data, callbacks) {
     drawMap(estCanvas, est, t, zmax);
     gtCanvas.parentNode.style.display = gt || gtButton ? "" : "none";
     drawMap(gtCanvas, gt, t, zmax);
-    gtNote.textContent = gt ? ((data.gtNote || {})[t] || "") : gtButton ? "exact map: one pass per masked position and kept value" : "";
+    const pairs = st.masked.length > 1;  // one masked position has no pair: nothing to compute
+    if (gtButton) gtButton.style.display = gt || !pairs ? "none" : "";
+    gtNote.textContent = gt ? ((data.gtNote || {})[t] || "") : gtButton && pairs ? "exact map: one pass per masked position and kept value" : "";
     drawRow(t, est, gt);
     caption.textContent = `orange: the ${st.sel.length} position(s) unmasked at this step · red: the focus · colour scale 0..${zmax.toFixed(3)} nats` + (contacts.size ? " · circles: structural contacts" : "");
   }
@@ -248,11 +279,14 @@ function mountViewer(root, data, callbacks) {
   bStep.onclick = () => go(keep.t + 1);
   bEnd.onclick = () => go(n - 1);
   slider.oninput = () => go(parseInt(slider.value, 10));
+  const stop = () => { if (keep.timer) { clearInterval(keep.timer); keep.timer = null; } setPlay(false); };
   bPlay.onclick = () => {
-    if (keep.timer) { clearInterval(keep.timer); keep.timer = null; bPlay.textContent = "Play"; return; }
-    bPlay.textContent = "Pause";
-    keep.timer = setInterval(() => { if (keep.t >= n - 1) { clearInterval(keep.timer); keep.timer = null; bPlay.textContent = "Play"; } else go(keep.t + 1); }, 350);
+    if (keep.timer) { stop(); return; }
+    if (keep.t >= n - 1) go(0);  // Play at the last step plays the decode again
+    setPlay(true);
+    // the timer stops on the tick that reaches the last step: no idle tick after it
+    keep.timer = setInterval(() => { go(keep.t + 1); if (keep.t >= n - 1) stop(); }, 350);
   };
-  if (keep.timer) { clearInterval(keep.timer); keep.timer = null; }
+  stop();
   draw();
 }

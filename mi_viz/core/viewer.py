@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import base64
 import html
-import json
 from pathlib import Path
 
 import numpy as np
 
+from . import strict_json
 from .samplers import Trace
 
 PAYLOAD_VERSION = 1
@@ -99,7 +99,7 @@ def offline_viewer_html(payload: dict, title: str = "mi-viz decode") -> str:
     """The viewer as one self-contained HTML file: the same JavaScript the app mounts, every step
     in it, no network. Every user string (labels, titles, FASTA headers) reaches the page as
     JSON data rendered with textContent, never as markup; the title is escaped here."""
-    data = json.dumps(payload, separators=(",", ":")).replace("</", "<\\/")  # no early </script>
+    data = strict_json.dumps(payload, separators=(",", ":")).replace("</", "<\\/")  # no early </script>
     return (
         '<!DOCTYPE html><html><head><meta charset="utf-8"><title>'
         + html.escape(title)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ...core.checkpoints import checkpoint_paths, read_meta
+from ...core.checkpoints import CheckpointError, checkpoint_paths, read_meta
 from ..protein.alphabet import MASK
 from .alignment import SYMBOLS, AlignmentError, parse_row, row_string
 from .backbone import FAMILY_MDM_KIND, load_family_mdm, to_tokens, to_values
@@ -139,8 +139,16 @@ def _cached(path: str) -> FamilyDomain:
 
 
 def family_domain(spec: str | Path | None = None) -> FamilyDomain:
-    """The domain of a shipped family (by name) or of any family checkpoint (by path)."""
-    return _cached(str(checkpoint_of(spec)))
+    """The domain of a shipped family (by name) or of any family checkpoint (by path); an unknown
+    name is a CheckpointError that lists the families this machine has."""
+    path = checkpoint_of(spec)
+    if not checkpoint_paths(path)[1].exists():
+        have = ", ".join(shipped_families()) or "none"
+        raise CheckpointError(
+            f"unknown family backbone {str(spec)!r} (no {path}.json): the shipped ones here are {have}; "
+            "or give the path of a family checkpoint (e.g. checkpoints/family_PF00595, or one train-family wrote)"
+        )
+    return _cached(str(path))
 
 
 def forget_families() -> None:

@@ -16,7 +16,6 @@ As every verb, the last stdout line is a one-line JSON summary; bad input is an
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from pathlib import Path
@@ -24,6 +23,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ...core import strict_json
+from ...core.cli_types import finite_float
 from .alignment import read_alignment
 
 COMMANDS = ("bench", "sweep", "mi-report")
@@ -70,7 +71,7 @@ def add_arguments(command: str, p):
         "training rows (choosing defaults without touching the held-out rows)",
     )
     if command == "sweep":
-        p.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE)
+        p.add_argument("--temperature", type=finite_float, default=DEFAULT_TEMPERATURE)
         p.add_argument("--sample-seed", type=int, default=0, help="seed of the sampled values")
 
 
@@ -129,7 +130,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         res = run_bench(dom, model, prompts, cfg, head, a.batch_size or DECODE_BATCH, dev)
         write_rows(res.rows, a.out)
         print(
-            json.dumps(
+            strict_json.dumps(
                 {**res.summary, "family": dom.family, "floor": ref.floor(), **ref(_values(res.rows), a.bootstrap)}
             )
         )
@@ -142,7 +143,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         cfgs = [replace(c, temperature=a.temperature, seed=a.sample_seed) for c in cfg_or_grid]  # validated anew
         Path(a.out_dir).mkdir(parents=True, exist_ok=True)
         floor = {**ref.floor(), "reference": a.reference, "reference_rows": len(ref.heldout), "family": dom.family}
-        (Path(a.out_dir) / "floor.json").write_text(json.dumps(floor, indent=1))
+        (Path(a.out_dir) / "floor.json").write_text(strict_json.dumps(floor, indent=1))
         run_sweep(
             dom,
             cfgs,
@@ -160,7 +161,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
             plot={"metric": "pair_corr_pearson", "scale": 1.0, "ylabel": "Pearson of C_ij(a,b) vs held-out rows"},
             mdm_path=checkpoint_paths(dom.checkpoint)[0],
             extra=lambda r: ref(_values(r.rows), a.bootstrap),
-            report=lambda d: print(json.dumps(d), flush=True),
+            report=lambda d: print(strict_json.dumps(d), flush=True),
             keep_others=a.keep_others,
         )
 
@@ -184,7 +185,7 @@ def mi_report(a, dom, model, data, dev: str):
     summary["baselines"] = head_vs_baselines(pt, H, a.seed)
     summary.update({"family": dom.family, "head": str(a.head or dom.default_head())})
     write_report(summary, pt, tokens, a.out, a.pairs)
-    print(json.dumps(summary))
+    print(strict_json.dumps(summary))
 
 
 def heldout_states(rows: np.ndarray, n: int, seed: int) -> torch.Tensor:
@@ -212,7 +213,7 @@ def add_train_arguments(p):
     p.add_argument("--chain", default=None, help="the structure's chain (default: its first)")
     p.add_argument("--out", required=True, help="checkpoint path, e.g. checkpoints/family_PF00595")
     p.add_argument("--family", default=None, help="the family's name (default: from --out)")
-    p.add_argument("--minutes", type=float, default=None, help="wall-time budget across resumes (default 28)")
+    p.add_argument("--minutes", type=finite_float, default=None, help="wall-time budget across resumes (default 28)")
     p.add_argument(
         "--steps",
         type=int,
@@ -252,7 +253,7 @@ def train_family_cli(a) -> dict:
     res.update({"family": family, "out": a.out, "split": data.split, "seconds_this_run": round(time.time() - t0)})
     if cmap is not None:
         res["contacts"] = {"mapped_columns": cmap.n_mapped, "contacts": int(np.triu(cmap.contacts()).sum())}
-    print(json.dumps(res))
+    print(strict_json.dumps(res))
     return res
 
 
@@ -264,8 +265,8 @@ def add_contacts_arguments(p):
     p.add_argument("--chain", default=None)
     p.add_argument("--rows", type=int, default=200, help="held-out rows averaged over")
     p.add_argument("--masks-per-row", type=int, default=4)
-    p.add_argument("--frac", type=float, default=0.1, help="share of a row's columns masked per state")
-    p.add_argument("--eps", type=float, default=1e-3, help="pruning tolerance of the ground truth")
+    p.add_argument("--frac", type=finite_float, default=0.1, help="share of a row's columns masked per state")
+    p.add_argument("--eps", type=finite_float, default=1e-3, help="pruning tolerance of the ground truth")
     p.add_argument("--head", default=None, help="MI head checkpoint (default: the family's shipped head, if any)")
     p.add_argument("--potts-iter", type=int, default=100, help="L-BFGS iterations of the Potts fit")
     p.add_argument("--cache", default=str(CACHE))
@@ -333,7 +334,7 @@ def contacts_cli(a) -> dict:
     }
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(res, indent=1))
+    out.write_text(strict_json.dumps(res, indent=1))
     np.savez_compressed(out.with_suffix(".npz"), **{k: v.astype(np.float32) for k, v in maps.items()})
-    print(json.dumps(res))
+    print(strict_json.dumps(res))
     return res

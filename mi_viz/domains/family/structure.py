@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ...core import strict_json
 from .alignment import GAP, SYMBOLS
 
 CONTACT_ANGSTROM = 8.0
@@ -200,7 +201,7 @@ class ContactMap:
     def save(self, path) -> Path:
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(json.dumps(self.to_json(), separators=(",", ":")))
+        p.write_text(strict_json.dumps(self.to_json(), separators=(",", ":")))
         return p
 
     @classmethod

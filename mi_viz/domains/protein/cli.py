@@ -12,9 +12,10 @@ Values are sampled (temperature 1 by default: argmax makes repeats in proteins),
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from ...core import strict_json
+from ...core.cli_types import finite_float
 from . import DATA, DOMAIN, PAPER_TABLE2, prompts_of_lengths
 from .alphabet import SequenceError
 from .fasta import read_fasta, write_fasta
@@ -50,7 +51,7 @@ def add_arguments(command: str, p):
     p.add_argument("--clusters", type=int, default=15, help="k of the k-means JSD (paper: 15)")
     p.add_argument("--no-judge", action="store_true", help="skip UniRep, the independent judge, even if installed")
     if command == "sweep":
-        p.add_argument("--temperature", type=float, default=DEFAULT_TEMPERATURE)
+        p.add_argument("--temperature", type=finite_float, default=DEFAULT_TEMPERATURE)
         p.add_argument("--sample-seed", type=int, default=0, help="seed of the sampled values")
 
 
@@ -136,7 +137,7 @@ def mi_report(a, dev: str):
         }
     )
     write_report(summary, pt, tokens, a.out, a.pairs)
-    print(json.dumps(summary))
+    print(strict_json.dumps(summary))
 
 
 def run(command: str, a, cfg_or_grid, dev: str):
@@ -167,7 +168,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
             **judge([r["sequence"] for r in res.rows]),
             "reference": Path(a.reference).name,
         }
-        print(json.dumps(summary))
+        print(strict_json.dumps(summary))
     elif command == "sweep":
         from dataclasses import replace
 
@@ -206,6 +207,6 @@ def run(command: str, a, cfg_or_grid, dev: str):
             },
             mdm_path=mdm_file,
             extra=lambda r: judge([row["sequence"] for row in r.rows]),
-            report=lambda d: print(json.dumps(d), flush=True),
+            report=lambda d: print(strict_json.dumps(d), flush=True),
             keep_others=a.keep_others,
         )

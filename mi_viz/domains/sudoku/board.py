@@ -175,7 +175,10 @@ def read_puzzle_file(path: str | Path, box: int = 3) -> PuzzleFileResult:
                 puzzles.append(parse_board(field, box))
                 lines.append(lineno)
             except BoardError as e:
-                errors.append(f"line {lineno}: {e}")
+                # name the whole line, not just its first field: "hello world" is not a puzzle of 5 cells
+                shown = s if len(s) <= 60 else s[:57] + "..."
+                more = f" (its first field {field[:20]!r}: {e})" if field != s else f": {e}"
+                errors.append(f"line {lineno}: {shown!r} is not a puzzle{more}")
     return PuzzleFileResult(puzzles, lines, errors)
 
 

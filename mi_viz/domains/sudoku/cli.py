@@ -6,10 +6,10 @@ field); bad lines are reported on stderr by line number and skipped.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
+from ...core import strict_json
 from . import DOMAIN, PAPER_TABLE1
 from . import board as S
 
@@ -59,7 +59,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         res = run_bench(DOMAIN, model, puzzles, cfg_or_grid, head, a.batch_size or DECODE_BATCH, dev)
         write_rows(res.rows, a.out)
         res.summary["skipped_lines"] = len(errors)
-        print(json.dumps(res.summary))
+        print(strict_json.dumps(res.summary))
     elif command == "sweep":
         from ...core.sweep import run_sweep
 
@@ -79,7 +79,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
             a.save_rows,
             title=a.title or f"Sudoku: {Path(a.puzzles).name}",
             plot={"paper": PAPER_TABLE1, "paper_label": "paper Table 1"},
-            report=lambda d: print(json.dumps(d), flush=True),
+            report=lambda d: print(strict_json.dumps(d), flush=True),
             keep_others=a.keep_others,
         )
     elif command == "mi-report":
@@ -91,7 +91,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         if not 0 <= a.index < len(puzzles):
             raise ValueError(f"--index {a.index} is outside 0..{len(puzzles) - 1}")
         model, head = load_models(DOMAIN, a.checkpoint, a.head, dev, need_head=True)
-        print(json.dumps(figure1(model, head, puzzles[a.index], a.step, a.out, eps=a.eps)))
+        print(strict_json.dumps(figure1(model, head, puzzles[a.index], a.step, a.out, eps=a.eps)))
 
 
 def mi_report(a, dev):
@@ -112,4 +112,4 @@ def mi_report(a, dev):
             model, head, solutions, relations, n_states=a.structure_states, eps=a.eps, seed=a.seed
         )
     write_report(summary, pt, tokens, a.out, a.pairs)
-    print(json.dumps(summary))
+    print(strict_json.dumps(summary))
