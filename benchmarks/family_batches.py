@@ -41,7 +41,7 @@ def main(argv=None):
     res = {"family": dom.family, "width": dom.width, "n": a.n, "seed": 1, "samplers": {}}
     for label, (name, kw) in SETTINGS.items():
         cfg = replace(config_for(name, dom.sampler_defaults, **kw), temperature=1.0, seed=1)
-        out = decode(model, x, cfg, head=head if cfg.needs == "mi" else None, record=True)
+        out = decode(model, x, cfg, head=head if cfg.needs_head else None, record=True)
         first = [[len(s.selected) for s in tr.steps[: a.steps]] for tr in out.traces if len(tr.steps) >= a.steps]
         res["samplers"][label] = {
             "passes": round(float(np.mean([len(tr.steps) for tr in out.traces])), 2),

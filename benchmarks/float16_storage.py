@@ -35,7 +35,7 @@ import torch
 
 from mi_viz.core import strict_json
 from mi_viz.core.checkpoints import fingerprint
-from mi_viz.core.sweep import SETTING_KEYS, setting_key
+from mi_viz.core.sweep import setting_key, setting_keys
 from mi_viz.domains import get_domain
 from mi_viz.domains.sudoku import board as S
 
@@ -121,9 +121,10 @@ def decodes() -> dict:
 
 def table2() -> dict:
     path = "results/protein/table2/sweep.csv"
-    old = {setting_key(r, SETTING_KEYS): r for r in csv.DictReader(io.StringIO(git_bytes(FLOAT32_REV, path).decode()))}
+    keys = setting_keys()
+    old = {setting_key(r, keys): r for r in csv.DictReader(io.StringIO(git_bytes(FLOAT32_REV, path).decode()))}
     pairs = [  # (float16 row, its float32 twin); rows added since have no twin
-        (r, old[key]) for r in csv.DictReader(open(ROOT / path)) if (key := setting_key(r, SETTING_KEYS)) in old
+        (r, old[key]) for r in csv.DictReader(open(ROOT / path)) if (key := setting_key(r, keys)) in old
     ]
     out = {}
     for metric in ("jsd", "jsd_unirep"):

@@ -45,24 +45,20 @@ def _domain_cli(name):
 
 
 def _add_sampler_args(p):
-    p.add_argument("--sampler", default="sequential")
-    p.add_argument("--gamma", type=finite_float, default=None)
-    p.add_argument("--lam", type=finite_float, default=None)
-    p.add_argument(
-        "--scan",
-        choices=["stop", "skip"],
-        default=None,
-        help="mi / mi-gt: end the batch at the first rejected candidate (stop, default) or skip it",
-    )
-    p.add_argument("--k", type=int, default=None, help="topk / margin / dilated: positions per pass")
-    p.add_argument("--tau", type=finite_float, default=None, help="threshold / klass: top probability; margin: p1 - p2")
-    p.add_argument(
-        "--kl", type=finite_float, default=None, help="klass: largest KL to the previous pass's marginal (nats)"
-    )
-    p.add_argument("--d", type=int, default=None, help="dilated: least distance between a batch's positions")
+    """--sampler and one flag per declared parameter (samplers.PARAMS), each saying which rules take it."""
+    from .core.samplers import PARAMS, SAMPLERS
+
+    p.add_argument("--sampler", default="sequential", help="one of: " + ", ".join(SAMPLERS))
+    for name, spec in PARAMS.items():
+        takers = [s for s, rule in SAMPLERS.items() if name in rule.params]
+        kw: dict = {"choices": list(spec.choices)} if spec.kind == "choice" else {}
+        kw["type"] = int if spec.kind == "int" else str if spec.kind == "choice" else finite_float
+        p.add_argument(f"--{name}", default=None, help=f"{spec.help} ({', '.join(takers)})", **kw)
     p.add_argument("--temperature", type=finite_float, default=None, help="0 = argmax (the domain sets the default)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--gt-eps", type=finite_float, default=1e-3, help="pruning tolerance of ground-truth MI (mi-gt)")
+    p.add_argument(
+        "--gt-eps", type=finite_float, default=1e-3, help="pruning tolerance of ground-truth MI (oracle rules)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -146,27 +142,15 @@ def fetch_esmc() -> int:
 
 
 def _sampler_or_grid(a, mod):
-    from .core.samplers import config_for
+    from .core.samplers import PARAMS, config_for
     from .core.sweep import parse_grid
     from .domains import get_domain
 
     defaults = get_domain(a.domain).sampler_defaults
     if a.cmd == "bench":
         t = a.temperature if a.temperature is not None else getattr(mod, "DEFAULT_TEMPERATURE", 0.0)
-        return config_for(
-            a.sampler,
-            defaults,
-            gamma=a.gamma,
-            lam=a.lam,
-            k=a.k,
-            tau=a.tau,
-            kl=a.kl,
-            d=a.d,
-            temperature=t,
-            seed=a.seed,
-            gt_eps=a.gt_eps,
-            scan=a.scan,
-        )
+        params = {p: getattr(a, p) for p in PARAMS}
+        return config_for(a.sampler, defaults, **params, temperature=t, seed=a.seed, gt_eps=a.gt_eps)
     if a.cmd == "sweep":
         return parse_grid(a.grid or mod.DEFAULT_GRID, defaults)
     return None

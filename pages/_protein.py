@@ -125,9 +125,9 @@ def protein_model_or_error(spec: str):
 @st.cache_data(show_spinner="Decoding ...", max_entries=32)
 def protein_trace_json(prompt: str, cfg: dict, spec: str, head_path: str | None) -> str:
     model = get_protein_model(spec)
-    head = get_protein_head(head_path)[0] if head_path and SAMPLERS[cfg["name"]].needs == "mi" else None
+    head = get_protein_head(head_path)[0] if head_path and SAMPLERS[cfg["name"]].needs_head else None
     x = backbone_domain(spec).encode([prompt])
-    res = decode(model, x, SamplerConfig(**cfg), head=head, record=True)
+    res = decode(model, x, SamplerConfig.from_dict(cfg), head=head, record=True)
     return res.traces[0].to_json()
 
 

@@ -203,16 +203,15 @@ def puzzle_picker(key: str):
 @st.cache_data(show_spinner="Decoding ...", max_entries=64)
 def decode_trace_json(puzzle: str, cfg: dict, mdm: str, head_ckpt: str) -> str:
     model = get_mdm(mdm)
-    head = get_head(head_ckpt)[0] if SAMPLERS[cfg["name"]].needs == "mi" else None
+    head = get_head(head_ckpt)[0] if SAMPLERS[cfg["name"]].needs_head else None
     x = SUDOKU.encode([S.parse_board(puzzle)])
-    res = decode(model, x, SamplerConfig(**cfg), head=head, record=True)
+    res = decode(model, x, SamplerConfig.from_dict(cfg), head=head, record=True)
     return res.traces[0].to_json()
 
 
 def decode_trace(board, cfg: SamplerConfig) -> Trace:
-    from dataclasses import asdict
 
-    return Trace.from_json(decode_trace_json(S.board_to_string(board), asdict(cfg), mdm_path(), head_path()))
+    return Trace.from_json(decode_trace_json(S.board_to_string(board), cfg.to_dict(), mdm_path(), head_path()))
 
 
 @st.cache_data(show_spinner="Measuring the current settings ...", max_entries=256)
@@ -223,8 +222,10 @@ def live_point(puzzle_file: str, n: int, cfg: dict, mdm: str, head_ckpt: str) ->
 
     rows = load_puzzle_set(puzzle_file)[:n]
     model = get_mdm(mdm)
-    head = get_head(head_ckpt)[0] if SAMPLERS[cfg["name"]].needs == "mi" else None
-    return run_bench(SUDOKU, model, [S.parse_board(r["puzzle"]) for r in rows], SamplerConfig(**cfg), head).summary
+    head = get_head(head_ckpt)[0] if SAMPLERS[cfg["name"]].needs_head else None
+    return run_bench(
+        SUDOKU, model, [S.parse_board(r["puzzle"]) for r in rows], SamplerConfig.from_dict(cfg), head
+    ).summary
 
 
 def estimated_mi(tokens: tuple) -> np.ndarray:

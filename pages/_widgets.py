@@ -6,37 +6,8 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from mi_viz.core.samplers import SAMPLERS, SamplerConfig, defaults_for
+from mi_viz.core.samplers import PARAMS, SAMPLERS, SamplerConfig, defaults_for
 from pages._shared import GT_SECONDS_CAP
-
-GAMMAS = [
-    0.0,
-    1e-5,
-    3e-5,
-    1e-4,
-    3e-4,
-    0.001,
-    0.003,
-    0.01,
-    0.03,
-    0.1,
-    0.2,
-    0.3,
-    0.5,
-    0.6,
-    1.0,
-    2.0,
-    4.0,
-    8.0,
-    16.0,
-    32.0,
-]
-
-LAMBDAS = [0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
-
-TAUS = [0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
-
-KLS = [1e-4, 1e-3, 0.01, 0.03, 0.1, 0.3]
 
 
 def kept(widget_key: str, default, options=None) -> dict:
@@ -51,74 +22,52 @@ def kept(widget_key: str, default, options=None) -> dict:
     return kw
 
 
-def sampler_params(own: str, name: str, spec: dict, gammas=None) -> dict:
-    """The widgets of one sampler's parameters, starting at spec (its defaults, or a row's preset);
-    keys OWN_PARAM, so each sampler (or each compared row) keeps its own values. -> {param: value}."""
-    gammas = sorted(set(gammas or GAMMAS) | {float(spec.get("gamma") or 0.0)})
+def sampler_params(own: str, name: str, start: dict) -> dict:
+    """The widgets of one rule's parameters, generated from its declaration (samplers.PARAMS and
+    the rule's own help), starting at `start` (its defaults, or a row's preset); keys OWN_PARAM,
+    so each rule (or each compared row) keeps its own values. -> {param: value}."""
+    rule = SAMPLERS[name]
     kw = {}
-    if "k" in spec:
-        kw["k"] = st.slider("k (positions per pass)", 1, 20, **kept(f"{own}_k", spec["k"]))
-    if "gamma" in spec:  # log-spaced: useful budgets span 1e-5 .. 8 nats across the domains
-        kw["gamma"] = st.select_slider("gamma (budget, nats)", gammas, **kept(f"{own}_gamma", float(spec["gamma"])))
-    if "lam" in spec:
-        kw["lam"] = st.select_slider(
-            "lambda (weight of the entropy term)" if name == "mi-pairs" else "lambda (weight of the MI)",
-            sorted(set(LAMBDAS) | {float(spec["lam"])}),
-            **kept(f"{own}_lam", float(spec["lam"])),
-        )
-    if "tau" in spec:
-        if name == "margin":
-            BY = ["k per pass", "threshold"]
-            start = "threshold" if spec.get("tau") is not None else "k per pass"
-            by = st.radio("margin rule", BY, horizontal=True, **kept(f"{own}_by", start, BY))
-            if by == "threshold":
-                kw["tau"] = st.slider("tau (least p1 - p2)", 0.0, 1.0, **kept(f"{own}_tau", spec.get("tau") or 0.5))
+    for p in rule.params:
+        spec, v = PARAMS[p], start.get(p)
+        label, key = f"{spec.shown} ({rule.param_help(p)})", f"{own}_{p}"
+        if v is None:  # an optional parameter, unset by default (margin's tau): a switch turns it on
+            if not st.toggle(f"set {spec.shown}", **kept(f"{key}_on", False)):
+                kw[p] = None
+                continue
+            v = spec.ladder[len(spec.ladder) // 2] if spec.ladder else (spec.lo or 0)
+        if spec.kind == "choice":
+            kw[p] = st.radio(label, spec.choices, horizontal=True, help=spec.help, **kept(key, v, spec.choices))
+        elif spec.ladder:  # log-spaced values: a ladder, with the starting value on it
+            kw[p] = st.select_slider(label, sorted(set(spec.ladder) | {float(v)}), **kept(key, float(v)))
+        elif spec.kind == "int":
+            lo = int(spec.lo or 0)
+            kw[p] = st.slider(label, lo, max(spec.widget_hi, int(v)), **kept(key, int(v)))
         else:
-            kw["tau"] = st.select_slider(
-                "tau (least top probability)",
-                sorted(set(TAUS) | {float(spec["tau"])}),
-                **kept(f"{own}_tau", spec["tau"]),
-            )
-    if "kl" in spec:
-        kw["kl"] = st.select_slider(
-            "KL bound (nats) since the previous pass",
-            sorted(set(KLS) | {float(spec["kl"])}),
-            **kept(f"{own}_kl", spec["kl"]),
-        )
-    if "d" in spec:
-        kw["d"] = st.slider("d (least distance in a batch)", 1, 20, **kept(f"{own}_d", spec["d"]))
-    if "scan" in spec:
-        kw["scan"] = st.radio(
-            "batch rule",
-            ["stop", "skip"],
-            horizontal=True,
-            help="stop: the batch ends at the first position that would break the budget (a prefix "
-            "of the confidence order, the default); skip: pass over it and keep scanning",
-            **kept(f"{own}_scan", "stop", ["stop", "skip"]),
-        )
+            kw[p] = st.slider(label, float(spec.lo or 0.0), float(spec.hi or 1.0), **kept(key, float(v)))
     return kw
 
 
+def sampler_help() -> str:
+    """Every rule in one line each, from the registry (the pickers' help)."""
+    return "; ".join(f"{n}: {r.summary}" for n, r in SAMPLERS.items()) + " (docs/samplers.md)"
+
+
 def sampler_picker(
-    key: str, has_head: bool, default: str = "mi", temperature: float = 0.0, gammas=None, domain_defaults=None
+    key: str, has_head: bool, default: str = "mi", temperature: float = 0.0, domain_defaults=None
 ) -> SamplerConfig:
     """The sampler and its parameters, starting at the domain's defaults (Domain.sampler_defaults).
-    Each sampler keeps its own gamma / lambda / k (keys KEY_NAME_PARAM): switching mi -> eb -> mi
+    Each sampler keeps its own parameters (keys KEY_NAME_PARAM): switching mi -> eb -> mi
     leaves mi where the user put it."""
-    names = [n for n in SAMPLERS if has_head or SAMPLERS[n].needs != "mi"]
+    names = [n for n in SAMPLERS if has_head or not SAMPLERS[n].needs_head]
     name = st.selectbox(
         "Sampler",
         names,
         index=names.index(default) if default in names else 0,
         key=f"{key}_sampler",
-        help="sequential: one position per pass; topk: k per pass; eb: entropy budget (EB-Sampler); "
-        "mi: MI-guided with the head (entropy + lambda x MI within gamma); mi-zero: its entropy budget alone; "
-        "mi-tc: the largest MI to the batch instead of the sum; mi-cap: mi with at most k per pass; "
-        "mi-pairs: the rule of release 0.3; "
-        "mi-gt: MI-guided with the exact MI (a slow oracle); threshold: Fast-dLLM; margin: top-two margin; "
-        "klass: confident and stable; dilated: k per pass, d apart (docs/samplers.md)",
+        help=sampler_help(),
     )
-    kw = sampler_params(f"{key}_{name}", name, defaults_for(name, domain_defaults), gammas)
+    kw = sampler_params(f"{key}_{name}", name, defaults_for(name, domain_defaults))
     t = st.slider("temperature (0 = argmax)", 0.0, 2.0, temperature, 0.1, key=f"{key}_temp")
     seed = st.number_input("seed", 0, 10_000, 0, key=f"{key}_seed") if t > 0 else 0
     return SamplerConfig(name, temperature=t, seed=int(seed), **kw)
@@ -126,13 +75,7 @@ def sampler_picker(
 
 def grid_text(cfgs) -> str:
     """SamplerConfigs as one line of grid syntax (parse_grid reads it back to the same settings)."""
-    parts = []
-    for c in cfgs:
-        ps = [f"{p}={getattr(c, p):g}" for p in ("k", "gamma", "lam", "tau", "kl", "d") if getattr(c, p) is not None]
-        if c.scan == "skip":
-            ps.append("scan=skip")
-        parts.append(":".join([c.name, *ps]))
-    return "; ".join(parts)
+    return "; ".join(c.grid_text() for c in cfgs)
 
 
 def sampler_rows(key: str, presets: dict, start: list[str], has_head: bool, domain_defaults=None) -> dict:
@@ -146,7 +89,7 @@ def sampler_rows(key: str, presets: dict, start: list[str], has_head: bool, doma
     if rows_key not in st.session_state:
         st.session_state[rows_key] = [[k, presets[name]] for k, name in enumerate(start) if name in presets]
     rows = st.session_state[rows_key]
-    names = [n for n in SAMPLERS if has_head or SAMPLERS[n].needs != "mi"]
+    names = [n for n in SAMPLERS if has_head or not SAMPLERS[n].needs_head]
     out = {}
     for rid, preset in list(rows):
         with st.container(border=True):
@@ -155,13 +98,9 @@ def sampler_rows(key: str, presets: dict, start: list[str], has_head: bool, doma
                 "sampler", names, **kept(f"{key}_r{rid}_name", preset.name if preset.name in names else names[0], names)
             )
             with c[1]:
-                start_vals = {**defaults_for(name, domain_defaults)}
+                start_vals = defaults_for(name, domain_defaults)
                 if name == preset.name:  # the preset's own values are the row's starting point
-                    start_vals.update(
-                        {p: getattr(preset, p) for p in start_vals if getattr(preset, p, None) is not None}
-                    )
-                    if name == "margin":
-                        start_vals["tau"] = preset.tau
+                    start_vals.update(preset.params)
                 kw = sampler_params(f"{key}_r{rid}_{name}", name, start_vals)
             if c[2].button("remove", key=f"{key}_r{rid}_rm", help="drop this sampler from the comparison"):
                 st.session_state[rows_key] = [r for r in rows if r[0] != rid]
@@ -196,7 +135,7 @@ def grid_or_error(text: str, widget: str, has_head: bool, domain_defaults=None):
     except ValueError as e:
         st.error(f"{widget}: {e}")
         return None
-    if any(c.needs == "mi" for c in cfgs) and not has_head:
+    if any(c.needs_head for c in cfgs) and not has_head:
         st.error(f"{widget}: 'mi' needs an MI head, and none is loaded for this backbone.")
         return None
     return cfgs

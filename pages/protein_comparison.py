@@ -2,7 +2,6 @@
 (proteins: the paper's k-means JSD; a family backbone: pair statistics against its held-out rows)."""
 
 import io
-from dataclasses import asdict, replace
 
 import numpy as np
 import pandas as pd
@@ -89,8 +88,8 @@ with tab1:
         prompt = "_" * int(length)
         traces = {}
         for name, cfg in configs.items():
-            cfg = replace(cfg, temperature=float(temperature), seed=int(seed))  # validated anew
-            traces[name] = Trace.from_json(protein_trace_json(prompt, asdict(cfg), spec, head_path))
+            cfg = cfg.replace(temperature=float(temperature), seed=int(seed))  # validated anew
+            traces[name] = Trace.from_json(protein_trace_json(prompt, cfg.to_dict(), spec, head_path))
         longest = max(len(tr.steps) for tr in traces.values())
         t = st.slider(
             "Shared pass (the sequences after this many passes)", 0, longest, min(10, longest), key="pcmp_step"
@@ -164,9 +163,9 @@ def family_sweep_tab():
             bar = st.progress(0.0, text="sweep")
             out = []
             for k, cfg in enumerate(cfgs):
-                cfg = replace(cfg, temperature=1.0)
+                cfg = cfg.replace(temperature=1.0)
                 bar.progress(k / len(cfgs), text=f"{cfg.label()} ({k + 1}/{len(cfgs)})")
-                res = run_bench(DOM, model, ["_" * DOM.width] * int(n), cfg, head if cfg.needs == "mi" else None)
+                res = run_bench(DOM, model, ["_" * DOM.width] * int(n), cfg, head if cfg.needs_head else None)
                 rows = DOM.encode([r["sequence"] for r in res.rows])
                 from mi_viz.domains.family.backbone import to_values
 
@@ -216,9 +215,9 @@ with tab2:
             bar = st.progress(0.0, text="sweep")
             out = []
             for k, cfg in enumerate(cfgs):
-                cfg = replace(cfg, temperature=1.0)
+                cfg = cfg.replace(temperature=1.0)
                 bar.progress(k / len(cfgs), text=f"{cfg.label()} ({k + 1}/{len(cfgs)})")
-                res = run_bench(DOM, model, prompts, cfg, head if cfg.needs == "mi" else None)
+                res = run_bench(DOM, model, prompts, cfg, head if cfg.needs_head else None)
                 out.append({**res.summary, **ref([r["sequence"] for r in res.rows])})
             bar.empty()
             st.session_state.psw_result = (int(n), out)

@@ -1,8 +1,6 @@
 """Protein decode: step through a protein (or protein-family) decode, with entropy, estimated and true MI;
 for a family backbone, the structure's contacts on the maps and the map averaged over natural rows."""
 
-from dataclasses import asdict
-
 import numpy as np
 import streamlit as st
 import torch
@@ -171,10 +169,10 @@ def decode(tokens) -> str:
 
 if cfg.name == "mi-gt":
     st.info("mi-gt runs the exact ground truth at every step (an oracle): the first decode takes a while.")
-trace = Trace.from_json(protein_trace_json(prompt, asdict(cfg), spec, head_path))
+trace = Trace.from_json(protein_trace_json(prompt, cfg.to_dict(), spec, head_path))
 n_steps = len(trace.steps)
 if instant_view("pdec_view", "position"):
-    payload = protein_viewer_payload(prompt, asdict(cfg), spec, head_path)
+    payload = protein_viewer_payload(prompt, cfg.to_dict(), spec, head_path)
 
     def gt_for(tokens, compute):
         if compute or has_ground_truth(tokens, eps, "protein", spec):

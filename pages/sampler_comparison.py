@@ -1,7 +1,6 @@
 """Sampler comparison: one puzzle, several samplers on a shared timeline; and sweeps."""
 
 import io
-from dataclasses import asdict
 
 import numpy as np
 import pandas as pd
@@ -54,7 +53,7 @@ PRESETS = {
     "top-2 margin k=4": SamplerConfig("margin", k=4),
 }
 if head is None:
-    PRESETS = {k: v for k, v in PRESETS.items() if v.needs != "mi"}
+    PRESETS = {k: v for k, v in PRESETS.items() if not v.needs_head}
 # the committed sweep drawn beside a sweep on the same set; a set without one gets none
 COMMITTED = {
     "Hard test set (ours, 1,000)": (RESULTS / "sudoku" / "test_hard" / "sweep.csv", "committed, all 1,000 hard"),
@@ -141,7 +140,7 @@ with tab2:
             out = []
             for k, c in enumerate(cfgs):
                 bar.progress(k / len(cfgs), text=f"{c.label()} ({k + 1}/{len(cfgs)})")
-                out.append(run_bench(SUDOKU, model, puzzles, c, head if c.needs == "mi" else None).summary)
+                out.append(run_bench(SUDOKU, model, puzzles, c, head if c.needs_head else None).summary)
             bar.empty()
             st.session_state.sw_result = (src, n, out)
     result = st.session_state.get("sw_result")
@@ -169,7 +168,7 @@ with tab2:
     markers = []
     if n_live and configs:
         for name, c in configs.items():
-            pt = live_point(str(PUZZLE_SETS[shown]), n_live, asdict(c), mdm_path(), head_path())
+            pt = live_point(str(PUZZLE_SETS[shown]), n_live, c.to_dict(), mdm_path(), head_path())
             lo, hi = wilson(pt["solved_frac"], n_live)
             markers.append(
                 {

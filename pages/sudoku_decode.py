@@ -47,9 +47,7 @@ if cfg.name == "mi-gt":
 trace = decode_trace(board, cfg)
 n_steps = len(trace.steps)
 if instant_view("dec_view", "cell"):
-    from dataclasses import asdict
-
-    payload = sudoku_viewer_payload(S.board_to_string(board), asdict(cfg), mdm_path(), head_path())
+    payload = sudoku_viewer_payload(S.board_to_string(board), cfg.to_dict(), mdm_path(), head_path())
 
     def gt_for(tokens, compute):
         if compute or has_ground_truth(tokens, eps, "sudoku", mdm_path()):

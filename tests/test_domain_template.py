@@ -125,7 +125,7 @@ def test_every_sampler_decodes_the_toy_domain(name):
     check_head_fits(head, model)
     prompts = ["______", "a___c_", "__b___"]
     cfg = SamplerConfig(name, gamma=0.05 if name in ("mi-gt", "mi", "mi-zero", "eb") else None, temperature=1.0, seed=1)
-    res = run_bench(DOMAIN, model, prompts, cfg, head=head if cfg.needs == "mi" else None)
+    res = run_bench(DOMAIN, model, prompts, cfg, head=head if cfg.needs_head else None)
     assert all(r["keeps_prompt"] for r in res.rows) and all("_" not in r["output"] for r in res.rows)
     assert res.summary["n"] == 3 and res.summary["avg_passes"] >= 1
     if name in ("sequential", "mi-gt"):  # one twin at a time, or the exact MI keeps twins apart: always valid

@@ -187,13 +187,13 @@ def test_generation_keeps_the_prompt_and_only_writes_amino_acids(tiny, name):
     torch.manual_seed(0)
     head = MIHead(HeadConfig(d_in=32, n_values=20, d_hidden=8, rank=4, d_pair=4)).eval()
     prompts = ["MK____LV__", "__________", "AC___", "_____"]
-    cfg = SamplerConfig(name, temperature=1.0, seed=3, gamma=4.0 if SAMPLERS[name].defaults.get("gamma") else None)
-    res = run_bench(PROTEIN, tiny, prompts, cfg, head=head if cfg.needs == "mi" else None)
+    cfg = SamplerConfig(name, temperature=1.0, seed=3, gamma=4.0 if SAMPLERS[name].params.get("gamma") else None)
+    res = run_bench(PROTEIN, tiny, prompts, cfg, head=head if cfg.needs_head else None)
     assert [r["length"] for r in res.rows] == [10, 10, 5, 5]  # rows in input order, groups decoded apart
     assert all(r["keeps_prompt"] and r["standard_only"] for r in res.rows)
     assert res.rows[0]["sequence"].startswith("MK") and res.rows[2]["sequence"].startswith("AC")
     assert all(set(r["sequence"]) <= set(A.AMINO_ACIDS) for r in res.rows)
-    again = run_bench(PROTEIN, tiny, prompts, cfg, head=head if cfg.needs == "mi" else None)
+    again = run_bench(PROTEIN, tiny, prompts, cfg, head=head if cfg.needs_head else None)
     assert [r["sequence"] for r in again.rows] == [r["sequence"] for r in res.rows]  # seeded
 
 

@@ -184,12 +184,12 @@ def test_mi_rule_reads_only_pairs_inside_its_reach(rule):
 def test_mi_gt_expands_only_the_reach(monkeypatch):
     """The oracle decode with the reach-restricted map equals the decode with the full map
     (tokens, passes, batches), and spends fewer oracle passes."""
-    import mi_viz.core.samplers as smp
+    from dataclasses import replace
 
     o, x = _oracle_states(n=4, masked=12, seed=2)
     cfg = SamplerConfig("mi-gt", gamma=0.2, lam=4.0)
     lean = decode(o, x, cfg)
-    monkeypatch.setattr(smp, "mi_rule_reach", lambda H, g, lam, scan, rule: list(range(len(H))))
+    monkeypatch.setitem(SAMPLERS, "mi-gt", replace(SAMPLERS["mi-gt"], reach=lambda H, cfg: list(range(len(H)))))
     full = decode(o, x, cfg)
     assert torch.equal(lean.tokens, full.tokens) and torch.equal(lean.passes, full.passes)
     assert lean.batch_sizes == full.batch_sizes
@@ -201,8 +201,11 @@ def test_config_validation():
         SamplerConfig("nope")
     with pytest.raises(ValueError, match="k must be"):
         SamplerConfig("topk", k=0)
-    c = SamplerConfig("eb", k=3)
-    assert c.k is None and c.gamma == 0.2  # irrelevant parameters are dropped
+    with pytest.raises(ValueError, match="eb takes gamma, not k"):  # never silently dropped
+        SamplerConfig("eb", k=3)
+    with pytest.raises(ValueError, match="scan must be one of"):
+        SamplerConfig("mi", scan="sideways")
+    assert SamplerConfig("eb").gamma == 0.2 and SamplerConfig("eb").get("k") is None
 
 
 def _oracle_states(n=5, masked=10, seed=0):
@@ -275,10 +278,10 @@ def test_domain_defaults_fill_what_the_user_leaves_out():
 
     protein = get_domain("protein").sampler_defaults
     assert defaults_for("eb", protein)["gamma"] == protein["eb"]["gamma"]
-    assert defaults_for("eb", {}) == SAMPLERS["eb"].defaults  # Sudoku: the registry's
+    assert defaults_for("eb", {}) == SAMPLERS["eb"].params  # Sudoku: the registry's
     c = config_for("mi", protein, gamma=2.0)
     assert c.gamma == 2.0 and c.lam == protein["mi"]["lam"] and c.scan == "stop"
-    assert config_for("mi", {}, gamma=None).gamma == SAMPLERS["mi"].defaults["gamma"]
+    assert config_for("mi", {}, gamma=None).gamma == SAMPLERS["mi"].params["gamma"]
     g = parse_grid("eb; mi:gamma=1", protein)
     assert g[0].gamma == protein["eb"]["gamma"] and (g[1].gamma, g[1].lam) == (1.0, protein["mi"]["lam"])
-    assert parse_grid("eb")[0].gamma == SAMPLERS["eb"].defaults["gamma"]
+    assert parse_grid("eb")[0].gamma == SAMPLERS["eb"].params["gamma"]

@@ -15,12 +15,18 @@ from pathlib import Path
 import torch
 
 from .models import load_models
-from .samplers import SAMPLERS, SamplerConfig, decode
+from .samplers import COLUMNS, SamplerConfig, decode
 
 # Sequences per forward pass. benchmarks/throughput.py on the 2-core CPU machine
 # (results/throughput.txt): for Sudoku, two 1-thread processes (sweep --jobs 2) at batch 64
 # get the most boards per second.
 DECODE_BATCH = 64
+
+
+def setting_columns(cfg: SamplerConfig) -> dict:
+    """A setting's parameter columns in a summary or sweep row: every column of the committed
+    sweeps (None where the rule takes no such parameter), then the rule's own newer ones."""
+    return {**{p: cfg.get(p) for p in COLUMNS}, **{p: v for p, v in cfg.params.items() if p not in COLUMNS}}
 
 
 @dataclass
@@ -57,7 +63,7 @@ def run_bench(
             r.update(
                 {
                     "passes": n,
-                    "oracle_passes": o if cfg.needs == "mi-gt" else "",
+                    "oracle_passes": o if cfg.is_oracle else "",
                     "max_batch": max(sizes) if sizes else 0,
                 }
             )
@@ -66,21 +72,13 @@ def run_bench(
     n = len(done)
     summary = {
         "sampler": cfg.name,
-        "gamma": cfg.gamma,
-        "lam": cfg.lam,
-        "k": cfg.k,
-        "scan": cfg.scan,
-        "tau": cfg.tau,
-        "kl": cfg.kl,
-        "d": cfg.d,
+        **setting_columns(cfg),
         **({"temperature": cfg.temperature, "seed": cfg.seed} if cfg.temperature > 0 else {}),  # argmax: no seed
-        "rule_version": SAMPLERS[cfg.name].version,
+        "rule_version": cfg.rule.version,
         "n": n,
         **domain.summarize(done),
         "avg_passes": round(sum(r["passes"] for r in done) / max(1, n), 3),
-        "avg_oracle_passes": round(sum(r["oracle_passes"] for r in done) / max(1, n), 1)
-        if cfg.needs == "mi-gt"
-        else None,
+        "avg_oracle_passes": round(sum(r["oracle_passes"] for r in done) / max(1, n), 1) if cfg.is_oracle else None,
         "seconds": round(time.perf_counter() - t0, 2),
         "threads": torch.get_num_threads(),  # wall time means little without it
     }
@@ -121,7 +119,7 @@ def run_grid(
     than one decode on 2 threads (benchmarks/throughput.py). Each setting is the same
     deterministic run_bench either way; only the wall time changes.
     """
-    need_head = any(c.needs == "mi" for c in cfgs)
+    need_head = any(c.needs_head for c in cfgs)
     threads = threads or torch.get_num_threads()
     if jobs <= 1 or len(cfgs) <= 1:
         model, h = load_models(domain, checkpoint, head, device, need_head=need_head)

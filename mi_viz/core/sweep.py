@@ -17,14 +17,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .bench import run_grid, write_rows
+from .bench import run_grid, setting_columns, write_rows
 from .checkpoints import fingerprint
 from .models import load_models
 from .plots import plot_sweep
-from .samplers import SAMPLERS, SamplerConfig, config_for
+from .samplers import PARAMS, SAMPLERS, SamplerConfig, columns, config_for
 
 log = logging.getLogger(__name__)
-SETTING_KEYS = ("sampler", "gamma", "lam", "k", "scan", "tau", "kl", "d", "temperature", "seed", "rule_version", "n")
+RUN_KEYS = ("temperature", "seed", "rule_version", "n")
+
+
+def setting_keys() -> tuple[str, ...]:
+    """What identifies a sweep row's setting: the sampler, every declared parameter (the committed
+    columns first: a parameter a row lacks reads as empty, so older rows keep their identity), the
+    temperature, seed, rule version and the number of items."""
+    return ("sampler", *columns(), *RUN_KEYS)
+
+
 FINGERPRINTS = ("mdm_sha", "head_sha")
 
 
@@ -39,7 +48,7 @@ def parse_grid(spec: str, domain_defaults: dict | None = None) -> list[SamplerCo
         name = name.strip()
         if name not in SAMPLERS:
             raise ValueError(f"unknown sampler {name!r} in the grid; choose from {', '.join(sorted(SAMPLERS))}")
-        known = [*SAMPLERS[name].defaults, "temperature", "seed"]
+        known = [*SAMPLERS[name].params, "temperature", "seed"]
         keys, values = [], []
         for p in params:
             if "=" not in p:
@@ -47,8 +56,7 @@ def parse_grid(spec: str, domain_defaults: dict | None = None) -> list[SamplerCo
             k, vs = (x.strip() for x in p.split("=", 1))
             if k not in known:
                 raise ValueError(f"unknown parameter {k!r} for {name}; it takes {', '.join(known)}")
-            casts: dict[str, Callable[[str], Any]] = {"k": int, "d": int, "seed": int, "scan": str.strip}
-            cast = casts.get(k, float)
+            cast: Callable[[str], Any] = PARAMS[k].cast if k in PARAMS else (int if k == "seed" else float)
             try:
                 values.append([cast(v) for v in vs.split(",")])
             except ValueError:
@@ -136,12 +144,12 @@ def run_sweep(
     after the grid's (a sweep that adds settings, or rows of an earlier rule, keeps its history)."""
     say = report or (lambda d: None)
     t0 = time.perf_counter()
-    need_head = any(c.needs == "mi" for c in cfgs)
+    need_head = any(c.needs_head for c in cfgs)
     if need_head and jobs > 1:  # a bad head fails here, not in a worker after other settings ran
         load_models(domain, checkpoint, head, device, need_head=True)
     mdm_sha = fingerprint(mdm_path or checkpoint or domain.default_model)
     head_sha = fingerprint(head or domain.default_head()) if need_head else ""
-    keys = SETTING_KEYS + tuple(inputs) + FINGERPRINTS
+    keys = setting_keys() + tuple(inputs) + FINGERPRINTS
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     previous = previous_rows(out / "sweep.csv", keys) if resume else {}
@@ -150,20 +158,14 @@ def run_sweep(
     for i, c in enumerate(cfgs):
         ident = {
             "sampler": c.name,
-            "gamma": c.gamma,
-            "lam": c.lam,
-            "k": c.k,
-            "scan": c.scan,
-            "tau": c.tau,
-            "kl": c.kl,
-            "d": c.d,
+            **setting_columns(c),
             "temperature": c.temperature if c.temperature > 0 else None,
             "seed": c.seed if c.temperature > 0 else None,
-            "rule_version": SAMPLERS[c.name].version,
+            "rule_version": c.rule.version,
             "n": len(items),
             **inputs,
             "mdm_sha": mdm_sha,
-            "head_sha": head_sha if c.needs == "mi" else "",
+            "head_sha": head_sha if c.needs_head else "",
         }
         idents.append(ident)
         old = previous.get(setting_key(ident, keys))

@@ -126,7 +126,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
     ref = reference(a, data)
     if command == "bench":
         cfg = cfg_or_grid
-        _, head = load_models(dom, dom.checkpoint, a.head, dev, need_head=cfg.needs == "mi")
+        _, head = load_models(dom, dom.checkpoint, a.head, dev, need_head=cfg.needs_head)
         res = run_bench(dom, model, prompts, cfg, head, a.batch_size or DECODE_BATCH, dev)
         write_rows(res.rows, a.out)
         print(

@@ -149,7 +149,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
     ids, prompts, what = prompts_of(a)
     if command == "bench":
         cfg = cfg_or_grid
-        model, head = load_models(DOMAIN, a.backbone, a.head, dev, need_head=cfg.needs == "mi")
+        model, head = load_models(DOMAIN, a.backbone, a.head, dev, need_head=cfg.needs_head)
         judge = Reference(
             model if a.embedder is None else DOMAIN.load_model(a.embedder, dev),
             a.reference,

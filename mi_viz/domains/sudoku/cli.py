@@ -55,7 +55,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
 
     if command == "bench":
         puzzles, errors = read_puzzles(a.puzzles, a.limit)
-        model, head = load_models(DOMAIN, a.checkpoint, a.head, dev, need_head=cfg_or_grid.needs == "mi")
+        model, head = load_models(DOMAIN, a.checkpoint, a.head, dev, need_head=cfg_or_grid.needs_head)
         res = run_bench(DOMAIN, model, puzzles, cfg_or_grid, head, a.batch_size or DECODE_BATCH, dev)
         write_rows(res.rows, a.out)
         res.summary["skipped_lines"] = len(errors)

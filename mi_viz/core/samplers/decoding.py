@@ -1,0 +1,216 @@
+"""Decoding: any registered rule over many sequences at once, one backbone pass per step, and
+the Trace of a decode (a StepRecord per pass) that the app scrubs and the benchmarks aggregate.
+One code path serves both. A rule gets what it declares it reads (registry.READS) and nothing
+else; no rule is special-cased here."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from .. import strict_json
+from ..mi import ground_truth_mi
+from ..reading import read_state
+from .registry import Candidates, SamplerConfig
+
+
+@dataclass
+class StepRecord:
+    step: int  # 0-based index of this pass
+    tokens: list[int]  # (L,) tokens BEFORE this step's writes
+    masked: list[bool]  # (L,) masked before this step
+    entropy: list[float]  # (L,) marginal entropy, 0 on unmasked
+    probs: list[list[float]]  # (L, V) marginals
+    mi: (
+        list[list[float]] | None
+    )  # (L, L) the MI map the sampler used, if any (mi-gt: only the pairs its rule could reach)
+    selected: list[int]  # positions unmasked in this step
+    values: list[int]  # token written at each selected position
+    passes: int  # backbone passes so far, this one included
+    oracle_passes: int = 0  # extra passes of the ground-truth oracle so far
+
+
+@dataclass
+class Trace:
+    sampler: dict
+    initial: list[int]  # (L,) starting tokens
+    final: list[int]  # (L,) tokens at the end
+    steps: list[StepRecord] = field(default_factory=list)
+    meta: dict = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        # the same document as strict_json.dumps(asdict(self)), without asdict's deep copy of every
+        # step's (L, V) marginals (seconds for a long decode; the app serialises every trace)
+        d = {
+            "sampler": self.sampler,
+            "initial": self.initial,
+            "final": self.final,
+            "steps": [vars(s) for s in self.steps],
+            "meta": self.meta,
+        }
+        return strict_json.dumps(d, separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> Trace:
+        d = json.loads(text)
+        d["steps"] = [StepRecord(**s) for s in d["steps"]]
+        return cls(**d)
+
+    def tokens_at(self, step: int) -> list[int]:
+        """Tokens after `step` steps (0 = initial, len(steps) = final)."""
+        return self.steps[step].tokens if step < len(self.steps) else self.final
+
+
+# --------------------------------------------------------------------------- decode
+
+
+@dataclass
+class DecodeResult:
+    tokens: torch.Tensor  # (B, L) final tokens
+    passes: torch.Tensor  # (B,) backbone passes per sequence
+    oracle_passes: torch.Tensor  # (B,) extra ground-truth passes (mi-gt only)
+    batch_sizes: list[list[int]]  # per sequence: positions unmasked at each step
+    traces: list[Trace] | None  # when record=True
+    seconds: float = 0.0
+    states: list[torch.Tensor] | None = None  # keep_states: (B, L) tokens before each step
+
+
+def _round(x: torch.Tensor, nd: int = 5):
+    return np.round(x.detach().cpu().double().numpy(), nd).tolist()
+
+
+# inference_mode, not no_grad: it skips autograd bookkeeping, a visible share of the head's small ops at batch 1
+@torch.inference_mode()
+def decode(
+    model,
+    tokens: torch.Tensor,  # (B, L) starting tokens, mask_id where masked
+    cfg: SamplerConfig,
+    head=None,
+    record: bool = False,
+    batch_size: int = 256,
+    max_steps: int | None = None,
+    keep_states: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    streams: list[int] | None = None,
+) -> DecodeResult:
+    """Decode every sequence until nothing is masked, all in lock-step batches.
+
+    Finished sequences drop out of the batch; each keeps its own batch sizes, and with
+    temperature > 0 each draws its values from its own random stream (seeded by cfg.seed and
+    streams[b], default b), so the result equals decoding them one by one with the same
+    stream ids (tests check both).
+    """
+    t0 = time.perf_counter()
+    rule = cfg.rule
+    if rule.needs_head and head is None:
+        raise ValueError(f"the {cfg.name!r} sampler reads the MI head: give an MI head checkpoint")
+    tokens = tokens.clone()  # on the model's device: the caller puts it there
+    dev = tokens.device
+    B, L = tokens.shape
+    mask_id = model.mask_id
+    vt = model.value_tokens.cpu()  # selection runs on the CPU
+    passes = torch.zeros(B, dtype=torch.long)
+    oracle = torch.zeros(B, dtype=torch.long)
+    sizes: list[list[int]] = [[] for _ in range(B)]
+    traces = [Trace(cfg.to_dict(), tokens[b].tolist(), []) for b in range(B)] if record else []
+    ids = list(range(B)) if streams is None else [int(i) for i in streams]
+    if len(ids) != B:
+        raise ValueError(f"{len(ids)} stream ids for {B} sequences")
+    gens = (
+        [torch.Generator(device="cpu").manual_seed(cfg.seed * 1_000_003 + i) for i in ids]
+        if cfg.temperature > 0
+        else []
+    )
+    prev: dict[int, np.ndarray] = {}  # sequence -> its marginals (L, V) at its previous pass ("prev")
+    wants_probs = bool({"probs", "prev"} & rule.reads)
+    total_masked = int((tokens == mask_id).sum())
+    step = 0
+    states: list[torch.Tensor] = []
+    while True:
+        active = (tokens == mask_id).any(1).nonzero().squeeze(1)  # (A,)
+        if active.numel() == 0 or (max_steps is not None and step >= max_steps):
+            break
+        if keep_states:
+            states.append(tokens.cpu().clone())
+        for s in range(0, active.numel(), batch_size):
+            idx = active[s : s + batch_size]
+            x = tokens[idx]  # (b, L)
+            # one pass; with the mi sampler the head reads the same pass (read_state)
+            rd = read_state(model, x, head if rule.needs_head else None)
+            out, masked, H, MI = rd.out, rd.masked, rd.entropy, rd.mi  # (b, L), (b, L), (b, L, L) or None
+            logits = out.logits.float()  # (b, L, V)
+            passes[idx.cpu()] += 1
+            H_np = H.cpu().double().numpy()  # (b, L) selection runs on the CPU
+            m_np = masked.cpu().numpy()  # (b, L)
+            if rule.is_oracle:
+                # expand only what the rule can admit (rule.reach): the same decisions as with
+                # the full map (tested) at a fraction of the oracle passes
+                reach = torch.zeros_like(masked)  # (b, L)
+                for r in range(idx.numel()):
+                    pos = np.nonzero(m_np[r])[0]
+                    cand = [int(pos[i]) for i in rule.reach(H_np[r][pos], cfg)] if rule.reach else pos.tolist()
+                    if len(cand) > 1:  # one position has no pairs: no passes
+                        reach[r, cand] = True
+                gt = ground_truth_mi(model, x, eps=cfg.gt_eps, base_logits=out.logits, positions=reach)
+                MI = gt.mi  # zero outside reach x reach
+                oracle[idx.cpu()] += gt.passes.cpu()
+            if cfg.temperature > 0:  # each sequence from its own stream (batched == one by one)
+                probs_t = torch.softmax(logits.cpu() / cfg.temperature, -1)  # (b, L, V)
+                vals = torch.stack(
+                    [torch.multinomial(probs_t[r], 1, generator=gens[int(idx[r])]).squeeze(1) for r in range(len(idx))]
+                )  # (b, L)
+            else:
+                vals = logits.argmax(-1).cpu()  # (b, L)
+            MI_np = MI.cpu().double().numpy() if MI is not None else None
+            P_np = torch.softmax(logits, -1).cpu().double().numpy() if wants_probs else None  # (b, L, V)
+            for r in range(idx.numel()):
+                b = int(idx[r])
+                pos = np.nonzero(m_np[r])[0]
+                cands = Candidates(
+                    H=H_np[r][pos],
+                    MI=MI_np[r][np.ix_(pos, pos)] if MI_np is not None else None,
+                    probs=P_np[r][pos] if P_np is not None else None,
+                    pos=pos,
+                    prev=prev[b][pos] if b in prev else None,
+                )
+                chosen = [int(pos[i]) for i in rule.select(cands, cfg)]
+                if "prev" in rule.reads and P_np is not None:
+                    prev[b] = P_np[r]
+                written = [int(vt[vals[r, c]]) for c in chosen]
+                if record:
+                    traces[b].steps.append(
+                        StepRecord(
+                            step=len(traces[b].steps),
+                            tokens=x[r].tolist(),
+                            masked=m_np[r].tolist(),
+                            entropy=_round(H[r]),
+                            probs=_round(torch.softmax(logits[r], -1), 4),
+                            mi=_round(MI[r]) if MI is not None else None,
+                            selected=chosen,
+                            values=written,
+                            passes=int(passes[b]),
+                            oracle_passes=int(oracle[b]),
+                        )
+                    )
+                tokens[b, chosen] = torch.tensor(written, device=dev)
+                sizes[b].append(len(chosen))
+        step += 1
+        if progress is not None:
+            progress(total_masked - int((tokens == mask_id).sum()), total_masked)
+    if record:
+        for b in range(B):
+            traces[b].final = tokens[b].tolist()
+    return DecodeResult(
+        tokens.cpu(),
+        passes,
+        oracle,
+        sizes,
+        traces if record else None,
+        time.perf_counter() - t0,
+        states if keep_states else None,
+    )

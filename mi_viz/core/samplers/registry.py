@@ -1,0 +1,221 @@
+"""The sampler registry: each rule declares itself once (its parameters with their defaults, what
+it reads, how it selects), and SamplerConfig is one setting of one rule.
+
+A rule reads some of: "probs" (its candidates' marginals), "prev" (the same positions' marginals
+one pass earlier), "mi" (the MI head's map, from the same backbone pass) and "exact-mi" (the
+ground-truth map: an oracle whose extra passes are counted apart). `decode` hands each rule what
+it reads and nothing else, so no name is special-cased there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .params import PARAMS, Param
+
+READS = ("probs", "prev", "mi", "exact-mi")  # what a rule may ask decode for
+
+
+@dataclass
+class Candidates:
+    """What a rule sees of one state's m masked positions (indices 0..m-1 into these arrays)."""
+
+    H: np.ndarray  # (m,) marginal entropies, nats
+    MI: np.ndarray | None = None  # (m, m) pairwise MI ("mi" / "exact-mi"), or None
+    probs: np.ndarray | None = None  # (m, V) marginals ("probs")
+    pos: np.ndarray | None = None  # (m,) places in the sequence
+    prev: np.ndarray | None = None  # (m, V) the same positions' marginals one pass earlier ("prev"; None at the first)
+
+
+@dataclass(frozen=True)
+class Sampler:
+    """One rule, registered by name (register). select(Candidates, SamplerConfig) returns the
+    candidates' indices to unmask in this pass (at least one)."""
+
+    name: str
+    summary: str  # one line: what the rule does (help texts, docs/samplers.md)
+    params: Mapping[str, Any]  # the parameters it takes -> registry defaults, in PARAMS order
+    select: Callable[[Candidates, SamplerConfig], list[int]]
+    reads: frozenset[str] = frozenset()  # of READS
+    version: int = 1  # of the selection rule: sweep rows record it, so --resume never mixes rules
+    curve: tuple[str, ...] = ("lam",)  # parameters that name a sweep curve; the others move along it
+    # the oracle ("exact-mi"): (H of the candidates, config) -> the indices the rule could admit whatever
+    # the MI, the only positions whose exact MI it needs (samplers.mi_rules.mi_rule_reach)
+    reach: Callable[[np.ndarray, SamplerConfig], list[int]] | None = None
+    help: Mapping[str, str] = field(default_factory=dict)  # a parameter's meaning for this rule, over PARAMS'
+    family: str = ""  # the group a picker shows it in ("entropy", "MI", "confidence", "structure")
+
+    def __post_init__(self):
+        for p in self.params:
+            if p not in PARAMS:
+                raise ValueError(f"sampler {self.name!r} takes {p!r}, which no Param declares (params.declare)")
+        bad = set(self.reads) - set(READS)
+        if bad:
+            raise ValueError(f"sampler {self.name!r} reads {sorted(bad)}; a rule may read {', '.join(READS)}")
+        order = [p for p in PARAMS if p in self.params]
+        if list(self.params) != order:
+            raise ValueError(f"sampler {self.name!r}: declare its parameters in PARAMS order ({', '.join(order)})")
+
+    @property
+    def needs_head(self) -> bool:
+        return "mi" in self.reads
+
+    @property
+    def is_oracle(self) -> bool:
+        return "exact-mi" in self.reads
+
+    def param_help(self, p: str) -> str:
+        return self.help.get(p, PARAMS[p].help)
+
+
+SAMPLERS: dict[str, Sampler] = {}
+
+
+def register(sampler: Sampler) -> Sampler:
+    """Add a rule to the registry (a sampler file calls this at import)."""
+    if sampler.name in SAMPLERS and SAMPLERS[sampler.name] is not sampler:
+        raise ValueError(f"a sampler named {sampler.name!r} is registered already")
+    SAMPLERS[sampler.name] = sampler
+    return sampler
+
+
+def unregister(name: str) -> None:
+    """Remove a rule (tests that register a toy one clean up after themselves)."""
+    SAMPLERS.pop(name, None)
+
+
+def _sampler(name: str) -> Sampler:
+    if name not in SAMPLERS:
+        raise ValueError(f"unknown sampler {name!r}; choose from {', '.join(SAMPLERS)}")
+    return SAMPLERS[name]
+
+
+class SamplerConfig:
+    """One setting of one rule: SamplerConfig("mi", gamma=0.04, lam=10). Parameters left out take
+    the rule's defaults; a parameter the rule does not take, or a value out of its range, is a
+    ValueError that says which (never silently dropped). cfg.gamma reads a parameter."""
+
+    def __init__(
+        self, name: str = "sequential", *, temperature: float = 0.0, seed: int = 0, gt_eps: float = 1e-3, **params
+    ):
+        rule = _sampler(name)
+        # None means "not given" for any declared parameter; a value for one the rule does not take is an error
+        unknown = [p for p, v in params.items() if p not in rule.params and (v is not None or p not in PARAMS)]
+        if unknown:
+            takes = ", ".join(rule.params) or "no parameter"
+            raise ValueError(f"{name} takes {takes}, not {', '.join(unknown)}")
+        values = {p: rule.params[p] if params.get(p) is None else params[p] for p in rule.params}
+        self.name = name
+        self.params: dict[str, Any] = {p: PARAMS[p].check(v, name) for p, v in values.items()}
+        for what, v, lo in (("temperature", temperature, 0.0), ("gt_eps", gt_eps, 0.0)):
+            Param(what, "float", "", lo=lo).check(v, name)
+        self.temperature = float(temperature)  # 0 = argmax value; > 0 samples softmax(logits / T)
+        self.seed = int(seed)  # each sequence draws from its own stream: (seed, index)
+        self.gt_eps = float(gt_eps)  # pruning tolerance of the ground-truth MI (oracle rules)
+
+    @property
+    def rule(self) -> Sampler:
+        return SAMPLERS[self.name]
+
+    def __getattr__(self, p: str) -> Any:  # cfg.gamma: a parameter this rule takes
+        if p.startswith("_") or p == "params":
+            raise AttributeError(p)
+        if p in self.params:
+            return self.params[p]
+        raise AttributeError(f"{self.name} takes no parameter {p!r} (it takes {', '.join(self.params) or 'none'})")
+
+    def get(self, p: str, default: Any = None) -> Any:
+        """A parameter's value, or default when the rule does not take it."""
+        return self.params.get(p, default)
+
+    @property
+    def needs_head(self) -> bool:
+        return self.rule.needs_head
+
+    @property
+    def is_oracle(self) -> bool:
+        return self.rule.is_oracle
+
+    def replace(self, **changes) -> SamplerConfig:
+        """A copy with some fields or parameters changed (validated anew)."""
+        d = self.to_dict()
+        d.update(changes)
+        return SamplerConfig.from_dict(d)
+
+    def to_dict(self) -> dict:
+        """name, parameters, temperature, seed, gt_eps: what a Trace records and caches key on."""
+        return {
+            "name": self.name,
+            **self.params,
+            "temperature": self.temperature,
+            "seed": self.seed,
+            "gt_eps": self.gt_eps,
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> SamplerConfig:
+        d = dict(d)
+        return cls(d.pop("name"), **d)
+
+    def label(self) -> str:
+        """ "mi gamma=0.04 lam=10": parameters in PARAMS order; one whose Param says so only off its default."""
+        parts = [self.name]
+        for p, v in self.params.items():
+            if v is None or (not PARAMS[p].label_default and v == self.rule.params[p]):
+                continue
+            parts.append(f"{p}={PARAMS[p].text(v)}")
+        return " ".join(parts)
+
+    def grid_text(self) -> str:
+        """The setting in grid syntax ("mi:gamma=0.04:lam=10"; sweep.parse_grid reads it back to an
+        equal config): the label's parameters."""
+        return ":".join(self.label().split(" "))
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, SamplerConfig) and self.to_dict() == other.to_dict()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.to_dict().items()))
+
+    def __repr__(self) -> str:
+        return f"SamplerConfig({self.label()!r}, temperature={self.temperature:g}, seed={self.seed})"
+
+
+def defaults_for(name: str, domain_defaults: dict | None = None) -> dict:
+    """The parameters rule `name` takes with their defaults in a domain: the registry's,
+    overridden by the domain's own (Domain.sampler_defaults)."""
+    rule = _sampler(name)
+    mine = (domain_defaults or {}).get(name, {})
+    return {p: mine.get(p, d) for p, d in rule.params.items()}
+
+
+def config_for(name: str, domain_defaults: dict | None = None, **given) -> SamplerConfig:
+    """A SamplerConfig whose parameters not given (or given as None) take the domain's defaults."""
+    params = {k: v for k, v in given.items() if v is not None}
+    fields = {k: params.pop(k) for k in ("temperature", "seed", "gt_eps") if k in params}
+    return SamplerConfig(name, **fields, **{**defaults_for(name, domain_defaults), **params})
+
+
+def row_label(row: Mapping) -> str:
+    """A results row's setting as SamplerConfig.label() writes it (a sweep.csv line read as text,
+    or a summary), plus "(rule N)" on a row made under an earlier version of its rule."""
+    name = str(row["sampler"])
+    rule = SAMPLERS.get(name)
+    parts = [name]
+    for p, spec in PARAMS.items():
+        v = row.get(p)
+        if v in ("", None):
+            continue
+        if spec.kind == "choice":
+            if spec.label_default or rule is None or v != rule.params.get(p):
+                parts.append(f"{p}={v}")
+        else:
+            parts.append(f"{p}={float(v):g}")
+    version = row.get("rule_version")
+    if rule is not None and version not in ("", None) and str(version) != str(rule.version):
+        parts.append(f"(rule {version})")
+    return " ".join(parts)
