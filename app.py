@@ -1,23 +1,18 @@
 """mi-viz: see, and exploit, the dependency structure inside masked diffusion models.
 
-streamlit run app.py
+streamlit run app.py   (make app)
+
+The navigation is built from the views (pages/views/): each view names its pages; a page file
+calls one page function (decode, compare, estimator, families) with its view.
 """
 
 import streamlit as st
 
+from pages.views import VIEWS
+
 st.set_page_config(page_title="mi-viz", page_icon="🧩", layout="wide")
 
-pages = {
-    "Overview": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True)],
-    "Sudoku": [
-        st.Page("pages/sudoku_decode.py", title="Sudoku decode", icon=":material/grid_on:"),
-        st.Page("pages/sampler_comparison.py", title="Sampler comparison", icon=":material/compare_arrows:"),
-        st.Page("pages/mi_estimator.py", title="MI estimator", icon=":material/insights:"),
-    ],
-    "Proteins": [
-        st.Page("pages/protein_decode.py", title="Protein decode", icon=":material/biotech:"),
-        st.Page("pages/protein_comparison.py", title="Protein comparison", icon=":material/stacked_line_chart:"),
-        st.Page("pages/family.py", title="Protein families", icon=":material/hub:"),
-    ],
-}
+pages = {"Overview": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True)]}
+for view in VIEWS.values():
+    pages[view.name] = [st.Page(p.file, title=p.title, icon=p.icon) for p in view.pages]
 st.navigation(pages).run()

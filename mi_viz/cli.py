@@ -24,6 +24,7 @@ import torch
 
 from .core import strict_json
 from .core.cli_types import finite_float
+from .core.errors import UserError
 from .domains import DOMAINS
 
 COMMANDS = {
@@ -157,8 +158,6 @@ def _sampler_or_grid(a, mod):
 
 
 def main(argv=None):
-    from .core.checkpoints import CheckpointError
-
     a = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")  # the library's progress notes, on stderr
     if a.cmd == "fetch-esmc":
@@ -173,12 +172,7 @@ def main(argv=None):
             return 0
         mod = _domain_cli(a.domain)
         mod.run(a.cmd, a, _sampler_or_grid(a, mod), _device(a.device))
-    except (ValueError, FileNotFoundError, CheckpointError) as e:  # bad input: a message, not a traceback
+    except (UserError, ValueError, FileNotFoundError) as e:  # bad input, an absent model: a message, not a traceback
         print(f"error: {e}", file=sys.stderr)
         return 2
-    except RuntimeError as e:
-        if type(e).__name__ == "BackboneUnavailable":  # an optional model is absent: say how to get it
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-        raise
     return 0

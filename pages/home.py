@@ -5,12 +5,13 @@ import streamlit as st
 
 from mi_viz.core import strict_json
 from mi_viz.core.checkpoints import CheckpointError, checkpoint_paths, read_meta
-from mi_viz.domains import get_domain
-from pages._shared import LOAD_COUNT, RESULTS, through_app
-from pages._sudoku import head_path, head_picker, mdm_path
+from pages.kit.models import LOAD_COUNT
+from pages.kit.runtime import RESULTS, through_app
+from pages.views import VIEWS
 
 through_app()
-head_picker()  # the Sudoku pages' MI head (the protein pages read their backbone's own)
+for view in VIEWS.values():
+    view.sidebar_extras()
 st.title("mi-viz: pairwise dependence inside masked diffusion models")
 st.markdown(
     """
@@ -47,21 +48,13 @@ if fig1.exists():
     )
 
 st.subheader("Loaded checkpoints")
-protein = get_domain("protein")
-checkpoints = [
-    ("Sudoku MDM", mdm_path()),
-    ("Sudoku MI head", head_path()),
-    ("Protein backbone (small ESM-C)", str(protein.default_model)),
-]
-if protein.default_head() is not None:
-    checkpoints.append(("Protein MI head", str(protein.default_head())))
-from mi_viz.domains.family import family_domain, shipped_families  # noqa: E402
-
-for fam in shipped_families():
-    dom = family_domain(fam)
-    checkpoints.append((f"Family backbone {fam}", str(dom.checkpoint)))
-    if dom.default_head() is not None:
-        checkpoints.append((f"Family {fam} MI head", str(dom.default_head())))
+checkpoints = []
+for view in VIEWS.values():
+    for b in view.backbones():
+        if b.spec is not None and not checkpoint_paths(b.spec)[1].exists():
+            continue  # a backbone loaded by name from elsewhere (ESM-C 300M): not a checkpoint of ours
+        checkpoints.append((b.label, b.spec if b.spec is not None else b.args[0]))
+        checkpoints += [(f"{b.label} MI head" + (f" ({label})" if len(b.heads) > 1 else ""), p) for label, p in b.heads]
 for name, path in checkpoints:
     w, j = checkpoint_paths(path)
     try:
@@ -71,7 +64,7 @@ for name, path in checkpoints:
         continue
     size = w.stat().st_size / 2**20
     extra = meta.get("extra", {})
-    st.markdown(f"**{name}** - `{w}` ({size:.1f} MiB), step {meta['step']}, format v{meta['format_version']}")
+    st.markdown(f"**{name}** - `{w.name}` ({size:.1f} MiB), step {meta['step']}, format v{meta['format_version']}")
     rows = [("config", k, v) for k, v in meta["config"].items()]
     rows += [("metrics", k, v) for k, v in meta.get("metrics", {}).items()]
     rows += [
@@ -87,7 +80,5 @@ for name, path in checkpoints:
         hide_index=True,
         height=min(35 * (len(rows) + 1) + 3, 300),
     )
-st.caption(
-    f"Models built in this server process so far: MDM x{LOAD_COUNT['mdm']}, MI head x{LOAD_COUNT['head']} "
-    "(loaded once, shared by every browser session)."
-)
+built = ", ".join(f"{label} x{n}" for label, n in LOAD_COUNT.items()) or "none yet"
+st.caption(f"Models built in this server process so far: {built} (loaded once, shared by every browser session).")

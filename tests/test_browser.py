@@ -143,8 +143,14 @@ def _server_view(page):
     page.get_by_text("Passes so far").wait_for(timeout=120_000)
 
 
+def _step_metric(page):
+    """The metric labelled exactly "Step" (not "Residues this step")."""
+    label = page.locator('[data-testid="stMetricLabel"]', has_text=re.compile(r"^\s*Step\s*$"))
+    return page.locator('[data-testid="stMetric"]').filter(has=label).first
+
+
 def _step_value(page):
-    m = page.locator('[data-testid="stMetric"]', has_text="Step").first
+    m = _step_metric(page)
     txt = m.locator('[data-testid="stMetricValue"]').inner_text()
     return int(re.match(r"\s*(\d+)\s*/", txt).group(1))
 
@@ -222,13 +228,13 @@ def test_every_page_and_stepping(server, browser):
     length.press("Enter")
     _wait_idle(page)
     before = _step_value(page)
-    m = page.locator('[data-testid="stMetric"]', has_text="Step").first.locator('[data-testid="stMetricValue"]')
+    m = _step_metric(page).locator('[data-testid="stMetricValue"]')
     total = int(m.inner_text().split("/")[1])
     k = min(2, total - before)  # the default (MI-guided) decodes 60 residues in a few steps
     for _ in range(k):
         _click_step(page)
     assert k >= 1 and _step_value(page) == before + k
-    page.get_by_role("button", name="Compute the ground-truth MI").click()
+    page.get_by_text("Show ground-truth MI").click()  # its cost in the label
     _wait_idle(page, timeout=300_000)
     page.get_by_text("max asymmetry").wait_for(timeout=300_000)
     _no_exception(page)
@@ -419,7 +425,7 @@ def test_family_backbone_shows_its_contacts(server, browser):
     page.get_by_text("The structure's sequence, a share of its columns masked").click()
     _wait_idle(page)
     # the first state (30 % of the columns masked): the ground truth beside the head, contacts as dots
-    page.get_by_role("button", name="Compute the ground-truth MI").click()
+    page.get_by_text("Show ground-truth MI").click()  # its cost in the label
     _wait_idle(page, timeout=300_000)
     page.get_by_text("max asymmetry").wait_for(timeout=300_000)
     _no_exception(page)

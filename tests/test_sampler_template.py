@@ -90,7 +90,7 @@ def test_a_new_rule_gets_its_widgets(toy):
     def page():
         import streamlit as st
 
-        from pages._widgets import sampler_picker
+        from pages.kit.widgets import sampler_picker
 
         cfg = sampler_picker("t", has_head=False, default="strided")
         st.write(cfg.label())

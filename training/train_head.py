@@ -43,6 +43,7 @@ from mi_viz.core.cli_types import finite_float
 from mi_viz.core.estimator import HEAD_KIND, HeadConfig, MIHead, frobenius_loss, load_head, save_head
 from mi_viz.core.fidelity import pearson
 from mi_viz.core.mi_data import MIDataError, load_mi_dataset
+from mi_viz.core.paths import portable
 from mi_viz.domains import get_domain
 
 
@@ -251,7 +252,7 @@ def main(argv=None):
                     {"val_loss": vl, "val_pearson": vp},
                     {
                         "domain": a.domain,
-                        "mdm": str(a.mdm),
+                        "mdm": portable(a.mdm),
                         "mdm_step": mdm_step,
                         "n_train_states": len(tr_idx),
                         "n_val_states": n_val,

@@ -24,11 +24,12 @@ from safetensors import SafetensorError
 from safetensors.torch import load_file, save_file
 
 from . import strict_json
+from .errors import UserError
 
 FORMAT_VERSION = 1
 
 
-class CheckpointError(RuntimeError):
+class CheckpointError(UserError, RuntimeError):
     """A checkpoint that cannot be used; the message says exactly why."""
 
 

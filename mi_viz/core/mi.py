@@ -126,6 +126,7 @@ def ground_truth_cost(
     if seconds_per_pass is None:
         n = max(1, min(chunk, Q))
         probe = tokens[ex.qb[:n]] if Q else tokens[:1]
+        model.forward_tokens(probe)  # warm: a first call's allocations would read as a 20x slower pass
         t0 = time.perf_counter()
         model.forward_tokens(probe)
         seconds_per_pass = (time.perf_counter() - t0) / n

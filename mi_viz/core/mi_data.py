@@ -17,6 +17,8 @@ import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 
+from .errors import UserError
+
 log = logging.getLogger(__name__)
 
 
@@ -37,7 +39,7 @@ PACKED_FORMAT = "mi-pairs-1"  # safetensors metadata "format" of a packed file
 SUDOKU_MASK = 9  # files written before the "mask_id" field existed are Sudoku's
 
 
-class MIDataError(ValueError):
+class MIDataError(UserError, ValueError):
     """An MI data file or folder that cannot be read; the message says which and why."""
 
 

@@ -12,11 +12,19 @@ from typing import TYPE_CHECKING
 DOMAINS = {"sudoku": "mi_viz.domains.sudoku", "protein": "mi_viz.domains.protein", "family": "mi_viz.domains.family"}
 
 
-def get_domain(name: str):
-    """The domain object by name, imported on first use (proteins pull in esm)."""
+def get_domain(name: str, *args):
+    """The domain object by name, imported on first use (proteins pull in esm). A domain that
+    takes arguments is parameterised by them: get_domain("family", "PF00595") is that family
+    (a shipped name or a checkpoint path); get_domain("family") its default."""
     if name not in DOMAINS:
         raise ValueError(f"unknown domain {name!r}; choose from {sorted(DOMAINS)}")
-    return importlib.import_module(DOMAINS[name]).DOMAIN
+    module = importlib.import_module(DOMAINS[name])
+    if args:
+        make = getattr(module, "domain_for", None)
+        if make is None:
+            raise ValueError(f"the {name} domain takes no argument (got {args!r})")
+        return make(*args)
+    return module.DOMAIN
 
 
 if TYPE_CHECKING:  # mypy (make lint) checks every domain against the core's contract; nothing runs this

@@ -151,6 +151,9 @@ def family_domain(spec: str | Path | None = None) -> FamilyDomain:
     return _cached(str(path))
 
 
+domain_for = family_domain  # get_domain("family", spec)
+
+
 def forget_families() -> None:
     """Drop the cached domains (a family retrained under the same path is read afresh)."""
     _cached.cache_clear()

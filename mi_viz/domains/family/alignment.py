@@ -26,6 +26,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ...core.errors import UserError
+
 SYMBOLS = "LAGVSERTIDPKQNFYMHWC-"  # value index 0..20: ESM-C's amino-acid order, then the gap
 GAP = 20
 Q = len(SYMBOLS)  # 21
@@ -39,7 +41,7 @@ for _c in AS_GAP:
     _INDEX[_c] = GAP
 
 
-class AlignmentError(ValueError):
+class AlignmentError(UserError, ValueError):
     """An alignment that cannot be used; the message says which row and column, and why."""
 
 

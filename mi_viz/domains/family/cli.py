@@ -17,7 +17,6 @@ As every verb, the last stdout line is a one-line JSON summary; bad input is an
 from __future__ import annotations
 
 import logging
-import time
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +24,10 @@ import torch
 
 from ...core import strict_json
 from ...core.cli_types import finite_float
+from ...core.paths import portable
 from .alignment import read_alignment
+from .backbone import FamilyMDMConfig
+from .pipelines import potts_for
 
 COMMANDS = ("bench", "sweep", "mi-report")
 DEFAULT_TEMPERATURE = 1.0  # family members are sampled: argmax would write the consensus
@@ -73,21 +75,6 @@ def add_arguments(command: str, p):
     if command == "sweep":
         p.add_argument("--temperature", type=finite_float, default=DEFAULT_TEMPERATURE)
         p.add_argument("--sample-seed", type=int, default=0, help="seed of the sampled values")
-
-
-def potts_for(data, cache: str | Path, iters: int, progress=None):
-    """The Potts model of the training rows, fitted once and kept under cache (keyed by the rows' sha256)."""
-    from .alignment import Alignment
-    from .coevolution import Potts, fit_potts
-
-    key = Alignment([], data.train_rows).sha256()
-    path = Path(cache) / f"potts_{key}_{iters}.safetensors"
-    if path.exists():
-        return Potts.load(path)
-    w = data.weights[~data.heldout]
-    pt = fit_potts(data.train_rows, w, max_iter=iters, progress=progress)
-    pt.save(path)
-    return pt
 
 
 def load(a, dev: str):
@@ -183,7 +170,7 @@ def mi_report(a, dom, model, data, dev: str):
         H = read_state(model, tokens).entropy.double().numpy()  # (N, L)
     summary["within_state_pearson"] = round(within_state_pearson(pt.est, pt.gt, pt.state), 4)
     summary["baselines"] = head_vs_baselines(pt, H, a.seed)
-    summary.update({"family": dom.family, "head": str(a.head or dom.default_head())})
+    summary.update({"family": dom.family, "head": portable(a.head or dom.default_head())})
     write_report(summary, pt, tokens, a.out, a.pairs)
     print(strict_json.dumps(summary))
 
@@ -230,29 +217,17 @@ def add_train_arguments(p):
 
 
 def train_family_cli(a) -> dict:
-    from .backbone import FamilyMDMConfig
-    from .structure import contact_map
-    from .train import MAX_ROWS, TrainFamilyConfig, prepare, profile_of, train_family
+    from .pipelines import read_family_inputs, train_from_inputs
+    from .train import MAX_ROWS, TrainFamilyConfig
 
-    aln = read_alignment(a.msa)
     family = a.family or Path(a.out).name.removeprefix("family_")
-    data = prepare(aln, seed=a.seed, max_rows=a.max_rows or MAX_ROWS)
-    cmap = None
-    if a.structure:  # before training: a structure that does not fit is refused before any minute is spent
-        prof = profile_of(data.train_rows, data.weights[~data.heldout])
-        cmap = contact_map(a.structure, aln.width, fi=prof, indices=a.map, chain=a.chain)
+    inputs = read_family_inputs(a.msa, a.structure, a.map, a.chain, seed=a.seed, max_rows=a.max_rows or MAX_ROWS)
     tc = TrainFamilyConfig(seed=a.seed)
     for k, v in (("max_minutes", a.minutes), ("max_steps", a.steps), ("batch_size", a.batch_size)):
         if v is not None:
             setattr(tc, k, v)
-    mc = FamilyMDMConfig(d_model=a.d_model, n_heads=a.n_heads, n_layers=a.n_layers, family=family)
-    t0 = time.time()
-    res = train_family(data, a.out, tc, mc, family, progress=_tqdm(f"training {family}"))
-    if cmap is not None:
-        cmap.save(Path(a.out).with_name(Path(a.out).name + ".contacts.json"))
-    res.update({"family": family, "out": a.out, "split": data.split, "seconds_this_run": round(time.time() - t0)})
-    if cmap is not None:
-        res["contacts"] = {"mapped_columns": cmap.n_mapped, "contacts": int(np.triu(cmap.contacts()).sum())}
+    mc = FamilyMDMConfig(d_model=a.d_model, n_heads=a.n_heads, n_layers=a.n_layers)
+    res = train_from_inputs(inputs, a.out, family, tc, mc, progress=_tqdm(f"training {family}"))
     print(strict_json.dumps(res))
     return res
 
@@ -277,13 +252,10 @@ def add_contacts_arguments(p):
 
 
 def contacts_cli(a) -> dict:
-    from ...core.estimator import check_head_fits, load_head
-    from .coevolution import mip
-    from .contacts import averaged_mi
-    from .structure import apc, contact_map, contact_scores
+    from .pipelines import ContactsSettings, contacts_report
+    from .structure import contact_map
     from .train import profile_of
 
-    t0 = time.time()
     dom, model, data = load(a, a.device)
     if a.structure:
         prof = profile_of(data.train_rows, data.weights[~data.heldout])
@@ -292,49 +264,14 @@ def contacts_cli(a) -> dict:
         cmap = dom.contact_map
     else:
         raise ValueError("no structure: pass --structure FILE.pdb (the backbone ships no contact map)")
-    head = None
-    hpath = a.head or dom.default_head()
-    if hpath is not None:
-        head, _ = load_head(hpath)
-        check_head_fits(head, model)
-    held = data.heldout_rows
-    rows = held[np.random.default_rng(a.seed).permutation(len(held))[: a.rows]]
-    avg = averaged_mi(model, rows, head, a.masks_per_row, a.frac, a.eps, a.seed, progress=_tqdm("conditional MI"))
-    w = data.weights[~data.heldout]
-    m = mip(data.train_rows, w)
-    potts = potts_for(data, a.cache, a.potts_iter, _tqdm("Potts fit"))
-    ps = potts.contact_score()
-    maps = {"truth": avg.truth, "truth_apc": apc(avg.truth), "mip": m, "potts": ps, "count": avg.count}
-    scores = {
-        "truth": contact_scores(maps["truth_apc"], cmap),
-        "truth_raw": contact_scores(avg.truth, cmap),
-        "mip": contact_scores(m, cmap),
-        "potts": contact_scores(ps, cmap),
-    }
-    if avg.head is not None:
-        maps["head"], maps["head_apc"] = avg.head, apc(avg.head)
-        scores["head"] = contact_scores(maps["head_apc"], cmap)
-    iu = np.triu_indices(dom.width, 1)
-    res = {
-        "family": dom.family,
-        "backbone": str(dom.checkpoint),
-        "head": str(hpath) if hpath else None,
-        "rows": int(len(rows)),
-        "states": avg.states,
-        "masks_per_row": a.masks_per_row,
-        "frac": a.frac,
-        "pairs_unseen": int((avg.count[iu] == 0).sum()),
-        "truth_passes": avg.passes,
-        "mapped_columns": cmap.n_mapped,
-        "base_rate": scores["truth"]["base_rate"],
-        **{f"precision_L5_{k}": v["precision_L5"] for k, v in scores.items()},
-        **{f"precision_L2_{k}": v["precision_L2"] for k, v in scores.items()},
-        **{f"auroc_{k}": v["auroc"] for k, v in scores.items()},
-        "seconds": round(time.time() - t0, 1),
-    }
+    s = ContactsSettings(a.rows, a.masks_per_row, a.frac, a.eps, a.potts_iter, a.seed)
+    res, maps = contacts_report(
+        dom, model, data, cmap, a.head or dom.default_head(), a.cache, s, _tqdm("conditional MI")
+    )
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(strict_json.dumps(res, indent=1))
-    np.savez_compressed(out.with_suffix(".npz"), **{k: v.astype(np.float32) for k, v in maps.items()})
+    arrays: dict = {k: v.astype(np.float32) for k, v in maps.items()}
+    np.savez_compressed(out.with_suffix(".npz"), **arrays)
     print(strict_json.dumps(res))
     return res

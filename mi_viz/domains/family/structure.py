@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from ...core import strict_json
+from ...core.errors import UserError
 from .alignment import GAP, SYMBOLS
 
 CONTACT_ANGSTROM = 8.0
@@ -32,7 +33,7 @@ THREE_TO_ONE = {
 }  # fmt: skip
 
 
-class StructureError(ValueError):
+class StructureError(UserError, ValueError):
     """A structure or column map that cannot be used; the message says what is wrong."""
 
 

@@ -173,8 +173,10 @@ def train_family(
 ) -> dict:
     """Train (or resume) a family backbone; OUT.* gets the weights with the lowest held-out loss.
 
-    progress(step, max_steps, metrics) is called after every evaluation; should_stop() lets a
-    caller (the app) pause a run, which the same call resumes later. Returns the summary
+    progress(step, max_steps, info) is called after every evaluation and, between them, at most
+    once a second: info holds the last evaluation's metrics (none before the first), "fraction"
+    (of the budget: steps or minutes, whichever ends first) and "wall_seconds". should_stop()
+    lets a caller (the app) pause a run, which the same call resumes later. Returns the summary
     written into OUT.json's metrics."""
     tc = tc or TrainFamilyConfig()
     if tc.max_steps is None:
@@ -237,6 +239,7 @@ def train_family(
         )
 
     t0, wall0 = time.time(), wall
+    told = t0  # when progress was last called
     prog = progress_of(step, wall, tc)
     metrics: dict = {}
     model.train()
@@ -255,7 +258,11 @@ def train_family(
             wall = wall0 + time.time() - t0
             prog = progress_of(step, wall, tc)
             stop = should_stop is not None and should_stop()
-            if step % tc.eval_every == 0 or prog >= 1.0 or stop:
+            evaluate_now = step % tc.eval_every == 0 or prog >= 1.0 or stop
+            if progress is not None and not evaluate_now and time.time() - told >= 1.0:
+                told = time.time()
+                progress(step, int(tc.max_steps or step), {**metrics, "fraction": prog, "wall_seconds": wall})
+            if evaluate_now:
                 metrics = evaluate(model, held, wh, profile)
                 logw.writerow(
                     [
@@ -275,7 +282,8 @@ def train_family(
                 save_last(metrics)
                 log.info("step %d loss %.4f %s", step, loss.item(), metrics)
                 if progress is not None:
-                    progress(step, int(tc.max_steps or step), metrics)
+                    told = time.time()
+                    progress(step, int(tc.max_steps or step), {**metrics, "fraction": prog, "wall_seconds": wall})
                 if stop:
                     break
     finally:

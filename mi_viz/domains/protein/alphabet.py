@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import torch
 
+from ...core.errors import UserError
+
 AMINO_ACIDS = "LAGVSERTIDPKQNFYMHWC"  # ESM-C ids 4..23, in this order
 BOS, PAD, EOS, MASK = 0, 1, 2, 32
 FIRST_AA = 4
@@ -21,7 +23,7 @@ MAX_LENGTH = 512  # the longest protein the app and the CLI accept (the training
 _TO_ID = {a: FIRST_AA + k for k, a in enumerate(AMINO_ACIDS)}
 
 
-class SequenceError(ValueError):
+class SequenceError(UserError, ValueError):
     """A protein sequence or prompt that cannot be used; the message says what and where."""
 
 

@@ -22,6 +22,7 @@ import torch
 import torch.nn as nn
 
 from ...core.checkpoints import CheckpointError, checkpoint_paths, load_module, load_state_strict, save_module
+from ...core.errors import UserError
 from ...core.objective import masked_cross_entropy
 from ...core.protocol import ModelOutput
 from .alphabet import BOS, EOS, FIRST_AA, MASK, PAD, VALUE_TOKENS
@@ -37,7 +38,7 @@ GET_ESMC_300M = (
 )
 
 
-class BackboneUnavailable(RuntimeError):
+class BackboneUnavailable(UserError, RuntimeError):
     """An optional backbone whose weights are absent; the message says how to get them."""
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ...core import strict_json
 from ...core.cli_types import finite_float
+from ...core.paths import portable
 from . import DATA, DOMAIN, PAPER_TABLE2, prompts_of_lengths
 from .alphabet import SequenceError
 from .fasta import read_fasta, write_fasta
@@ -133,7 +134,7 @@ def mi_report(a, dev: str):
         {
             "heldout": Path(a.heldout).name,
             "backbone": a.backbone or "protein_mdm",
-            "head": str(a.head or DOMAIN.default_head()),
+            "head": portable(a.head or DOMAIN.default_head()),
         }
     )
     write_report(summary, pt, tokens, a.out, a.pairs)

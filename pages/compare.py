@@ -1,0 +1,74 @@
+"""The comparison page of any view: one input under several samplers on a shared pass timeline
+(each sampler a row with its own sliders: a slider re-decodes that row only), and sweeps."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from mi_viz.core.plots import timeline_figure
+
+from .kit import caches
+from .kit.models import models_or_error
+from .kit.runtime import through_app
+from .kit.widgets import sampler_rows
+from .views.base import Hint, View
+
+
+def render(view: View, title: str, tab_title: str) -> None:
+    through_app()
+    view.sidebar_extras()
+    st.title(title)
+    key = view.keys["compare"]
+    with st.sidebar:
+        b = view.backbone_picker(key)
+    if b is None:
+        st.stop()
+    view = view.specialise(b)
+    head_path = view.head_path(b)
+    loaded = models_or_error(b, head_path)
+    if loaded is None:
+        st.stop()
+    model, head = loaded
+    head_path = head_path if head is not None else None
+    dom = b.dom()
+    presets, start = view.presets(dom, head is not None)
+    tab1, tab2 = st.tabs([tab_title, "Sweep"])
+    with tab1:
+        item, problem, overrides = view.compare_input(key, dom)
+        st.caption("Each row is one sampler with its own settings; a slider re-decodes that row only.")
+        rows = sampler_rows(view.rows_key(key), presets, start, head is not None, dom.sampler_defaults)
+        if item is None:
+            (st.info if isinstance(problem, Hint) else st.error)(problem or "Choose an input.")
+        elif not rows:
+            st.info("Choose at least one sampler, or type your own settings.")
+        else:
+            side_by_side(view, key, b, dom, item, head_path, {name: c.replace(**overrides) for name, c in rows.items()})
+    with tab2:
+        view.sweep_tab(view.keys["sweep"], b, model, head, head_path, rows)
+
+
+def side_by_side(view: View, key: str, b, dom, item, head_path, rows: dict) -> None:
+    traces = {name: caches.trace_for(b, head_path, item.key, item.value, cfg) for name, cfg in rows.items()}
+    longest = max(len(tr.steps) for tr in traces.values())
+    t = st.slider(
+        f"Shared pass (the {view.states_name} after this many passes)",
+        0,
+        longest,
+        min(5 if view.compare_columns > 1 else 10, longest),
+        key=f"{key}_step",
+    )
+    cols = st.columns(min(view.compare_columns, len(rows)))
+    table = []
+    for k, (name, tr) in enumerate(traces.items()):
+        tt = min(t, len(tr.steps))
+        with cols[k % len(cols)]:
+            st.plotly_chart(
+                view.state_figure(dom, item, tr, tt, title=f"{name}: pass {tt} / {len(tr.steps)}", small=True),
+                key=f"{key}_state_{k}",
+                config={"displayModeBar": False},
+            )
+        table.append({"sampler": name, "passes": len(tr.steps), **view.compare_row(dom, item, tr, tt)})
+    st.dataframe(pd.DataFrame(table), hide_index=True)
+    title, ylabel = view.timeline
+    st.plotly_chart(timeline_figure(traces, {n: c.name for n, c in rows.items()}, title, ylabel), key=f"{key}_timeline")

@@ -1,0 +1,33 @@
+"""The families page: a family backbone's MI against a structure's contacts, generation judged by
+pair statistics, and a family model trained here on your own alignment."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from .kit.runtime import through_app
+from .views.family import WHERE_ALIGNMENTS, contacts_tab, family_backbones, generation_tab, train_tab
+
+
+def render() -> None:
+    through_app()
+    st.title("Protein families")
+    st.markdown(
+        "A family backbone is ESM-C's network trained on one family's alignment (the gap a symbol of its own). "
+        "For a Potts model, two columns are conditionally dependent given the rest of a row exactly where they "
+        "are coupled, and couplings follow residue contacts: so the backbone's **conditional MI**, averaged "
+        "over natural rows, can be checked against a real structure. Decode a family member on the "
+        "**Protein decode** page (pick a family backbone); compare samplers by pair statistics on "
+        "**Protein comparison**."
+    )
+    st.caption(WHERE_ALIGNMENTS)
+    families = family_backbones()
+    tab_contacts, tab_gen, tab_train = st.tabs(
+        ["Contacts from MI", "Generation by pair statistics", "Train on your alignment"]
+    )
+    with tab_contacts:
+        contacts_tab(families)
+    with tab_gen:
+        generation_tab(families)
+    with tab_train:
+        train_tab()

@@ -1,0 +1,162 @@
+"""The app's caches: a decode's trace, the head's map of every step, the ground truth of a state
+and its cost, and anything a view packs from them (the viewer's payload). Each lives once per
+server process, shared by every browser session, keyed by everything it depends on (the
+backbone, the head, the input, the sampler's setting, eps). Long work draws a progress bar while
+it runs; a cache hit draws nothing, so moving one comparison row's slider decodes that row only.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import streamlit as st
+import torch
+
+from mi_viz.core import strict_json
+from mi_viz.core.mi import ground_truth_cost, ground_truth_mi
+from mi_viz.core.reading import read_state
+from mi_viz.core.samplers import SamplerConfig, Trace, decode
+
+from .models import Backbone, backbone_model, head_model
+
+GT_SECONDS_CAP = 90.0  # the app refuses a ground truth estimated to take longer
+_lock = threading.Lock()
+
+
+@st.cache_resource
+def _stores() -> dict[str, OrderedDict]:
+    return {}
+
+
+def cached(store: str, key: Any, compute: Callable[[], Any], max_entries: int = 64) -> Any:
+    """compute() once per key in this process (least recently used entries dropped past
+    max_entries); the value is shared by every session, so it must never be mutated."""
+    with _lock:
+        s = _stores().setdefault(store, OrderedDict())
+        if key in s:
+            s.move_to_end(key)
+            return s[key]
+    value = compute()
+    with _lock:
+        s[key] = value
+        while len(s) > max_entries:
+            s.popitem(last=False)
+    return value
+
+
+def has(store: str, key: Any) -> bool:
+    return key in _stores().get(store, {})
+
+
+def trace_key(b: Backbone, head_path: str | None, item_key: str, cfg: SamplerConfig) -> tuple:
+    """What a decode depends on: the backbone, the head (for a rule that reads it), the input and
+    the whole setting (parameters, temperature, seed)."""
+    return (b.key, head_path if cfg.needs_head else None, item_key, strict_json.dumps(cfg.to_dict(), sort_keys=True))
+
+
+def trace_for(b: Backbone, head_path: str | None, item_key: str, item: Any, cfg: SamplerConfig) -> Trace:
+    """The recorded decode of one input (item: what the backbone's domain encodes), decoded on a
+    miss with a progress bar (positions written so far)."""
+
+    def run() -> Trace:
+        model = backbone_model(b)
+        head = head_model(head_path, f"{b.label} MI head") if cfg.needs_head and head_path else None
+        x = b.dom().encode([item])
+        bar = st.progress(0.0, text=f"Decoding with {cfg.label()} ...")
+        t0 = time.perf_counter()
+
+        def cb(done: int, total: int) -> None:
+            bar.progress(done / max(total, 1), text=f"Decoding with {cfg.label()}: {done} of {total} positions, "
+                                                     f"{time.perf_counter() - t0:.0f} s")  # fmt: skip
+
+        if cfg.is_oracle:
+            st.info("An oracle rule runs the exact ground truth at every step: the first decode takes a while.")
+        try:
+            traces = decode(model, x, cfg, head=head, record=True, progress=cb).traces
+            assert traces is not None  # record=True
+            return traces[0]
+        finally:
+            bar.empty()
+
+    return cached("trace", trace_key(b, head_path, item_key, cfg), run)
+
+
+def estimates_for(b: Backbone, head_path: str | None, key: tuple, trace: Trace) -> list[np.ndarray | None] | None:
+    """The head's map of every step's state: the trace's own (a rule that read the head) or one
+    batched pass of the head over all the steps (any other rule): never a pass per step and rerun."""
+    if not trace.steps or head_path is None:
+        return None
+    if trace.steps[0].mi is not None:
+        return [np.asarray(s.mi) for s in trace.steps]
+
+    def run():
+        model, head = backbone_model(b), head_model(head_path, f"{b.label} MI head")
+        x = torch.tensor([s.tokens for s in trace.steps])
+        out: list[np.ndarray | None] = []
+        with torch.inference_mode(), st.spinner("Reading every step with the MI head ..."):
+            for i in range(0, len(x), 64):
+                mi = read_state(model, x[i : i + 64], head).mi
+                out += [m.numpy() for m in mi] if mi is not None else [None] * len(x[i : i + 64])
+        return out
+
+    return cached("estimates", (key, head_path), run, max_entries=32)
+
+
+def estimate_of(b: Backbone, head_path: str, tokens: tuple) -> np.ndarray:
+    """The head's map (L, L) of one state."""
+
+    def run():
+        with torch.inference_mode():
+            mi = read_state(backbone_model(b), torch.tensor([tokens]), head_model(head_path, f"{b.label} MI head")).mi
+        assert mi is not None
+        return mi[0].numpy()
+
+    return cached("estimate", (b.key, head_path, tokens), run, max_entries=512)
+
+
+def gt_cost(b: Backbone, tokens: tuple, eps: float) -> dict:
+    """What the ground truth of a state would cost (passes, estimated seconds), before running it."""
+
+    def run():
+        with torch.inference_mode():
+            return ground_truth_cost(backbone_model(b), torch.tensor([tokens]), eps=eps, chunk=128)
+
+    return cached("gt_cost", (b.key, tokens, eps), run, max_entries=512)
+
+
+def has_ground_truth(b: Backbone, tokens: tuple, eps: float) -> bool:
+    return has("gt", (b.key, tokens, eps))
+
+
+def ground_truth(b: Backbone, tokens: tuple, eps: float, unit: str = "position") -> dict:
+    """The exact MI map of one state, computed on a miss with a progress bar (one pass per
+    masked position and kept value), shared by every session."""
+
+    def run():
+        bar = st.progress(0.0, text=f"Ground-truth MI: one forward pass per ({unit}, value) ...")
+
+        def cb(done, total):  # the base pass counted, as GroundTruthMI.passes counts it
+            bar.progress(done / max(total, 1), text=f"Ground-truth MI: {done + 1}/{total + 1} passes")
+
+        with torch.inference_mode():
+            gt = ground_truth_mi(backbone_model(b), torch.tensor([tokens]), eps=eps, chunk=128, progress=cb)
+        bar.empty()
+        return {
+            "mi": gt.mi[0].numpy(),
+            "asym": gt.asymmetry[0].numpy(),
+            "passes": int(gt.passes[0]),
+            "seconds": gt.seconds,
+            "dropped": float(gt.dropped_mass[0].max()),
+        }
+
+    return cached("gt", (b.key, tokens, eps), run, max_entries=256)
+
+
+def stored_ground_truth(b: Backbone, tokens: tuple, eps: float) -> dict | None:
+    """The ground truth of a state if some session computed it, else None (nothing is computed)."""
+    return ground_truth(b, tokens, eps) if has_ground_truth(b, tokens, eps) else None

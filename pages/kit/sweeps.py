@@ -1,0 +1,44 @@
+"""A small sweep in the app: a grid of settings over a few inputs, one run_bench per setting
+(the benchmarks' own code path), with a progress bar; the result kept in the session."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from mi_viz.core.bench import BenchResult, run_bench
+from mi_viz.core.samplers import SamplerConfig
+
+
+def run_sweep_now(
+    dom, model, head, cfgs: list[SamplerConfig], items: list, score: Callable[[BenchResult], dict] | None = None
+) -> list[dict]:
+    """Every setting over the items: run_bench's summary plus score(result) (set-level metrics)."""
+    bar = st.progress(0.0, text="sweep")
+    out = []
+    try:
+        for k, cfg in enumerate(cfgs):
+            bar.progress(k / len(cfgs), text=f"{cfg.label()} ({k + 1}/{len(cfgs)})")
+            res = run_bench(dom, model, items, cfg, head if cfg.needs_head else None)
+            out.append({**res.summary, **(score(res) if score else {})})
+    finally:
+        bar.empty()
+    return out
+
+
+def sweep_table(out: list[dict], file_name: str) -> None:
+    """The sweep's rows as a table, with a CSV download."""
+    df = pd.DataFrame(out)
+    st.dataframe(df, hide_index=True)
+    buf = io.StringIO()
+    df.to_csv(buf, index=False)
+    st.download_button("Download CSV", buf.getvalue(), file_name=file_name, mime="text/csv")
+
+
+def committed_rows(path) -> list[dict]:
+    """A committed sweep.csv as rows (empty cells as None)."""
+    return pd.read_csv(path).replace({np.nan: None}).to_dict("records")

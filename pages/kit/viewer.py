@@ -1,0 +1,76 @@
+"""The decode viewer as a Streamlit custom component (components v2, no iframe): the payload of
+mi_viz.core.viewer goes to the browser once, and Step / Back / Play / the slider / focusing a
+position run there without a round trip. The only message back is a click on "compute the
+ground truth of this step" (a trigger value): the server computes that map and remounts the
+viewer with it, and the viewer keeps its step and focus across the remount.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from mi_viz.core.viewer import JS, ground_truth_entry, offline_viewer_html
+
+from .caches import GT_SECONDS_CAP
+
+_ENTRY = """
+export default function (component) {
+  const { data, parentElement, setTriggerValue } = component;
+  let root = parentElement.querySelector(".mi-viewer-root");
+  if (!root) {
+    root = document.createElement("div");
+    root.className = "mi-viewer-root";
+    parentElement.appendChild(root);
+  }
+  mountViewer(root, data, data.gtEnabled ? { onGroundTruth: (t) => setTriggerValue("gt_step", t) } : {});
+}
+"""
+
+_VIEWER = st.components.v2.component("mi_viz_decode_viewer", js=JS.read_text() + _ENTRY)
+
+
+def decode_viewer(payload: dict, key: str, ground_truth: bool = True):
+    """Mount the viewer; returns the step whose ground truth the user asked for (or None)."""
+    result = _VIEWER(data={**payload, "gtEnabled": ground_truth}, key=key, on_gt_step_change=lambda: None)
+    return getattr(result, "gt_step", None)
+
+
+def mount_viewer(payload: dict, key: str, tokens_of, gt_for, cost_for=None, caption="", export_name="decode") -> None:
+    """The viewer with the ground truth of every step whose state has one. A request computes that
+    step's map on the server and remounts: tokens_of(t) -> the step's state, gt_for(tokens,
+    compute) -> the cached ground_truth_for dict (None if not computed and compute is False),
+    cost_for(tokens) -> its cost (refused past GT_SECONDS_CAP). Under it: the caption, and the
+    whole decode as one offline HTML page (the same viewer).
+
+    A map is looked up by the state it was computed on (its tokens, with the backbone and eps
+    in gt_for's store key), never by a step number: a map can only be drawn on the decode whose
+    step holds exactly that state, so a new puzzle, length or sampler never inherits one."""
+    data = dict(payload, gt={}, gtNote={})
+    for t, step in enumerate(payload["steps"]):
+        gt = gt_for(tuple(tokens_of(t)), compute=False)
+        if gt is not None:
+            data["gt"][str(t)] = ground_truth_entry(gt["mi"], step["masked"])
+            data["gtNote"][str(t)] = (
+                f"{gt['passes']:,} passes, {gt['seconds']:.1f} s; max pruned mass {gt['dropped']:.1e}"
+            )
+    t = decode_viewer(data, key=key)
+    if t is not None and str(t) not in data["gt"]:
+        tokens = tokens_of(int(t))
+        cost = cost_for(tuple(tokens)) if cost_for else None
+        if cost is not None and cost["seconds"] > GT_SECONDS_CAP:
+            st.warning(
+                f"The ground truth of step {int(t) + 1} would take about {cost['seconds']:.0f} s "
+                f"({cost['total_passes']:,} passes), over this page's cap of {GT_SECONDS_CAP:.0f} s: step further in."
+            )
+        else:
+            gt_for(tuple(tokens), compute=True)
+            st.rerun()
+    if caption:
+        st.caption(caption)
+    st.download_button(
+        "The whole decode as one offline HTML page (this viewer, every step)",
+        lambda: offline_viewer_html(payload, f"mi-viz: {caption}"),
+        file_name=f"{export_name}.html",
+        mime="text/html",
+        key=f"{key}_html",
+    )

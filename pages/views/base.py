@@ -1,0 +1,164 @@
+"""The view contract: what the decode, compare, estimator and families pages read of a domain.
+
+A page calls `view.specialise(backbone)` once it knows the backbone (a protein family's
+backbone has a view of its own: fixed width, a structure's contacts, pair statistics), then
+only the members below. Defaults here are the plain ones; a view overrides what its domain
+draws or measures differently. Capabilities are attributes (has_contacts, has_families), never
+discovered from a domain object."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+from mi_viz.core.samplers import Trace
+
+from ..kit.models import Backbone
+
+
+@dataclass(frozen=True)
+class Item:
+    """One input of a decode: key (text that identifies it in caches), value (what the domain
+    encodes), label (what captions call it), solution (a known answer, if any)."""
+
+    key: str
+    value: Any
+    label: str
+    solution: Any = None
+
+
+class Hint(str):
+    """A reason there is no input yet that is an invitation, not an error ("Paste a puzzle to start.")."""
+
+
+@dataclass(frozen=True)
+class PagePlan:
+    """A page of the navigation: its file under pages/, title and icon."""
+
+    file: str
+    title: str
+    icon: str
+
+
+@dataclass
+class View:
+    name: str = ""  # the navigation section's name
+    unit: str = "position"  # what one position is called ("cell" on a Sudoku board)
+    kind: str = "track"  # how the in-browser viewer draws a state: "board" (9 x 9) or "track"
+    keys: dict = field(default_factory=dict)  # widget-key prefix per page: {"decode": "dec", ...}
+    pages: tuple[PagePlan, ...] = ()
+    map_scales: tuple = ("per step", 0.1, 0.3, 1.0)  # the MI maps' colour-scale tops (nats)
+    map_scale: float = 1.0  # and the default
+    default_temperature: float = 0.0  # a decode's starting temperature (0 = argmax)
+    has_contacts: bool = False  # a structure's contacts drawn on the maps (a family)
+    has_families: bool = False  # the families page reads this view
+    legend: str = ""  # what the decode page's colours mean (its caption)
+    compare_columns: int = 1  # states side by side on the comparison page
+    states_name: str = "sequences"  # what the comparison page's shared-pass slider shows
+    timeline: tuple[str, str] = ("Positions decoded vs passes", "positions")  # title, y label
+
+    # --- the backbone and its head ------------------------------------------------------
+    def backbones(self) -> list[Backbone]:
+        """Every backbone this view offers on this machine (the home page lists their checkpoints)."""
+        raise NotImplementedError
+
+    def backbone_picker(self, key: str) -> Backbone | None:
+        """The sidebar's choice of backbone (None after a message)."""
+        raise NotImplementedError
+
+    def head_path(self, b: Backbone) -> str | None:
+        """The MI head the pages read for this backbone (its first, unless the view lets the user pick)."""
+        return b.heads[0][1] if b.heads else None
+
+    def sidebar_extras(self) -> None:
+        """What the view adds to every one of its pages' sidebars (a head picker)."""
+
+    def specialise(self, b: Backbone) -> View:
+        """The view for this backbone (itself, unless a backbone needs another)."""
+        return self
+
+    # --- inputs ----------------------------------------------------------------------------
+    def decode_input(self, key: str, dom) -> tuple[Item | None, str | None]:
+        """The decode page's input from the sidebar: (item, None), or (None, why not)."""
+        raise NotImplementedError
+
+    def compare_input(self, key: str, dom) -> tuple[Item | None, str | None, dict]:
+        """The comparison page's input, and overrides of every row's setting ({"temperature": ...})."""
+        with st.sidebar:
+            item, why = self.decode_input(key, dom)
+        return item, why, {}
+
+    def presets(self, dom, has_head: bool) -> tuple[dict, list[str]]:
+        """The comparison page's presets (label -> SamplerConfig) and the labels of its first rows."""
+        return {}, []
+
+    def rows_key(self, key: str) -> str:
+        """Where the comparison page keeps its rows (a view with other presets keeps its own)."""
+        return key
+
+    # --- drawings ----------------------------------------------------------------------------
+    def labels(self, dom, item: Item, L: int) -> list[str]:
+        """A name per position (maps' axes, hover)."""
+        return [f"position {i + 1}" for i in range(L)]
+
+    def focus_name(self, i: int) -> str:
+        """How the focus selector names position i."""
+        return str(i + 1)
+
+    def symbols(self, dom) -> list[str]:
+        return list(dom.value_names)
+
+    def map_order(self, L: int):
+        """(order, groups) of the positions on the maps, or (None, None) for the natural order."""
+        return None, None
+
+    def state_figure(self, dom, item: Item, trace: Trace, t: int, focus=None, title: str = "", small: bool = False):
+        """The state after t passes (t = 0: the input), with step t's batch outlined (plotly, clickable)."""
+        raise NotImplementedError
+
+    def entropy_figure(self, dom, item: Item, trace: Trace, t: int, fixed: bool) -> go.Figure:
+        raise NotImplementedError
+
+    def row_figures(self, dom, item: Item, trace: Trace, t: int, rows: dict, focus: int, zmax) -> list[go.Figure]:
+        """The focus position's MI rows (name -> (L,) array) drawn over the positions."""
+        raise NotImplementedError
+
+    def map_labels(self, dom, item: Item, trace: Trace, t: int) -> list[str]:
+        """The MI maps' axis names at step t (default: the positions' names)."""
+        return self.labels(dom, item, len(trace.initial))
+
+    def contact_caption(self, dom, masked, maps: dict) -> str:
+        """The state's contact precision of each map (has_contacts)."""
+        return ""
+
+    def contacts(self, dom) -> np.ndarray | None:
+        """(L, L) bool known contacts drawn as dots on the maps (has_contacts)."""
+        return None
+
+    # --- numbers ------------------------------------------------------------------------------
+    def metrics(self, dom, item: Item, trace: Trace, t: int) -> list[tuple[str, Any]]:
+        """The decode page's metrics at step t (after "Step" and "Passes so far")."""
+        return []
+
+    def compare_row(self, dom, item: Item, trace: Trace, t: int) -> dict:
+        """The comparison table's columns of one decode (besides sampler and passes)."""
+        return {}
+
+    def exports(self, dom, item: Item, trace: Trace, t: int, cfg) -> None:
+        """Downloads of the decode page's server view, beside the trace JSON."""
+
+    def decode_extras(self, dom, key: str) -> None:
+        """What the decode page shows under the maps (a family's averaged map)."""
+
+    # --- sweeps and the estimator ---------------------------------------------------------------
+    def sweep_tab(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> None:
+        """The comparison page's sweep tab: a grid of settings over many inputs, scored."""
+        st.info("No sweep for this backbone.")
+
+    def estimator(self, key: str) -> None:
+        """The estimator page's content for this domain: head vs ground truth."""
+        st.info("No MI report for this domain.")

@@ -1,0 +1,382 @@
+"""The protein view: the backbones (the small ESM-C, ESM-C 300M when on the machine, every
+family backbone), an input from a length or a prompt, the sequence as a coloured track, and
+the k-means JSD to natural proteins as the sweeps' measure. A family backbone specialises it
+(views/family.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+import torch
+
+from mi_viz.core import strict_json
+from mi_viz.core.fidelity import read_pairs
+from mi_viz.core.plots import sweep_figure
+from mi_viz.core.samplers import Trace
+from mi_viz.domains.family import shipped_families
+from mi_viz.domains.protein import DATA, PAPER_TABLE2, prompts_of_lengths
+from mi_viz.domains.protein.alphabet import MASK, SequenceError, clean, encode
+from mi_viz.domains.protein.backbone import BackboneUnavailable, esmc_300m_weights
+from mi_viz.domains.protein.drawing import entropy_figure, mi_row_figure, track_figure
+from mi_viz.domains.protein.fasta import parse_fasta
+from mi_viz.domains.protein.metrics import Reference
+
+from ..kit import caches
+from ..kit.models import Backbone
+from ..kit.runtime import RESULTS, ROOT
+from ..kit.sweeps import committed_rows, run_sweep_now, sweep_table
+from ..kit.widgets import grid_or_error
+from .base import Item, PagePlan, View
+
+LENGTH_CAP = 300  # the longest protein the app decodes (a decode is L passes)
+UPLOAD_MB = 1  # a prompt is at most LENGTH_CAP residues: a megabyte is plenty
+APP_FAMILIES = ROOT / "runs" / "app_families"  # where the app's own family trainings go (not tracked)
+FAMILY_NAMES = {
+    "PF00072": "response regulator receiver",
+    "PF00076": "RNA recognition motif",
+    "PF00595": "PDZ",
+    "PF00085": "thioredoxin",
+    "PF00018": "SH3",
+}
+SMALL = "small ESM-C"
+HELP_SMALL = "The small ESM-C trained here (README, Models): `python training/train_protein_mdm.py` retrains it."
+
+
+def protein_backbones() -> dict[str, Backbone]:
+    """The backbones a user can pick, by a short label: the shipped small ESM-C always, ESM-C 300M
+    when its weights are on this machine (MI_VIZ_ESMC_300M, a .pth path, or the local Hugging
+    Face cache; never downloaded by the app), every shipped family and those trained in the app."""
+    protein_head = ROOT / "checkpoints" / "protein_mi_head"
+    heads = (("shipped", str(protein_head)),) if Path(str(protein_head) + ".json").exists() else ()
+    small = str(ROOT / "checkpoints" / "protein_mdm")
+    opts = {SMALL: Backbone(SMALL, "protein", spec=small, heads=heads, help=HELP_SMALL)}
+    env = os.environ.get("MI_VIZ_ESMC_300M")
+    big = env if env and Path(env).exists() else None
+    if big is None:
+        try:
+            esmc_300m_weights()
+            big = "esmc_300m"
+        except BackboneUnavailable:
+            pass
+    if big is not None:
+        opts["ESM-C 300M"] = Backbone(
+            "ESM-C 300M", "protein", spec=big, help="`python -m mi_viz fetch-esmc` gets its weights."
+        )
+    paths = [(f, ROOT / "checkpoints" / f"family_{f}") for f in shipped_families()]
+    paths += [
+        (p.stem.removeprefix("family_"), p.with_suffix(""))
+        for p in sorted(APP_FAMILIES.glob("family_*.json"))
+        if not p.name.endswith(("_last.json", "_mi_head.json"))
+    ]
+    for name, path in paths:
+        label = f"family {name}" + (f" · {FAMILY_NAMES[name]}" if name in FAMILY_NAMES else "")
+        if path.parent == APP_FAMILIES:
+            label += " · trained here"
+        head = path.with_name(path.name + "_mi_head")
+        heads = (("shipped", str(head)),) if Path(str(head) + ".json").exists() else ()
+        opts[label] = Backbone(label, "family", args=(str(path),), heads=heads, help=f"checkpoint {path.name}")
+    return opts
+
+
+class ProteinView(View):
+    def __init__(self, specialised: dict | None = None):
+        self.specialised = specialised or {}  # domain -> the view class of its backbones
+        super().__init__(
+            name="Proteins",
+            unit="position",
+            kind="track",
+            keys={"decode": "pdec", "compare": "pcmp", "sweep": "psw", "estimator": "pmie"},
+            pages=(
+                PagePlan("pages/protein_decode.py", "Protein decode", ":material/biotech:"),
+                PagePlan("pages/protein_comparison.py", "Protein comparison", ":material/stacked_line_chart:"),
+                PagePlan("pages/family.py", "Protein families", ":material/hub:"),
+            ),
+            map_scales=("per step", 0.01, 0.03, 0.1, 0.3, 1.0),
+            map_scale=0.03,  # this backbone's pair MI: mostly 0.004-0.015 nats (docs/results-protein.md)
+            default_temperature=1.0,
+            has_families=True,
+            legend="orange: the residues chosen at this step · grey: still masked",
+            timeline=("Residues decoded vs passes", "residues"),
+        )
+
+    # --- the backbone -----------------------------------------------------------------------------
+    def backbones(self) -> list[Backbone]:
+        return list(protein_backbones().values())
+
+    def backbone_picker(self, key: str) -> Backbone | None:
+        opts = protein_backbones()
+        st.subheader("Backbone")
+        label = st.selectbox(
+            "Protein backbone",
+            list(opts),
+            key=f"{key}_backbone",
+            help="small ESM-C: trained here on Swiss-Prot; ESM-C 300M: EvolutionaryScale's, when its weights are "
+            "on this machine; family: a backbone trained on one Pfam family's alignment (Protein families page).",
+        )
+        if "ESM-C 300M" not in opts:
+            st.caption(
+                "ESM-C 300M is not on this machine: `python -m mi_viz fetch-esmc` downloads its weights "
+                "(or set MI_VIZ_ESMC_300M to the .pth file)."
+            )
+        return opts[label]
+
+    def specialise(self, b: Backbone) -> View:
+        """A backbone of another domain than plain proteins (a family's) gets that domain's view
+        (views/__init__.py hands them in: this module imports none)."""
+        make = self.specialised.get(b.domain)
+        return make(self) if make is not None else self
+
+    # --- inputs -------------------------------------------------------------------------------------
+    def decode_input(self, key: str, dom) -> tuple[Item | None, str | None]:
+        """All masked at a length, or a prompt ('_' generated), pasted or from a FASTA file."""
+        st.subheader("Input")
+        mode = st.radio(
+            "Start from", ["All masked, a length", "A prompt (residues kept, '_' generated)"], key=f"{key}_mode"
+        )
+        if mode.startswith("All masked"):
+            n = st.number_input(f"Length (1..{LENGTH_CAP})", 1, LENGTH_CAP, 80, key=f"{key}_len")
+            return Item("_" * int(n), "_" * int(n), f"unconditional, length {int(n)}"), None
+        text = st.text_area(
+            "Prompt: a sequence with '_' where residues are to be generated (FASTA works too)",
+            key=f"{key}_prompt",
+            height=110,
+            placeholder="MKT__LVA___GLL__________RS",
+        )
+        up = st.file_uploader(
+            f"... or a FASTA file (its first record; at most {UPLOAD_MB} MB)",
+            type=["fasta", "fa", "faa", "txt"],
+            key=f"{key}_file",
+            max_upload_size=UPLOAD_MB,
+        )
+        source = "pasted prompt"
+        if up is not None:
+            if up.size > UPLOAD_MB * 2**20:
+                return None, f"{up.name} is larger than {UPLOAD_MB} MB: upload a FASTA of the one prompt."
+            text, source = up.getvalue().decode("utf-8", errors="replace"), f"{up.name}, first record"
+        prompt, problem = validate_prompt(text)
+        return (Item(prompt, prompt, source), None) if prompt else (None, problem)
+
+    def compare_input(self, key: str, dom) -> tuple[Item | None, str | None, dict]:
+        c = st.columns(3)
+        length = c[0].number_input(f"Length (1..{LENGTH_CAP})", 1, LENGTH_CAP, 60, key=f"{key}_len")
+        temperature = c[1].slider("temperature", 0.1, 2.0, 1.0, 0.1, key=f"{key}_temp")
+        seed = c[2].number_input("seed", 0, 10_000, 0, key=f"{key}_seed")
+        prompt = "_" * int(length)
+        return (
+            Item(prompt, prompt, f"length {int(length)}"),
+            None,
+            {"temperature": float(temperature), "seed": int(seed)},
+        )
+
+    # --- drawings ---------------------------------------------------------------------------------------
+    def labels(self, dom, item: Item, L: int) -> list[str]:
+        return [f"position {i + 1}" for i in range(L)]
+
+    def map_labels(self, dom, item: Item, trace: Trace, t: int) -> list[str]:
+        """The maps' axis names at step t: the position and, once decoded, its residue."""
+        before = dom.decode(torch.tensor([trace.steps[t].tokens]))[0]
+        return [f"{i + 1}{before[i] if before[i] != '_' else ''}" for i in range(len(before))]
+
+    def state_figure(self, dom, item: Item, trace: Trace, t: int, focus=None, title: str = "", small: bool = False):
+        seq = dom.decode(torch.tensor([trace.tokens_at(t)]))[0]
+        sel = trace.steps[t - 1].selected if 0 < t <= len(trace.steps) else []
+        return track_figure(seq, selected=sel, focus=focus, title=title, width=900)
+
+    def entropy_figure(self, dom, item: Item, trace: Trace, t: int, fixed: bool) -> go.Figure:
+        rec = trace.steps[t]
+        return entropy_figure(np.array(rec.entropy), np.array(rec.masked), rec.selected)
+
+    def row_figures(self, dom, item: Item, trace: Trace, t: int, rows: dict, focus: int, zmax) -> list[go.Figure]:
+        return [mi_row_figure(rows, focus, np.array(trace.steps[t].masked), zmax=zmax)]
+
+    # --- numbers ------------------------------------------------------------------------------------------
+    def metrics(self, dom, item: Item, trace: Trace, t: int) -> list[tuple[str, object]]:
+        return [
+            ("Residues this step", len(trace.steps[t].selected)),
+            ("Still masked after it", int((np.array(trace.tokens_at(t + 1)) == MASK).sum())),
+            ("Length", len(trace.initial)),
+        ]
+
+    eb_presets = (8.0, 16.0)  # proteins' positions carry about 2.8 nats each
+
+    def presets(self, dom, has_head: bool) -> tuple[dict, list[str]]:
+        from mi_viz.core.samplers import SamplerConfig, config_for
+
+        defaults = dom.sampler_defaults
+        presets = {
+            "sequential": SamplerConfig("sequential"),
+            "top-k k=4": SamplerConfig("topk", k=4),
+            "top-k k=8": SamplerConfig("topk", k=8),
+            **{f"EB gamma={g:g}": SamplerConfig("eb", gamma=g) for g in self.eb_presets},
+        }
+        zero = config_for("mi-zero", defaults)  # the domain's choice where it has one, else the registry's
+        presets[f"MI rule with MI=0 ({'default, ' if 'mi-zero' in defaults else ''}gamma={zero.gamma:g})"] = zero
+        start = ["sequential", "top-k k=4", f"EB gamma={self.eb_presets[0]:g}"]
+        if has_head:
+            presets.update(self.mi_presets())
+            start += [k for k in self.mi_presets() if k in self.start_mi]
+            mi = config_for("mi", defaults)
+            presets[f"MI (default, gamma={mi.gamma:g} lam={mi.lam:g})"] = mi
+            start.append(f"MI (default, gamma={mi.gamma:g} lam={mi.lam:g})")
+        return presets, start
+
+    start_mi: tuple[str, ...] = ()
+
+    def mi_presets(self) -> dict:
+        from mi_viz.core.samplers import SamplerConfig
+
+        return {"MI gamma=2 lam=1 (paper)": SamplerConfig("mi", gamma=2.0, lam=1.0)}
+
+    def compare_row(self, dom, item: Item, trace: Trace, t: int) -> dict:
+        return {
+            "final sequence": dom.decode(torch.tensor([trace.final]))[0],
+            "max residues per pass": max(len(s.selected) for s in trace.steps),
+        }
+
+    def exports(self, dom, item: Item, trace: Trace, t: int, cfg) -> None:
+        final = dom.decode(torch.tensor([trace.final]))[0]
+        st.download_button(
+            "Sequence (FASTA)",
+            f">mi-viz {cfg.label()} passes={trace.steps[-1].passes}\n{final}\n",
+            file_name="protein.fasta",
+            mime="text/plain",
+            key="pdec_fasta",
+        )
+        after = dom.decode(torch.tensor([trace.tokens_at(t + 1)]))[0]
+        rec = trace.steps[t]
+        st.code(
+            strict_json.dumps(
+                {"step": t + 1, "selected": [i + 1 for i in rec.selected], "residues": [after[i] for i in rec.selected]}
+            ),
+            language="json",
+        )
+
+    # --- sweeps ------------------------------------------------------------------------------------------------
+    def sweep_tab(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> None:
+        """N proteins of lengths 50-100 per setting, scored by the paper's k-means JSD against the
+        natural test reference, beside the committed Table 2."""
+        dom = b.dom()
+        st.markdown(
+            "Generate N proteins (lengths drawn from 50-100, seeded) under each setting of a grid and score "
+            "each set against the natural test reference (`data/protein/reference_test.fasta`, 500 proteins): "
+            "the paper's k-means JSD (k = 15, in bits; lower is closer) and the rest of `metrics.set_metrics`."
+        )
+        c1, c2 = st.columns(2)
+        n = c1.slider("N proteins", 5, 100, 20, key=f"{key}_n")
+        grid = c2.text_input("Grid", "sequential; topk:k=4,8; eb:gamma=8,16", key=f"{key}_grid")
+        if st.button("Run sweep", key=f"{key}_run"):
+            cfgs = grid_or_error(grid, "Grid", head is not None, dom.sampler_defaults)
+            if cfgs:
+                with st.spinner("Embedding the reference ..."):
+                    ref = caches.cached("reference", b.key, lambda: Reference(model, DATA / "reference_test.fasta"), 2)
+                cfgs = [c.replace(temperature=1.0) for c in cfgs]
+                prompts = prompts_of_lengths(int(n), (50, 100), seed=0)
+                out = run_sweep_now(dom, model, head, cfgs, prompts, lambda r: ref([x["sequence"] for x in r.rows]))
+                st.session_state[f"{key}_result"] = (int(n), out)
+        result = st.session_state.get(f"{key}_result")
+        curves = {}
+        if result:
+            r_n, out = result
+            curves[f"this sweep, {r_n} proteins"] = out
+            sweep_table(out, "protein_sweep.csv")
+        committed = RESULTS / "protein" / "table2" / "sweep.csv"
+        if committed.exists():
+            curves["committed, 500 proteins"] = committed_rows(committed)
+        else:
+            st.caption("No committed Table 2 sweep yet (results/protein/table2/sweep.csv).")
+        st.plotly_chart(
+            sweep_figure(
+                curves, "jsd", "k-means JSD to the reference (bits)", "JSD vs average passes", paper=PAPER_TABLE2
+            ),
+            key=f"{key}_plot",
+        )
+        st.caption(
+            "Crosses: the paper's Table 2 (ESM-C 300M, UniRef50 reference; its JSD's log base is not stated). "
+            "A small sweep's JSD is noisier than the committed 500-protein rows: with few proteins the "
+            "cluster histogram itself is coarse (README, the natural-vs-natural floor)."
+        )
+
+    # --- the estimator ------------------------------------------------------------------------------------------
+    def estimator(self, key: str) -> None:
+        """Head vs truth on held-out protein states (the committed report), and MI against sequence
+        separation: how local the dependence the backbone believes in is."""
+        report, pairs = RESULTS / "protein" / "mi_report.json", RESULTS / "protein" / "mi_report_pairs.npz"
+        if not (report.exists() and pairs.exists()):
+            st.info(
+                "No committed protein MI report yet: it comes with the protein MI head "
+                "(`python -m mi_viz mi-report protein --states 100 --out results/protein/mi_report.json "
+                "--pairs results/protein/mi_report_pairs.npz`)."
+            )
+            return
+        rep = json.loads(report.read_text())
+        pt, _ = read_pairs(pairs)
+        c = st.columns(5)
+        c[0].metric("states", rep["n_states"])
+        c[1].metric("Pearson", f"{rep['pearson']:.3f}")
+        c[2].metric("Spearman", f"{rep['spearman']:.3f}")
+        c[3].metric("top-pair recall", f"{rep['top_pair_recall']:.3f}")
+        c[4].metric("truth's two directions agree (Pearson)", f"{rep['gt_directional_pearson']:.3f}")
+        st.caption(
+            f"{rep['n_pairs']:,} masked pairs of {rep['n_states']} held-out states (test split: masked natural "
+            f"proteins and states of prompted decodes; {rep['avg_masked']:.1f} masked positions on average). "
+            f"Ground truth: {rep['gt_passes_per_state']:.0f} passes and {rep['gt_seconds_per_state']:.1f} s per "
+            f"state; head: {100 * rep['head_over_forward']:.1f} % of a pass."
+        )
+        left, right = st.columns(2)
+        sep = np.abs(pt.i - pt.j)
+        with left:
+            idx = np.random.default_rng(0).choice(len(pt.gt), size=min(6000, len(pt.gt)), replace=False)
+            marker = dict(
+                size=4, opacity=0.5, color=np.log2(sep[idx]), colorscale="Viridis", colorbar=dict(title="log2 |i-j|")
+            )
+            fig = go.Figure(go.Scattergl(x=pt.gt[idx], y=pt.est[idx], mode="markers", marker=marker))
+            top = float(max(pt.gt.max(), pt.est.max()))
+            fig.add_trace(
+                go.Scatter(x=[0, top], y=[0, top], mode="lines", line=dict(color="grey", dash="dash"), showlegend=False)
+            )
+            fig.update_layout(
+                title="Estimated vs ground-truth MI (masked pairs)",
+                xaxis_title="ground truth (nats)",
+                yaxis_title="head (nats)",
+                height=430,
+                showlegend=False,
+            )
+            st.plotly_chart(fig, key=f"{key}_scatter")
+        with right:
+            prof = pd.DataFrame(rep["separation"])
+            fig = go.Figure()
+            fig.add_trace(go.Bar(x=prof["separation"], y=prof["mean_gt"], name="ground truth"))
+            fig.add_trace(go.Bar(x=prof["separation"], y=prof["mean_est"], name="head"))
+            fig.update_layout(
+                title="Mean MI by sequence separation |i - j|",
+                xaxis_title="|i - j|",
+                yaxis_title="mean MI (nats)",
+                barmode="group",
+                height=430,
+            )
+            st.plotly_chart(fig, key=f"{key}_sep")
+        st.dataframe(prof, hide_index=True)
+
+
+def validate_prompt(text: str | None) -> tuple[str | None, str | None]:
+    """text -> (a clean prompt, None), or (None, a message naming the problem)."""
+    if not text or not text.strip():
+        return None, "The prompt is empty: type a sequence with '_' for the positions to generate, or pick a length."
+    try:
+        if text.lstrip().startswith(">"):
+            text = parse_fasta(text)[0][1]
+        p = clean(text)
+        if len(p) > LENGTH_CAP:
+            return None, f"The prompt has {len(p)} positions; this page decodes up to {LENGTH_CAP}."
+        encode(p, allow_mask=True)
+    except SequenceError as e:
+        return None, f"Invalid prompt: {e}."
+    if "_" not in p:
+        return None, "The prompt has no masked position: put '_' where residues are to be generated."
+    return p, None

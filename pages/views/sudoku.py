@@ -1,0 +1,543 @@
+"""The Sudoku view: the MDM and the MI head a user picks, puzzles from the test sets or pasted,
+boards, and the solve rate as the sweeps' measure."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import os
+import random
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+import torch
+
+from mi_viz.core import strict_json
+from mi_viz.core.fidelity import directional_agreement, entropy_bounds, head_at_pairs, metrics, mi_report, read_pairs
+from mi_viz.core.plots import ENTROPY_COLORSCALE, sweep_figure
+from mi_viz.core.samplers import SamplerConfig, Trace
+from mi_viz.domains.sudoku import PAPER_TABLE1, RELATION_NAMES
+from mi_viz.domains.sudoku import board as S
+from mi_viz.domains.sudoku.drawing import CELL_NAMES, board_figure, map_order
+
+from ..kit import caches
+from ..kit.models import Backbone, backbone_model, head_model
+from ..kit.runtime import RESULTS, ROOT
+from ..kit.sweeps import committed_rows, run_sweep_now, sweep_table
+from ..kit.widgets import grid_or_error, kept, wilson
+from .base import Item, PagePlan, View
+
+SHIPPED_HEAD = ROOT / "checkpoints" / "sudoku_mi_head"
+BASELINE_HEAD = ROOT / "checkpoints" / "sudoku_mi_head_baseline"
+HEAD_SCORES = RESULTS / "sudoku" / "head_scores.csv"  # benchmarks/sudoku_head_scores.py
+PUZZLE_SETS = {
+    "Hard test set (ours, 1,000)": ROOT / "data" / "sudoku" / "test_hard.csv",
+    "Singles-solvable test set (200)": ROOT / "data" / "sudoku" / "test_medium.csv",
+    "Kaggle hard/expert (external, 2,000)": ROOT / "data" / "external" / "kaggle3m_curated_hard_expert_ratings.csv",
+}
+COMMITTED = {  # the committed sweep drawn beside a sweep on the same set
+    "Hard test set (ours, 1,000)": (RESULTS / "sudoku" / "test_hard" / "sweep.csv", "committed, all 1,000 hard"),
+    "Kaggle hard/expert (external, 2,000)": (
+        RESULTS / "sudoku" / "kaggle" / "sweep.csv",
+        "committed, all 2,000 Kaggle",
+    ),
+}
+RELATION_COLORS = {"unrelated": "#9e9e9e", "same row": "#1f77b4", "same column": "#ff7f0e", "same box": "#2ca02c"}
+LOG_FLOOR = 1e-6  # nats: the log axes' floor (ground truth prunes at eps 1e-3, so smaller MI is noise)
+
+
+def head_options() -> dict[str, str]:
+    """The MI heads a user can pick: the shipped one (MI_VIZ_HEAD if set) and the previous
+    release's head, kept as a baseline (README, Models)."""
+    opts = {"shipped": os.environ.get("MI_VIZ_HEAD", str(SHIPPED_HEAD))}
+    if Path(str(BASELINE_HEAD) + ".json").exists():
+        opts["baseline (previous release)"] = str(BASELINE_HEAD)
+    return opts
+
+
+@st.cache_data
+def load_puzzle_set(path: str) -> list[dict]:
+    """Rows with at least 'puzzle' (and 'solution' and rating columns where known)."""
+    p = Path(path)
+    if not p.exists():
+        return []
+    with open(p) as f:
+        return list(csv.DictReader(f))
+
+
+def rating_text(row: dict) -> str:
+    parts = []
+    if "singles_solvable" in row:
+        parts.append("singles-solvable" if row["singles_solvable"] == "1" else "hard (singles get stuck)")
+        parts.append(
+            f"{row.get('givens')} givens, {row.get('singles_rounds')} singles rounds, "
+            f"{row.get('search_nodes')} search nodes"
+        )
+    if "kaggle_difficulty" in row:
+        parts.append(f"Kaggle difficulty {row['kaggle_difficulty']} ({row.get('level')}), {row.get('clues')} clues")
+    return "; ".join(parts)
+
+
+def digits(dom, tokens) -> list[int]:
+    return list(dom.decode(torch.tensor([list(tokens)]))[0])
+
+
+class SudokuView(View):
+    def __init__(self):
+        super().__init__(
+            name="Sudoku",
+            unit="cell",
+            kind="board",
+            keys={"decode": "dec", "compare": "cmp", "sweep": "sw", "estimator": "mie"},
+            pages=(
+                PagePlan("pages/sudoku_decode.py", "Sudoku decode", ":material/grid_on:"),
+                PagePlan("pages/sampler_comparison.py", "Sampler comparison", ":material/compare_arrows:"),
+                PagePlan("pages/mi_estimator.py", "MI estimator", ":material/insights:"),
+            ),
+            map_scales=("per step", 0.1, 0.3, 1.0, 2.0),
+            map_scale=1.0,
+            legend="the board after the step's pass: orange outline, the cells it unmasked; red digits, wrong "
+            "(solution known); bold black, the givens",
+            compare_columns=3,
+            states_name="boards",
+            timeline=("Cells filled vs passes", "cells filled"),
+        )
+
+    # --- the backbone and its head ------------------------------------------------------------
+    def backbone(self) -> Backbone:
+        heads = tuple(head_options().items())
+        return Backbone(
+            "Sudoku MDM",
+            "sudoku",
+            spec=os.environ.get("MI_VIZ_MDM", str(ROOT / "checkpoints" / "sudoku_mdm")),
+            heads=heads,
+            help="Train one with `python training/train_mdm.py` or point MI_VIZ_MDM at a checkpoint.",
+        )
+
+    def backbones(self) -> list[Backbone]:
+        return [self.backbone()]
+
+    def backbone_picker(self, key: str) -> Backbone:
+        return self.backbone()  # one MDM (MI_VIZ_MDM or the shipped one); the head is picked in sidebar_extras
+
+    def head_path(self, b: Backbone) -> str | None:
+        opts = dict(b.heads)
+        return opts.get(st.session_state.get("mi_head", "shipped"), opts.get("shipped"))
+
+    def sidebar_extras(self) -> None:
+        """The Sudoku pages' MI head, with what it scored on the report's test states."""
+        opts = head_options()
+        if len(opts) < 2:
+            return
+        name = st.sidebar.selectbox(
+            "Sudoku MI head",
+            list(opts),
+            help="Every Sudoku page's estimated MI and MI samplers read this head. The baseline is the previous "
+            "release's head (no mix blocks), kept for comparison.",
+            **kept("mi_head", "shipped", list(opts)),  # kept while a protein page (no picker there) is open
+        )
+        rows = list(csv.DictReader(HEAD_SCORES.read_text().splitlines())) if HEAD_SCORES.exists() else []
+        row = next((r for r in rows if (ROOT / r["head"]).resolve() == Path(opts[name]).resolve()), None)
+        if row:
+            st.sidebar.caption(
+                f"{int(row['n_params']):,} parameters, {row['mix_layers']} mix blocks; Pearson "
+                f"{float(row['pearson']):.3f} with the truth on the report's test states "
+                f"({HEAD_SCORES.relative_to(ROOT)})."
+            )
+
+    # --- inputs ----------------------------------------------------------------------------------
+    def decode_input(self, key: str, dom) -> tuple[Item | None, str | None]:
+        """A puzzle from a set (by index, or at random) or pasted."""
+        st.subheader("Puzzle")
+        src = st.radio("Puzzle source", list(PUZZLE_SETS) + ["Paste your own"], key=f"{key}_src")
+        if src == "Paste your own":
+            text = st.text_area(
+                "81 characters, row by row; '.' or '0' for blanks (line breaks are fine)",
+                key=f"{key}_paste",
+                height=120,
+                placeholder="..8...5......3.....1.....96...49..21.7...8.....41..8.5.....73...9......83...869..",
+            )
+            if not text.strip():
+                return None, "Paste a puzzle to start."
+            try:
+                board = S.parse_board(text)
+            except S.BoardError as e:
+                return None, f"Invalid puzzle: {e}"
+            res = S.solve(board, limit=2)
+            if res.count == 0:
+                return None, "This puzzle has no solution: the givens contradict each other further down the search."
+            if res.count > 1:
+                st.warning("This puzzle has more than one solution: wrong-cell marks use one of them.")
+            return Item(S.board_to_string(board), board, "pasted puzzle", res.solution), None
+        rows = load_puzzle_set(str(PUZZLE_SETS[src]))
+        if not rows:
+            return None, f"Puzzle file missing: {PUZZLE_SETS[src]}"
+        st.button(
+            "Random puzzle",
+            icon=":material/shuffle:",
+            key=f"{key}_rand",
+            on_click=lambda: st.session_state.update({f"{key}_idx": random.randrange(len(rows))}),
+        )
+        idx = st.number_input(f"Index (0..{len(rows) - 1})", 0, len(rows) - 1, key=f"{key}_idx")
+        row = rows[int(idx)]
+        board = S.parse_board(row["puzzle"])
+        sol = S.parse_board(row["solution"]) if row.get("solution") else None
+        st.caption(rating_text(row))
+        return Item(S.board_to_string(board), board, f"{src} #{idx}", sol), None
+
+    # --- drawings --------------------------------------------------------------------------------
+    def labels(self, dom, item: Item, L: int) -> list[str]:
+        return list(CELL_NAMES)
+
+    def focus_name(self, i: int) -> str:
+        return CELL_NAMES[i]
+
+    def symbols(self, dom) -> list[str]:
+        return [str(d) for d in range(1, 10)]
+
+    def map_order(self, L: int):
+        return map_order()
+
+    def _wrong(self, item: Item, after) -> list[int]:
+        return [i for i in range(81) if item.solution is not None and after[i] and after[i] != item.solution[i]]
+
+    def state_figure(self, dom, item: Item, trace: Trace, t: int, focus=None, title: str = "", small: bool = False):
+        after = digits(dom, trace.tokens_at(t))
+        sel = trace.steps[t - 1].selected if 0 < t <= len(trace.steps) else []
+        givens = [v != 0 for v in item.value]
+        return board_figure(
+            after,
+            givens,
+            selected=sel,
+            wrong=self._wrong(item, after),
+            focus=focus,
+            title=title,
+            size=300 if small else 360,
+        )
+
+    def entropy_figure(self, dom, item: Item, trace: Trace, t: int, fixed: bool) -> go.Figure:
+        rec = trace.steps[t]
+        return board_figure(
+            digits(dom, rec.tokens),
+            [v != 0 for v in item.value],
+            heat=np.array(rec.entropy),
+            heat_name="H (nats)",
+            selected=rec.selected,
+            zmax=float(np.log(9)) if fixed else None,
+            colorscale=ENTROPY_COLORSCALE,
+            title="Marginal entropy before this step" + (" (scale 0..ln 9)" if fixed else ""),
+        )
+
+    def row_figures(self, dom, item: Item, trace: Trace, t: int, rows: dict, focus: int, zmax) -> list[go.Figure]:
+        after = digits(dom, trace.tokens_at(t + 1))
+        givens = [v != 0 for v in item.value]
+        return [
+            board_figure(
+                after, givens, heat=row, heat_name="MI", zmax=zmax, focus=focus, colorscale="Viridis",
+                title=f"{which} MI with {CELL_NAMES[focus]}",
+            )
+            for which, row in rows.items()
+        ]  # fmt: skip
+
+    # --- numbers ---------------------------------------------------------------------------------
+    def metrics(self, dom, item: Item, trace: Trace, t: int) -> list[tuple[str, object]]:
+        after = digits(dom, trace.tokens_at(t + 1))
+        return [
+            ("Cells this step", len(trace.steps[t].selected)),
+            ("Rule conflicts", len(S.conflict_cells(after))),
+            ("Wrong cells", len(self._wrong(item, after)) if item.solution is not None else "n/a"),
+        ]
+
+    def presets(self, dom, has_head: bool) -> tuple[dict, list[str]]:
+        from mi_viz.core.samplers import config_for
+
+        mi = config_for("mi", dom.sampler_defaults)
+        mi_label = f"MI gamma={mi.gamma:g} lam={mi.lam:g} (default)"
+        presets = {
+            "sequential": SamplerConfig("sequential"),
+            "top-k k=4": SamplerConfig("topk", k=4),
+            "EB gamma=1e-4": SamplerConfig("eb", gamma=1e-4),
+            "EB gamma=0.01": SamplerConfig("eb", gamma=0.01),
+            "EB gamma=0.2": SamplerConfig("eb", gamma=0.2),
+            mi_label: mi,
+            "MI gamma=0.3 lam=1 (paper gamma)": SamplerConfig("mi", gamma=0.3, lam=1.0),
+            "MI with MI=0 (ablation) gamma=0.04": SamplerConfig("mi-zero", gamma=0.04),
+            "MI, release 0.3's rule: mi-pairs gamma=0.01 lam=0.25": SamplerConfig("mi-pairs", gamma=0.01, lam=0.25),
+            "Fast-dLLM threshold tau=0.9": SamplerConfig("threshold", tau=0.9),
+            "top-2 margin k=4": SamplerConfig("margin", k=4),
+        }
+        if not has_head:
+            presets = {k: v for k, v in presets.items() if not v.needs_head}
+        return presets, ["sequential", "EB gamma=1e-4", mi_label]
+
+    def compare_row(self, dom, item: Item, trace: Trace, t: int) -> dict:
+        final = digits(dom, trace.final)
+        return {
+            "solved": S.is_solution(final, item.value),
+            "wrong cells at this pass": len(self._wrong(item, digits(dom, trace.tokens_at(t)))),
+            "max cells per pass": max(len(s.selected) for s in trace.steps),
+        }
+
+    def exports(self, dom, item: Item, trace: Trace, t: int, cfg) -> None:
+        rec = trace.steps[t]
+        st.code(
+            strict_json.dumps(
+                {
+                    "step": t + 1,
+                    "selected": [CELL_NAMES[i] for i in rec.selected],
+                    "values": [v + 1 for v in rec.values],
+                }
+            ),
+            language="json",
+        )
+
+    # --- sweeps -----------------------------------------------------------------------------------
+    def sweep_tab(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> None:
+        """N puzzles of a set under a grid; the committed sweep of the set beside it, the paper's
+        Table 1 and, on demand, each compared row's current setting as a star."""
+        dom = b.dom()
+        st.markdown(
+            "Decode N puzzles of a set with a grid of samplers; each point is one setting. Grid syntax: "
+            "`sampler:param=v1,v2:param=v1; ...` (each sampler's parameters: the sidebar's help, docs/samplers.md)."
+        )
+        c1, c2 = st.columns(2)
+        src = c1.selectbox("Puzzle set", list(PUZZLE_SETS), key=f"{key}_set")
+        n = c2.slider("N puzzles (first N of the set)", 5, 200, 20, key=f"{key}_n")
+        default = "sequential; topk:k=4; eb:gamma=1e-4,0.01; mi-zero:gamma=0.04,0.4" + (
+            "; mi:gamma=0.04,0.4:lam=4" if head is not None else ""
+        )
+        grid = st.text_input("Grid", default, key=f"{key}_grid")
+        if st.button("Run sweep", key=f"{key}_run"):
+            cfgs = grid_or_error(grid, "Grid", head is not None, dom.sampler_defaults)
+            if cfgs:
+                puzzles = [S.parse_board(r["puzzle"]) for r in load_puzzle_set(str(PUZZLE_SETS[src]))[:n]]
+                st.session_state[f"{key}_result"] = (src, n, run_sweep_now(dom, model, head, cfgs, puzzles))
+        result = st.session_state.get(f"{key}_result")
+        curves = {}
+        if result:
+            r_src, r_n, out = result
+            curves[f"this sweep, {r_n} of {r_src.split(' (')[0]}"] = out
+            sweep_table(out, "sweep.csv")
+        shown = result[0] if result else src
+        if shown in COMMITTED and COMMITTED[shown][0].exists():
+            curves[COMMITTED[shown][1]] = committed_rows(COMMITTED[shown][0])
+        paper = PAPER_TABLE1 if shown.startswith("Hard test set") else None
+        if not curves:
+            st.caption(f"No committed sweep for {shown}: run one to draw it.")
+        live = st.toggle(
+            "Stars: each compared row's current setting, measured live on the first N puzzles of the set",
+            key=f"{key}_live_on",
+            help="Off by default: measuring runs every row on N puzzles, which a slider move would wait for.",
+        )
+        n_live = (
+            st.slider("N puzzles behind the stars", 5, 100, 20, key=f"{key}_live", disabled=not live) if live else 0
+        )
+        markers = []
+        for name, c in rows.items() if n_live else ():
+            pt = self.live_point(b, head_path, str(PUZZLE_SETS[shown]), n_live, c)
+            lo, hi = wilson(pt["solved_frac"], n_live)
+            markers.append(
+                {
+                    "label": f"{name} (now, {n_live} puzzles)",
+                    "family": c.name,
+                    "avg_passes": pt["avg_passes"],
+                    "y": 100 * pt["solved_frac"],
+                    "lo": 100 * lo,
+                    "hi": 100 * hi,
+                }
+            )
+        st.plotly_chart(
+            sweep_figure(
+                curves, "solved_frac", "solved (%)", f"Solve rate vs average passes: {shown}", paper=paper, scale=100.0,
+                markers=markers,
+            ),
+            key=f"{key}_plot",
+        )  # fmt: skip
+        if markers:
+            st.caption(
+                f"Stars: the rows of the first tab at their current settings, on the first {n_live} puzzles of "
+                f"{shown.split(' (')[0]}, with a 90 % Wilson interval of the solve rate (a small sample: the "
+                "committed curve is the measured front)."
+            )
+        if paper:
+            st.caption("Crosses: the paper's Table 1 (its own 1,000 hard puzzles; ours are a little harder-looking).")
+
+    def live_point(self, b: Backbone, head_path, puzzle_file: str, n: int, cfg: SamplerConfig) -> dict:
+        """One setting on the first n puzzles of a set (cached per setting: a row's slider measures that row)."""
+        from mi_viz.core.bench import run_bench
+
+        def run():
+            boards = [S.parse_board(r["puzzle"]) for r in load_puzzle_set(puzzle_file)[:n]]
+            head = head_model(head_path, f"{b.label} MI head") if cfg.needs_head and head_path else None
+            with st.spinner(f"Measuring {cfg.label()} on {n} puzzles ..."):
+                return run_bench(b.dom(), backbone_model(b), boards, cfg, head).summary
+
+        return caches.cached("live", (b.key, head_path, puzzle_file, n, cfg.label()), run, max_entries=256)
+
+    # --- the estimator ------------------------------------------------------------------------------
+    def estimator(self, key: str) -> None:
+        estimator_page(self, key)
+
+
+def estimator_page(view: SudokuView, key: str) -> None:
+    """Head vs ground truth on held-out decode states (the committed report, or computed now), and
+    what the MI says about the rules."""
+    from ..kit.models import models_or_error
+
+    b = view.backbone()
+    head_path = view.head_path(b)
+    loaded = models_or_error(b, head_path)
+    if loaded is None or loaded[1] is None:
+        return
+    model, head = loaded
+    dom = b.dom()
+    pairs_file, report_file = RESULTS / "sudoku" / "mi_report_pairs.npz", RESULTS / "sudoku" / "mi_report.json"
+    src = st.radio(
+        "Data", ["Committed report (held-out hard test states)", "Compute now"], key=f"{key}_src", horizontal=True
+    )
+    pt = tokens = summary = None
+    if src.startswith("Committed"):
+        if pairs_file.exists() and report_file.exists():
+            report_pairs, tokens = read_pairs(pairs_file)
+            pt = report_pairs
+            summary = json.loads(report_file.read_text())
+            if Path(head_path or "").resolve() != SHIPPED_HEAD.resolve():
+                # the report is the shipped head's: the same states and truth, this head's map
+                est = caches.cached(
+                    "report_estimates", head_path, lambda: head_at_pairs(model, head, tokens, report_pairs), 4
+                )
+                pt = dataclasses.replace(report_pairs, est=est)
+                summary = {"n_states": summary["n_states"], "uncertain_nats": summary.get("uncertain_nats", 0.1)}
+                st.caption(
+                    "The committed report's states and ground truth, read by the head chosen in the sidebar "
+                    "(the report's own rows, masked solutions and timings are the shipped head's)."
+                )
+        else:
+            st.info("No committed report yet: run `python -m mi_viz mi-report sudoku ...` (see README) or compute now.")
+    else:
+        c1, c2 = st.columns(2)
+        n = c1.slider("States (one per puzzle, random decode step)", 2, 40, 8, key=f"{key}_n")
+        set_name = c2.selectbox("Puzzles", list(PUZZLE_SETS), key=f"{key}_set")
+        if st.button("Compute", key=f"{key}_run"):
+            rows = load_puzzle_set(str(PUZZLE_SETS[set_name]))[:n]
+            bar = st.progress(0.0, text=f"Ground truth for {n} states ...")
+            start = dom.encode([S.parse_board(r["puzzle"]) for r in rows])
+            rep = mi_report(
+                model,
+                head,
+                start,
+                n,
+                relations=dom.relations(81)[0],
+                progress=lambda d, total: bar.progress(d / total, text=f"Ground truth: state {d} of {total}"),
+            )
+            bar.empty()
+            st.session_state[key] = (rep.summary, rep.pairs, rep.tokens.numpy())
+        if key in st.session_state:
+            summary, pt, tokens = st.session_state[key]
+    if pt is None:
+        return
+    assert summary is not None and tokens is not None
+    m = metrics(pt, tokens, dom.mask_id) if "pearson" not in summary else summary
+    c = st.columns(6)
+    c[0].metric("states", summary.get("n_states", len(tokens)))
+    c[1].metric("Pearson", f"{m['pearson']:.3f}")
+    c[2].metric("Spearman", f"{m['spearman']:.3f}")
+    c[3].metric("top-pair recall", f"{m['top_pair_recall']:.3f}")
+    c[4].metric("structure AUROC (true MI)", f"{m['auroc_structure_gt']:.3f}")
+    c[5].metric("structure AUROC (head)", f"{m['auroc_structure_est']:.3f}")
+    if "auroc_structure_gt_uncertain" in m:
+        st.caption(
+            f"Structure AUROC over the {m['n_pairs_uncertain']:,} pairs of two uncertain cells "
+            f"(both entropies > {summary.get('uncertain_nats', 0.1)} nats): true MI "
+            f"{m['auroc_structure_gt_uncertain']:.3f}, head {m['auroc_structure_est_uncertain']:.3f}."
+        )
+    if "structure_by_mask_ratio" in summary:
+        st.markdown(
+            "**Does MI recover the rules?** Structure AUROC on randomly masked *solutions* "
+            "(valid boards: the rules are the only dependence left), by masking ratio:"
+        )
+        st.dataframe(pd.DataFrame(summary["structure_by_mask_ratio"]).T.rename_axis("mask ratio"))
+    if "gt_seconds_per_state" in summary:
+        st.caption(
+            f"Ground truth: {summary['gt_passes_per_state']} passes and {summary['gt_seconds_per_state']:.2f}s "
+            f"per state; head: {summary['head_seconds_per_state'] * 1000:.1f} ms "
+            f"({100 * summary['head_over_forward']:.1f}% of one backbone pass). Both timed cold, one state at a "
+            "time right after its ground truth, as this page runs them; `benchmarks/latency.py` times them warm "
+            "and interleaved, the figure the 10% target reads."
+        )
+    rel = np.array(RELATION_NAMES)[pt.relation]
+    idx = np.random.default_rng(0).choice(len(pt.gt), size=min(6000, len(pt.gt)), replace=False)
+    left, right = st.columns(2)
+    with left:
+        fig = go.Figure()
+        for r in RELATION_NAMES:
+            sel = idx[rel[idx] == r]
+            fig.add_trace(
+                go.Scattergl(
+                    x=pt.gt[sel],
+                    y=pt.est[sel],
+                    mode="markers",
+                    name=r,
+                    marker=dict(size=4, opacity=0.5 if r == "unrelated" else 0.7, color=RELATION_COLORS[r]),
+                )
+            )
+        top = float(max(pt.gt.max(), pt.est.max()))
+        fig.add_trace(
+            go.Scatter(x=[0, top], y=[0, top], mode="lines", line=dict(color="grey", dash="dash"), name="y = x")
+        )
+        fig.update_layout(
+            title="Estimated vs ground-truth MI (masked pairs)",
+            xaxis_title="ground truth (nats)",
+            yaxis_title="head (nats)",
+            height=430,
+        )
+        st.plotly_chart(fig, key=f"{key}_scatter")
+    with right:
+        which = st.radio("Map", ["ground truth", "head"], horizontal=True, key=f"{key}_which")
+        vals = pt.gt if which == "ground truth" else pt.est
+        fig = go.Figure()
+        for r in RELATION_NAMES:  # zeros (exact independence) sit on the floor, not at -infinity
+            fig.add_trace(
+                go.Box(
+                    y=np.maximum(vals[rel == r], LOG_FLOOR), name=r, boxpoints=False, marker_color=RELATION_COLORS[r]
+                )
+            )
+        fig.update_layout(
+            title=f"MI by relation ({which}): what the model believes about the rules",
+            yaxis_title=f"MI (nats; values below {LOG_FLOOR:g} drawn at it)",
+            yaxis_type="log",
+            yaxis_range=[np.log10(LOG_FLOOR), np.log10(max(float(vals.max()), 10 * LOG_FLOOR)) + 0.1],
+            height=430,
+        )
+        st.plotly_chart(fig, key=f"{key}_box")
+    df = pd.DataFrame({"relation": rel, "gt": pt.gt, "est": pt.est})
+    st.dataframe(
+        df.groupby("relation")
+        .agg(pairs=("gt", "size"), mean_gt=("gt", "mean"), mean_head=("est", "mean"), median_gt=("gt", "median"))
+        .round(4)
+    )
+    fig = go.Figure(go.Histogram(x=pt.asym, nbinsx=60))
+    fig.update_layout(
+        title="Asymmetry |I(i->j) - I(j->i)| of the ground truth: the model's self-consistency",
+        xaxis_title="nats",
+        yaxis_type="log",
+        height=320,
+    )
+    st.plotly_chart(fig, key=f"{key}_asym")
+    st.caption(
+        f"The truth's two directions agree at Pearson {directional_agreement(pt):.3f} over these pairs: where they "
+        "disagree the model is not one consistent joint, and the symmetrised map is their mean (docs/mi.md)."
+    )
+    if pt.hmin is not None:
+        bnd = entropy_bounds(pt.gt, pt.est, pt.hmin)
+        st.caption(
+            f"The map is the mean of I(i->j) <= H_i and I(j->i) <= H_j, so it can exceed min(H_i, H_j) where the "
+            f"model is not a consistent joint: {100 * bnd['share_above_min_entropy']:.1f}% of these pairs do, and they "
+            f"hold {100 * bnd['head_sq_error_share_above_min']:.0f}% of the head's squared error "
+            f"({'this head never passes' if bnd['head_above_min_entropy'] == 0 else 'this head can pass'} the min; "
+            f"docs/mi.md, excess). Pearson without them: {bnd['pearson_pairs_within_min']:.3f}."
+        )
