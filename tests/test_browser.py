@@ -727,3 +727,27 @@ def test_play_stops_on_the_last_step_and_the_bar_draws_its_icons(server, browser
         assert button.locator("svg[data-icon]").count() == 1, b
         assert not re.search(r"[⏮⏭◀▶]", button.inner_text()), button.inner_text()
     ctx.close()
+
+
+def test_the_console_stays_clean(server, browser):
+    """Nothing fails in the browser's console: no usage statistics fetched from the internet
+    (switched off), no script error. On a deep link Streamlit's frontend first probes the page's
+    path as a base URL (/PAGE/_stcore/health and /host-config: 404) before the root: that probe
+    is Streamlit's own (its DoInitPings), and the only 404 allowed."""
+    for path in ("/", "/sudoku_decode", "/protein_decode"):
+        ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
+        page = ctx.new_page()
+        errors, failed, bad = [], [], []
+        page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+        page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+        page.on("requestfailed", lambda r: failed.append(r.url))
+        page.on("response", lambda r: r.status >= 400 and bad.append(r.url))
+        page.goto(server + path, wait_until="networkidle")
+        _wait_idle(page)
+        page.wait_for_timeout(1500)
+        probe = [u for u in bad if re.search(r"/[a-z_]+/_stcore/(health|host-config)$", u)]
+        assert not failed, (path, failed)
+        assert bad == probe, (path, bad)
+        others = [e for e in errors if "status of 404" not in e]
+        assert not others and len(errors) == len(probe), (path, errors)
+        ctx.close()

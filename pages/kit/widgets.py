@@ -36,7 +36,9 @@ def sampler_params(own: str, name: str, start: dict) -> dict:
                 continue
             v = spec.ladder[len(spec.ladder) // 2] if spec.ladder else (spec.lo or 0)
         if spec.kind == "choice":
-            kw[p] = st.radio(label, spec.choices, horizontal=True, help=spec.help, **kept(key, v, spec.choices))
+            kw[p] = st.radio(
+                spec.shown, spec.choices, horizontal=True, help=rule.param_help(p), **kept(key, v, spec.choices)
+            )
         elif spec.ladder:  # log-spaced values: a ladder, with the starting value on it
             kw[p] = st.select_slider(label, sorted(set(spec.ladder) | {float(v)}), **kept(key, float(v)))
         elif spec.kind == "int":

@@ -115,6 +115,7 @@ PARAMS: dict[str, Param] = {
             "skip: pass over it and keep scanning",
             choices=("stop", "skip"),
             label_default=False,
+            title="batch rule",
         ),
     )
 }
