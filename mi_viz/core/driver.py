@@ -1,0 +1,113 @@
+"""The one driver of the command line's verbs, whatever the domain: a domain's cli.py reads its own
+inputs and hands the driver a Task (bench, sweep) or a ReportTask (mi-report); the driver decodes,
+scores, writes and prints (the last stdout line a one-line JSON summary, as every verb)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from . import strict_json
+from .bench import DECODE_BATCH, BenchResult, run_bench, write_rows
+from .fidelity import mi_report, write_report
+from .models import load_models
+from .samplers import SamplerConfig
+from .sweep import run_sweep
+
+
+def say(d: dict) -> None:
+    print(strict_json.dumps(d), flush=True)
+
+
+@dataclass
+class Task:
+    """What a domain's CLI prepared for bench or sweep."""
+
+    domain: Any
+    items: list  # what domain.encode takes
+    identity: dict  # what identifies the items in a sweep row ({"puzzles": "test_hard.txt"})
+    checkpoint: Any = None  # the backbone as domain.load_model takes it (None: the shipped one)
+    weights: Any = None  # the file whose sha256 sweep rows record (default: the checkpoint)
+    head: Any = None  # an MI head checkpoint (None: the domain's shipped one, for rules that read it)
+    model: Any = None  # the backbone when the domain built it already (family: with its data)
+    score: Callable[[BenchResult], dict] | None = None  # a decoded set's own columns (the JSD, pair statistics)
+    columns: dict = field(default_factory=dict)  # bench: summary columns before the score's (inputs, skipped lines)
+    tail: dict = field(default_factory=dict)  # bench: and after it
+    ids: list[str] | None = None  # an id per item, written in the rows
+    companions: Callable[[list[dict], Path], Any] | None = None  # bench: files beside the rows (FASTA)
+    title: str = ""  # of the sweep's plot
+    plot: dict = field(default_factory=dict)  # the sweep plot's metric, scale, paper points
+    temperature: float | None = None  # sweep: every setting's temperature (None: the grid's)
+    sample_seed: int = 0  # and its seed
+
+
+def bench(task: Task, cfg: SamplerConfig, a, dev: str) -> dict:
+    """One setting over the items: rows to a.out, the summary printed."""
+    model, head = load_models(task.domain, task.checkpoint, task.head, dev, need_head=cfg.needs_head)
+    res = run_bench(task.domain, task.model or model, task.items, cfg, head, a.batch_size or DECODE_BATCH, dev)
+    if task.ids is not None:
+        for rid, r in zip(task.ids, res.rows):
+            r["id"] = rid
+    write_rows(res.rows, a.out)
+    if task.companions is not None:
+        task.companions(res.rows, Path(a.out))
+    summary = {**res.summary, **task.columns, **(task.score(res) if task.score else {}), **task.tail}
+    say(summary)
+    return summary
+
+
+def sweep(task: Task, cfgs: list[SamplerConfig], a, dev: str) -> list[dict]:
+    """A grid over the items (sweep.run_sweep: resumable, one row per setting)."""
+    if task.temperature is not None:
+        cfgs = [c.replace(temperature=task.temperature, seed=task.sample_seed) for c in cfgs]
+    return run_sweep(
+        task.domain,
+        cfgs,
+        task.items,
+        task.identity,
+        a.out_dir,
+        task.checkpoint,
+        task.head,
+        dev,
+        a.batch_size or DECODE_BATCH,
+        a.jobs,
+        a.resume,
+        a.save_rows,
+        title=a.title or task.title,
+        plot=task.plot,
+        mdm_path=task.weights,
+        extra=task.score,
+        report=say,
+        keep_others=a.keep_others,
+    )
+
+
+@dataclass
+class ReportTask:
+    """What a domain's CLI prepared for mi-report: held-out states, or starting states whose
+    sequential decodes the report draws states from."""
+
+    model: Any
+    head: Any
+    start: torch.Tensor | None = None  # (B, L) starting states (Sudoku: puzzles)
+    states: torch.Tensor | None = None  # (N, L) the states themselves (proteins, families)
+    relations: Any = None  # (L, L) known relation codes, or None
+    more: Callable[[Any], dict] | None = None  # report -> the summary's further fields, in their order
+
+
+def report(task: ReportTask, a) -> dict:
+    """Head vs ground truth on the task's states: the summary to a.out (pairs to a.pairs), printed."""
+    rep = mi_report(task.model, task.head, task.start, a.states, a.eps, a.seed, task.relations, states=task.states)
+    summary = {**rep.summary, **(task.more(rep) if task.more else {})}
+    write_report(summary, rep.pairs, rep.tokens, a.out, getattr(a, "pairs", None))
+    say(summary)
+    return summary
+
+
+def warn(message: str) -> None:
+    print(f"warning: {message}", file=sys.stderr)
