@@ -461,9 +461,23 @@ def test_family_backbone_shows_its_contacts(server, browser):
     _wait_idle(page)
     page.get_by_role("slider").last.press("Home")  # the training minutes: 1
     _wait_idle(page)
+    app_families = ROOT / "runs" / "app_families"
+    before = set(app_families.glob("*")) if app_families.exists() else set()
+    junk = ART / "junk.pdb"
+    junk.write_text("HEADER    NOT A STRUCTURE\nEND\n")
+    uploads.nth(1).set_input_files(str(junk))  # a structure with no C-alpha: refused before training
+    _wait_idle(page)
+    page.get_by_role("button", name="Train").click()
+    page.get_by_text("The structure cannot be used").wait_for(timeout=60_000)
+    after = set(app_families.glob("*")) if app_families.exists() else set()
+    assert after == before, sorted(map(str, after - before))  # nothing of the rejected upload stays behind
+    page.locator('[data-testid="stFileUploaderDeleteBtn"]').last.click()  # drop the PDB
+    _wait_idle(page)
     try:
         page.get_by_role("button", name="Train").click()
         page.get_by_text("Trained toy_browser").wait_for(timeout=240_000)
+        # random rows carry nothing beyond their columns' frequencies: said, not called a success
+        page.get_by_text("does not yet predict held-out rows better").wait_for(timeout=10_000)
         _no_exception(page)
     finally:
         for f in (ROOT / "runs" / "app_families").glob("*toy_browser*"):

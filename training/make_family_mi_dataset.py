@@ -18,18 +18,12 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import random
-import time
-from pathlib import Path
 
 import torch
-from safetensors.torch import save_file
-from tqdm import tqdm
 
-from mi_viz.core.cli_types import finite_float
 from mi_viz.core.mi import ground_truth_mi
-from mi_viz.core.mi_data import MIDataError, pack
+from mi_viz.core.mi_data import add_shard_arguments, pack_or_merge, run_shards
 from mi_viz.core.samplers import SamplerConfig, decode
 from mi_viz.domains.family import family_domain
 from mi_viz.domains.family.alignment import read_alignment
@@ -61,51 +55,28 @@ def main(argv=None):
     ap.add_argument("--backbone", help="family checkpoint (name or path)")
     ap.add_argument("--msa", help="the alignment the backbone was trained on")
     ap.add_argument("--states", type=int, default=1200)
-    ap.add_argument("--shard-size", type=int, default=64)
-    ap.add_argument("--eps", type=finite_float, default=1e-3)
-    ap.add_argument("--out", default="runs/family_mi/data")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--max-minutes", type=finite_float, default=0.0)
-    ap.add_argument("--pack", nargs=2, metavar=("FOLDER", "FILE"), help="write FOLDER's states compactly to FILE")
+    add_shard_arguments(ap, out="runs/family_mi/data", shard_size=64)
     a = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")  # the library's notes (pack, merge)
-    if a.pack:
-        try:
-            return pack(Path(a.pack[0]), Path(a.pack[1]), MASK)
-        except MIDataError as e:
-            raise SystemExit(f"error: {e}") from None
+    if pack_or_merge(a, MASK):
+        return
     dom = family_domain(a.backbone)
     model = dom.load_model()
     data = data_for(dom.meta, read_alignment(a.msa))
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
-    shards = [list(range(s, min(a.states, s + a.shard_size))) for s in range(0, a.states, a.shard_size)]
-    t0 = time.time()
-    bar = tqdm(total=a.states, desc=f"MI states {dom.family}")
-    for k, jobs in enumerate(shards):
-        path = out / f"shard_000_{k:05d}.safetensors"
-        if path.exists():
-            bar.update(len(jobs))
-            continue
-        if a.max_minutes and time.time() - t0 > a.max_minutes * 60:
-            print("time budget reached; run the same command again to continue", flush=True)
-            break
+
+    def make_shard(jobs) -> dict:
         with torch.inference_mode():
             x = torch.stack([state_for_job(model, j, data.train_rows, dom.width, a.seed) for j in jobs])
             gt = ground_truth_mi(model, x, eps=a.eps)
-        shard = {
+        return {
             "tokens": x.to(torch.uint8),
             "mi": gt.mi.half(),
             "entropy": gt.entropy,
             "dropped_mass": gt.dropped_mass,
             "passes": gt.passes,
         }
-        tmp = path.with_name(path.name + ".tmp")
-        save_file(shard, str(tmp))
-        os.replace(tmp, path)
-        bar.update(len(jobs))
-    bar.close()
-    print(f"{dom.family}: states in {out} ({time.time() - t0:.0f} s this run)", flush=True)
+
+    run_shards(a, list(range(a.states)), make_shard)
 
 
 if __name__ == "__main__":

@@ -28,16 +28,11 @@ from __future__ import annotations
 import argparse
 import csv
 import logging
-import os
-import time
-from pathlib import Path
 
 import torch
-from safetensors.torch import save_file
 
-from mi_viz.core.cli_types import finite_float
 from mi_viz.core.mi import ground_truth_mi
-from mi_viz.core.mi_data import MIDataError, merge, pack
+from mi_viz.core.mi_data import add_shard_arguments, pack_or_merge, run_shards
 from mi_viz.core.samplers import SamplerConfig, decode
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.mdm import MASK_TOKEN, boards_to_tokens, load_mdm
@@ -79,55 +74,20 @@ def main(argv=None):
     ap.add_argument("--n-puzzles", type=int, default=2_000)
     ap.add_argument("--states-per-puzzle", type=int, default=6)
     ap.add_argument("--n-random", type=int, default=4_000)
-    ap.add_argument("--shard-size", type=int, default=256, help="jobs per shard")
-    ap.add_argument("--eps", type=finite_float, default=1e-3)
-    ap.add_argument("--chunk", type=int, default=2048)
-    ap.add_argument("--out", default="runs/mi_data")
-    ap.add_argument("--rank", type=int, default=int(os.environ.get("RANK", 0)))
-    ap.add_argument("--world", type=int, default=int(os.environ.get("WORLD_SIZE", 1)))
-    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--max-minutes", type=finite_float, default=0.0)
-    ap.add_argument(
-        "--max-shards",
-        type=int,
-        default=0,
-        help="only this rank's first N shards (0: all): a set size "
-        "that does not depend on the machine's speed, unlike --max-minutes",
-    )
     ap.add_argument(
         "--mask-range",
         default="0.2,0.8",
         help="random maskings: ratio ~ U(LO, HI); 0.95 reaches the rules regime (docs/mi.md)",
     )
-    ap.add_argument("--merge", metavar="FOLDER", help="merge the shards in FOLDER and exit")
-    ap.add_argument(
-        "--pack", nargs=2, metavar=("FOLDER", "FILE"), help="write FOLDER's states compactly to FILE and exit"
-    )
-    ap.add_argument(
-        "--max-mb", type=finite_float, default=0.0, help="with --pack: the first states that fit in this many MiB"
-    )
+    add_shard_arguments(ap, out="runs/mi_data", shard_size=256, chunk=2048)
     a = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")  # the library's notes (pack, merge)
     mask_range = tuple(float(v) for v in a.mask_range.split(","))
     if len(mask_range) != 2 or not 0 <= mask_range[0] <= mask_range[1] <= 1:
         raise SystemExit(f"--mask-range wants LO,HI with 0 <= LO <= HI <= 1, got {a.mask_range!r}")
-    try:
-        if a.merge:
-            return merge(Path(a.merge))
-        if a.pack:
-            return pack(Path(a.pack[0]), Path(a.pack[1]), MASK_TOKEN, a.max_mb)
-    except MIDataError as e:
-        raise SystemExit(f"error: {e}") from None
-    try:
-        from tqdm import tqdm
-    except ImportError:  # progress bar is a nicety
-
-        def tqdm(x, **k):
-            return x
-
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
+    if pack_or_merge(a, MASK_TOKEN):
+        return
     model, _ = load_mdm(a.mdm, device=a.device)
     rows = list(csv.DictReader(open(a.puzzles)))
     rows = rows[: max(0, len(rows) - a.n_val_holdout)]
@@ -136,19 +96,8 @@ def main(argv=None):
     # interleave the two kinds so that a time-boxed run still gets both
     pj, rj = [("p", i) for i in range(len(puzzles))], [("r", i) for i in range(a.n_random)]
     jobs = sorted(pj + rj, key=lambda j: j[1] / max(1, len(pj)) if j[0] == "p" else j[1] / max(1, len(rj)))
-    mine = [j for n, j in enumerate(jobs) if n % a.world == a.rank]
-    shards = [mine[s : s + a.shard_size] for s in range(0, len(mine), a.shard_size)]
-    if a.max_shards:
-        shards = shards[: a.max_shards]
-    t0 = time.time()
-    total = 0
-    for k, shard_jobs in enumerate(tqdm(shards, desc=f"rank {a.rank} shards")):
-        path = out / f"shard_{a.rank:03d}_{k:05d}.safetensors"
-        if path.exists():
-            continue
-        if a.max_minutes and time.time() - t0 > a.max_minutes * 60:
-            print("time budget reached; re-run to continue", flush=True)
-            break
+
+    def make_shard(shard_jobs) -> dict:
         x = states_for_jobs(model, shard_jobs, puzzles, solutions, a.states_per_puzzle, a.seed, a.device, mask_range)
         x = x[(x == MASK_TOKEN).sum(1) >= 2]  # a state needs two masked cells to have a pair
         mis, asy, ent, drop, passes = [], [], [], [], []
@@ -159,7 +108,7 @@ def main(argv=None):
             ent.append(gt.entropy.cpu())
             drop.append(gt.dropped_mass.cpu())
             passes.append(gt.passes.cpu())
-        data = {
+        return {
             "tokens": x.to(torch.uint8).cpu(),
             "mi": torch.cat(mis),
             "asymmetry": torch.cat(asy),
@@ -167,11 +116,8 @@ def main(argv=None):
             "dropped_mass": torch.cat(drop),
             "passes": torch.cat(passes),
         }
-        tmp = path.with_name(path.name + ".tmp")
-        save_file(data, str(tmp))
-        os.replace(tmp, path)
-        total += len(x)
-    print(f"rank {a.rank}: {total} new states in {time.time() - t0:.0f}s -> {out}", flush=True)
+
+    run_shards(a, jobs, make_shard)
 
 
 if __name__ == "__main__":

@@ -22,17 +22,12 @@ from __future__ import annotations
 
 import argparse
 import logging
-import os
 import random
-import time
-from pathlib import Path
 
 import torch
-from safetensors.torch import save_file
 
-from mi_viz.core.cli_types import finite_float
 from mi_viz.core.mi import ground_truth_mi
-from mi_viz.core.mi_data import MIDataError, merge, pack
+from mi_viz.core.mi_data import add_shard_arguments, pack_or_merge, run_shards
 from mi_viz.core.samplers import SamplerConfig, decode
 from mi_viz.domains import get_domain
 from mi_viz.domains.protein.alphabet import MASK, PAD, encode
@@ -82,49 +77,16 @@ def main(argv=None):
     ap.add_argument("--n-random", type=int, default=1200)
     ap.add_argument("--states-per-decode", type=int, default=3)
     ap.add_argument("--max-length", type=int, default=100)
-    ap.add_argument("--shard-size", type=int, default=32, help="jobs per shard")
-    ap.add_argument("--eps", type=finite_float, default=1e-3)
-    ap.add_argument("--chunk", type=int, default=512)
-    ap.add_argument("--out", default="runs/protein_mi_data")
-    ap.add_argument("--rank", type=int, default=int(os.environ.get("RANK", 0)))
-    ap.add_argument("--world", type=int, default=int(os.environ.get("WORLD_SIZE", 1)))
-    ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--max-minutes", type=finite_float, default=0.0)
-    ap.add_argument("--max-shards", type=int, default=0)
-    ap.add_argument("--merge", metavar="FOLDER", help="merge the shards in FOLDER and exit")
-    ap.add_argument(
-        "--pack", nargs=2, metavar=("FOLDER", "FILE"), help="write FOLDER's states compactly to FILE and exit"
-    )
-    ap.add_argument(
-        "--max-mb", type=finite_float, default=0.0, help="with --pack: the first states that fit in this many MiB"
-    )
+    add_shard_arguments(ap, out="runs/protein_mi_data", shard_size=32, chunk=512)
     a = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")  # the library's notes (pack, merge)
-    try:
-        if a.merge:
-            return merge(Path(a.merge))
-        if a.pack:
-            return pack(Path(a.pack[0]), Path(a.pack[1]), MASK, a.max_mb)
-    except MIDataError as e:
-        raise SystemExit(f"error: {e}") from None
-    out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
+    if pack_or_merge(a, MASK):
+        return
     model = PROTEIN.load_model(a.backbone, a.device).eval()
     naturals = [s for _, s in read_fasta(a.train) if 50 <= len(s) <= a.max_length]
-    jobs = job_list(a.n_uncond, a.n_prompted, a.n_random)
-    mine = [j for n, j in enumerate(jobs) if n % a.world == a.rank]
-    shards = [mine[s : s + a.shard_size] for s in range(0, len(mine), a.shard_size)]
-    if a.max_shards:
-        shards = shards[: a.max_shards]
-    t0, total = time.time(), 0
-    for k, shard_jobs in enumerate(shards):
-        path = out / f"shard_{a.rank:03d}_{k:05d}.safetensors"
-        if path.exists():
-            continue
-        if a.max_minutes and time.time() - t0 > a.max_minutes * 60:
-            print("time budget reached; run the same command again to continue", flush=True)
-            break
+
+    def make_shard(shard_jobs) -> dict:
         states = [
             s for j in shard_jobs for s in states_for_job(model, j, naturals, a.states_per_decode, a.seed, a.device)
         ]
@@ -147,12 +109,11 @@ def main(argv=None):
             data["entropy"][rows, :L] = gt.entropy.cpu()
             data["dropped_mass"][rows, :L] = gt.dropped_mass.cpu()
             data["passes"][rows] = gt.passes.cpu()
-        tmp = path.with_name(path.name + ".tmp")
-        save_file(data, str(tmp))
-        os.replace(tmp, path)
-        total += n
-        print(f"shard {k}: {n} states ({time.time() - t0:.0f} s, {int(data['passes'].sum())} passes)", flush=True)
-    print(f"rank {a.rank}: {total} new states in {time.time() - t0:.0f}s -> {out}", flush=True)
+        return data
+
+    run_shards(
+        a, job_list(a.n_uncond, a.n_prompted, a.n_random), make_shard, lambda d: f", {int(d['passes'].sum())} passes"
+    )
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ after step N (the schedule still spans --steps).
 from __future__ import annotations
 
 import argparse
-import csv
 import math
 import time
 from pathlib import Path
@@ -32,18 +31,14 @@ import torch
 
 from mi_viz.core.checkpoints import (
     CheckpointError,
-    load_state_strict,
-    optimizer_from_tensors,
-    optimizer_to_tensors,
     read_meta,
-    read_tensors,
-    save_checkpoint,
 )
 from mi_viz.core.cli_types import finite_float
 from mi_viz.core.estimator import HEAD_KIND, HeadConfig, MIHead, frobenius_loss, load_head, save_head
 from mi_viz.core.fidelity import pearson
 from mi_viz.core.mi_data import MIDataError, load_mi_dataset
 from mi_viz.core.paths import portable
+from mi_viz.core.training import CsvLog, Resumable
 from mi_viz.domains import get_domain
 
 
@@ -200,20 +195,14 @@ def main(argv=None):
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     log_path = out.with_name(out.name + "_log.csv")
-    last = out.with_name(out.name + "_last")
+    last = Resumable(out.with_name(out.name + "_last"), HEAD_KIND, head, opt)
     best, done, wall0 = float("inf"), 0, 0.0
     g = torch.Generator().manual_seed(a.seed)
     g_aug = torch.Generator().manual_seed(a.seed + 1)  # its own stream: --augment leaves the batches' draws alone
-    if last.with_name(
-        last.name + ".json"
-    ).exists():  # a paused run: continue it (a corrupt one is named, not overwritten)
-        done, best, wall0 = resume(last, head, opt, g, g_aug, a)
-        print(f"resumed from {last} at step {done} (best held-out loss {best:.4f})", flush=True)
-    new_log = done == 0 or not log_path.exists()
-    logf = open(log_path, "w" if new_log else "a", newline="")
-    logw = csv.writer(logf)
-    if new_log:
-        logw.writerow(["step", "train_loss", "val_loss", "val_pearson", "seconds"])
+    if last.exists():  # a paused run: continue it (a corrupt one is named, not overwritten)
+        done, best, wall0 = resume(last, g, g_aug, a)
+        print(f"resumed from {last.path} at step {done} (best held-out loss {best:.4f})", flush=True)
+    csv_log = CsvLog(log_path, ["step", "train_loss", "val_loss", "val_pearson", "seconds"], fresh=done == 0)
     t0 = time.time() - wall0
     end = min(a.steps, a.stop_at) if a.stop_at else a.steps
     out_of_time = False
@@ -240,8 +229,7 @@ def main(argv=None):
             head.eval()
             vl, vp = evaluate(head, feats, ev_tokens, ev_mi, ev_idx, a.device, mask_id)
             head.train()
-            logw.writerow([step, f"{loss.item():.5f}", f"{vl:.5f}", f"{vp:.4f}", f"{time.time() - t0:.1f}"])
-            logf.flush()
+            csv_log.row([step, f"{loss.item():.5f}", f"{vl:.5f}", f"{vp:.4f}", f"{time.time() - t0:.1f}"])
             print(f"step {step} train {loss.item():.4f} val {vl:.4f} pearson {vp:.4f}", flush=True)
             if vl < best:
                 best = vl
@@ -261,11 +249,11 @@ def main(argv=None):
                         "args": vars(a),
                     },
                 )
-            save_last(last, head, opt, g, g_aug, step, best, time.time() - t0, a)
+            save_last(last, g, g_aug, step, best, time.time() - t0, a)
         if out_of_time:
             print("time budget reached; run the same command again to continue", flush=True)
             break
-    logf.close()
+    csv_log.close()
     if end < a.steps and not out_of_time:
         print(f"paused at step {end} (--stop-at); run the same command without it to continue", flush=True)
     print(f"done: best held-out loss {best:.4f} -> {out}", flush=True)
@@ -275,47 +263,31 @@ def main(argv=None):
 RESUME_KEYS = ("data", "steps", "batch_size", "lr", "augment", "seed", "train_states", "extra_data", "mdm")
 
 
-def save_last(last, head, opt, g, g_aug, step, best, wall, a):
+def save_last(last: Resumable, g, g_aug, step, best, wall, a):
     """The resumable state after `step`: head, AdamW, both random streams, as plain tensors."""
-    ot, ometa = optimizer_to_tensors(opt)
     rng = {"rng.batches": g.get_state(), "rng.augment": g_aug.get_state()}
-    extra = {
-        "optimizer": ometa,
-        "best": best,
-        "wall_seconds": wall,
-        "resume_args": {k: getattr(a, k) for k in RESUME_KEYS},
-    }
-    save_checkpoint(last, {**head.state_dict(), **ot, **rng}, HEAD_KIND, head.config.to_dict(), step, {}, extra)
+    extra = {"best": best, "wall_seconds": wall, "resume_args": {k: getattr(a, k) for k in RESUME_KEYS}}
+    last.save(step, {}, extra, rng)
 
 
-def resume(last, head, opt, g, g_aug, a):
-    """Load save_last's state into head / opt / generators -> (step, best, wall seconds).
+def resume(last: Resumable, g, g_aug, a):
+    """Load save_last's state into the head, AdamW and the generators -> (step, best, wall seconds).
     Refuses a paused run of another configuration by name: continuing it would mix two runs."""
+
+    def same_settings(meta):
+        was = meta["extra"].get("resume_args", {})
+        changed = {k: (was.get(k), getattr(a, k)) for k in RESUME_KEYS if was.get(k) != getattr(a, k)}
+        return f"was paused with other settings (was, now): {changed}" if changed else None
+
     try:
-        meta = read_meta(last, HEAD_KIND)
+        meta, rng = last.load(check=same_settings)
     except CheckpointError as e:
-        raise SystemExit(f"cannot continue the paused run: {e}; delete {last}.* to start afresh") from None
-    if meta["config"] != head.config.to_dict():
         raise SystemExit(
-            f"{last}.json is a run of another head configuration ({meta['config']}); delete it or use another --out"
-        )
-    was = meta["extra"].get("resume_args", {})
-    changed = {k: (was.get(k), getattr(a, k)) for k in RESUME_KEYS if was.get(k) != getattr(a, k)}
-    if changed:
-        raise SystemExit(
-            f"{last}.json was paused with other settings (was, now): {changed}; "
-            f"run with the same ones, or delete it / use another --out to start afresh"
-        )
-    try:
-        tensors = read_tensors(last)
-    except CheckpointError as e:
-        raise SystemExit(f"cannot continue the paused run: {e}; delete {last}.* to start afresh") from None
-    load_state_strict(
-        head, {k: v for k, v in tensors.items() if not k.startswith(("opt.", "rng."))}, where=f"paused run {last}"
-    )
-    optimizer_from_tensors(opt, tensors, meta["extra"]["optimizer"])
-    g.set_state(tensors["rng.batches"])
-    g_aug.set_state(tensors["rng.augment"])
+            f"cannot continue the paused run: {e}; run with the same settings, or delete {last.path}.* "
+            "(or use another --out) to start afresh"
+        ) from None
+    g.set_state(rng["rng.batches"])
+    g_aug.set_state(rng["rng.augment"])
     return meta["step"], meta["extra"]["best"], meta["extra"].get("wall_seconds", 0.0)
 
 

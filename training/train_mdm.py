@@ -20,24 +20,14 @@ from __future__ import annotations
 
 import argparse
 import csv
-import os
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
-import torch.distributed as dist
 
-from mi_viz.core.checkpoints import (
-    optimizer_from_tensors,
-    optimizer_to_tensors,
-    read_meta,
-    read_tensors,
-    save_checkpoint,
-)
 from mi_viz.core.plots import save_png
 from mi_viz.core.samplers import SamplerConfig, decode
-from mi_viz.core.schedule import lr_at, progress_of
+from mi_viz.core.training import CsvLog, Dist, Resumable, StepInfo, add_config_flags, config_from, fit
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.mdm import MDM_KIND, MDMConfig, SudokuMDM, boards_to_tokens, mdm_loss, save_mdm
 from mi_viz.domains.sudoku.symmetries import apply_symmetry, random_symmetries
@@ -135,9 +125,7 @@ def main(argv=None):
     ap.add_argument("--data", default="data/sudoku/generated/train_grids.txt")
     ap.add_argument("--val", default="data/sudoku/generated/train_puzzles.csv")
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    for f in TrainConfig.__dataclass_fields__.values():
-        if f.type in ("int", "float"):
-            ap.add_argument("--" + f.name.replace("_", "-"), type=eval(f.type), default=None)
+    add_config_flags(ap, TrainConfig)
     ap.add_argument("--no-augment", action="store_true")
     ap.add_argument(
         "--stop-at-step",
@@ -146,156 +134,96 @@ def main(argv=None):
         help="stop (and save) at this step without changing the schedule: split a long run into chunks",
     )
     a = ap.parse_args(argv)
-
-    ddp = "WORLD_SIZE" in os.environ and int(os.environ["WORLD_SIZE"]) > 1
-    rank, world = 0, 1
-    device = a.device
-    if ddp:
-        backend = "nccl" if device.startswith("cuda") else "gloo"
-        dist.init_process_group(backend)
-        rank, world = dist.get_rank(), dist.get_world_size()
-        if device.startswith("cuda"):
-            device = f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}"
-            torch.cuda.set_device(device)
-    master = rank == 0
-
+    d = Dist.setup(a.device)
     mcfg_d, tc_d = PRESETS[a.preset]
-    tc = TrainConfig(**tc_d)
-    for f in TrainConfig.__dataclass_fields__:
-        v = getattr(a, f, None)
-        if v is not None:
-            setattr(tc, f, v)
+    tc = config_from(TrainConfig, tc_d, a)
     tc.augment = not a.no_augment
     run = Path(a.run_dir)
     run.mkdir(parents=True, exist_ok=True)
 
     torch.manual_seed(tc.seed)
-    model = SudokuMDM(MDMConfig(**mcfg_d)).to(device)
+    model = SudokuMDM(MDMConfig(**mcfg_d)).to(d.device)
     opt = torch.optim.AdamW(model.parameters(), lr=tc.lr, weight_decay=tc.weight_decay, betas=(0.9, 0.98))
-    step, best, examples, wall = 0, -1.0, 0, 0.0
-    last = run / "last"
-    if (run / "last.json").exists():
-        meta = read_meta(last, MDM_KIND)
-        if meta["config"] != model.config.to_dict():
-            raise SystemExit(f"{last}.json was trained with another architecture: {meta['config']}")
-        tensors = read_tensors(last)
-        model.load_state_dict({k: v for k, v in tensors.items() if not k.startswith("opt.")})
-        optimizer_from_tensors(opt, {k: v.to(device) for k, v in tensors.items()}, meta["extra"]["optimizer"])
-        step, best = meta["step"], meta["extra"].get("best", -1.0)
-        examples, wall = meta["extra"].get("examples", 0), meta["extra"].get("wall_seconds", 0.0)
-        if master:
-            print(f"resumed from {last} at step {step}", flush=True)
-    net = torch.nn.parallel.DistributedDataParallel(model) if ddp else model
+    state = {"step": 0, "best": -1.0, "examples": 0, "wall": 0.0, "metrics": {}}
+    last = Resumable(run / "last", MDM_KIND, model, opt)
+    if last.exists():
+        meta, _ = last.load(d.device)
+        ex = meta["extra"]
+        state.update(step=meta["step"], best=ex.get("best", -1.0), examples=ex.get("examples", 0))
+        state["wall"] = ex.get("wall_seconds", 0.0)
+        if d.master:
+            print(f"resumed from {last.path} at step {state['step']}", flush=True)
+    net = d.wrap(model)
 
     grids = load_grids(a.data)
-    val = load_val(a.val, tc.n_val) if master and Path(a.val).exists() else []
-    if master:
+    val = load_val(a.val, tc.n_val) if d.master and Path(a.val).exists() else []
+    if d.master:
         print(
             f"{model.n_params():,} parameters; {len(grids):,} training grids; preset {a.preset}; "
-            f"world {world}; device {device}",
+            f"world {d.world}; device {d.device}",
             flush=True,
         )
     log_path = run / "log.csv"
-    new_log = not log_path.exists()
-    logf = open(log_path, "a", newline="") if master else None
-    logw = csv.writer(logf) if master else None
-    if master and new_log:
-        logw.writerow(["step", "loss", "lr", "examples", "wall_seconds", "val_solved"])
+    log = CsvLog(log_path, ["step", "loss", "lr", "examples", "wall_seconds", "val_solved"], enabled=d.master)
+    about = {"train": asdict(tc), "preset": a.preset, "world_size": d.world}
 
-    def checkpoint(metrics):
-        ot, ometa = optimizer_to_tensors(opt)
-        tensors = {**model.state_dict(), **ot}
-        extra = {
-            "optimizer": ometa,
-            "best": best,
-            "examples": examples,
-            "wall_seconds": wall,
-            "train": asdict(tc),
-            "preset": a.preset,
-            "world_size": world,
-            "data": a.data,
-        }
-        save_checkpoint(last, tensors, MDM_KIND, model.config.to_dict(), step, metrics, extra)
+    def save_last(info_loss: float) -> None:
+        extra = {"best": state["best"], "examples": state["examples"], "wall_seconds": state["wall"], **about}
+        last.save(state["step"], {"loss": info_loss, **state["metrics"]}, {**extra, "data": a.data})
 
-    amp = (
-        torch.autocast("cuda", dtype=torch.bfloat16)
-        if device.startswith("cuda")
-        else torch.autocast("cpu", enabled=False)
-    )
-    t_start = time.time()
-    wall0 = wall
-    model.train()
-    metrics = {}
-    prog = progress_of(step, wall, tc)
-    loss = torch.tensor(float("nan"))
-    while prog < 1.0:
+    def batch_loss(step: int) -> torch.Tensor:
         # data order is a pure function of (seed, step, rank): resuming replays nothing
-        gen = torch.Generator().manual_seed(tc.seed * 1_000_003 + step * 97 + rank)
-        idx = torch.randint(0, len(grids), (tc.batch_size,), generator=gen)
-        x0 = grids[idx]
+        gen = torch.Generator().manual_seed(tc.seed * 1_000_003 + step * 97 + d.rank)
+        x0 = grids[torch.randint(0, len(grids), (tc.batch_size,), generator=gen)]
         if tc.augment:
             x0 = augment(x0, gen)
-        x0 = x0.to(device)
-        lr = lr_at(step, prog, tc)
-        for g in opt.param_groups:
-            g["lr"] = lr
-        mask_gen = torch.Generator(device=x0.device).manual_seed(tc.seed * 7_000_003 + step * 31 + rank)
-        with amp:
-            loss = mdm_loss(net, x0, generator=mask_gen)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        step += 1
-        examples += tc.batch_size * world
-        wall = wall0 + time.time() - t_start
-        prog = progress_of(step, wall, tc)
-        if ddp:  # every rank must follow rank 0's clock: same lr, same last step
-            t = torch.tensor([prog], device=device)
-            dist.broadcast(t, 0)
-            prog = float(t.item())
-        done = prog >= 1.0 or (a.stop_at_step is not None and step >= a.stop_at_step)
-        if master:
-            val_solved = ""
-            if val and (step % tc.eval_every == 0 or done):
-                metrics = evaluate(model, val, device)
-                val_solved = metrics["val_solved"]
-                if val_solved >= best:
-                    best = val_solved
-                    save_mdm(
-                        run / "best",
-                        model,
-                        step,
-                        {**metrics, "loss": loss.item()},
-                        {
-                            "train": asdict(tc),
-                            "preset": a.preset,
-                            "examples": examples,
-                            "wall_seconds": wall,
-                            "device": device,
-                            "world_size": world,
-                        },
-                    )
-                print(
-                    f"step {step} loss {loss.item():.4f} val_solved {val_solved:.3f} ({wall / 60:.1f} min)", flush=True
-                )
-            if step % 10 == 0 or val_solved != "":
-                logw.writerow([step, f"{loss.item():.5f}", f"{lr:.6g}", examples, f"{wall:.1f}", val_solved])
-                logf.flush()
-            if step % tc.save_every == 0 or done:
-                checkpoint({"loss": loss.item(), **metrics})
-        if done:
-            break
-    if master:
-        checkpoint({"loss": loss.item(), **metrics})
+        x0 = x0.to(d.device)
+        mask_gen = torch.Generator(device=x0.device).manual_seed(tc.seed * 7_000_003 + step * 31 + d.rank)
+        return mdm_loss(net, x0, generator=mask_gen)
+
+    def after(info: StepInfo) -> None:
+        state.update(step=info.step, wall=info.wall, examples=state["examples"] + tc.batch_size * d.world)
+        state["loss"] = info.loss.item()
+        if not d.master:
+            return
+        val_solved = ""
+        if val and (info.step % tc.eval_every == 0 or info.done):
+            state["metrics"] = evaluate(model, val, d.device)
+            val_solved = state["metrics"]["val_solved"]
+            if val_solved >= state["best"]:
+                state["best"] = val_solved
+                extra = {**about, "examples": state["examples"], "wall_seconds": info.wall, "device": d.device}
+                save_mdm(run / "best", model, info.step, {**state["metrics"], "loss": info.loss.item()}, extra)
+            print(
+                f"step {info.step} loss {info.loss.item():.4f} val_solved {val_solved:.3f} ({info.wall / 60:.1f} min)",
+                flush=True,
+            )
+        if info.step % 10 == 0 or val_solved != "":
+            log.row(
+                [
+                    info.step,
+                    f"{info.loss.item():.5f}",
+                    f"{info.lr:.6g}",
+                    state["examples"],
+                    f"{info.wall:.1f}",
+                    val_solved,
+                ]
+            )
+        if info.step % tc.save_every == 0 or info.done:
+            save_last(info.loss.item())
+
+    state["loss"] = float("nan")
+    fit(model, opt, tc, batch_loss, after, state["step"], state["wall"], d, a.stop_at_step)
+    if d.master:
+        save_last(state["loss"])
         if not (run / "best.json").exists():  # no validation data: the last weights are the best we know
-            save_mdm(run / "best", model, step, {"loss": loss.item()}, {"train": asdict(tc), "preset": a.preset})
-        logf.close()
+            save_mdm(
+                run / "best", model, state["step"], {"loss": state["loss"]}, {"train": asdict(tc), "preset": a.preset}
+            )
+        log.close()
         plot_loss(log_path, run / "loss.png")
-        print(f"done at step {step} ({wall / 60:.1f} min total)", flush=True)
-    if ddp:  # leave together: a rank tearing gloo down while the master still writes can abort (SIGABRT)
-        dist.barrier()
-        dist.destroy_process_group()
+        print(f"done at step {state['step']} ({state['wall'] / 60:.1f} min total)", flush=True)
+    d.close()
 
 
 if __name__ == "__main__":

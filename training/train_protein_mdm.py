@@ -21,24 +21,13 @@ is a pure function of (seed, step, rank), so a resumed run replays nothing.
 from __future__ import annotations
 
 import argparse
-import csv
 import math
-import os
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
-import torch.distributed as dist
 
-from mi_viz.core.checkpoints import (
-    optimizer_from_tensors,
-    optimizer_to_tensors,
-    read_meta,
-    read_tensors,
-    save_checkpoint,
-)
-from mi_viz.core.schedule import lr_at, progress_of
+from mi_viz.core.training import CsvLog, Dist, Resumable, StepInfo, add_config_flags, config_from, fit
 from mi_viz.domains.protein.alphabet import PAD, encode
 from mi_viz.domains.protein.backbone import (
     PROTEIN_MDM_KIND,
@@ -132,165 +121,94 @@ def main(argv=None):
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     for k in ("d_model", "n_heads", "n_layers"):
         ap.add_argument("--" + k.replace("_", "-"), type=int, default=None)
-    for f in TrainConfig.__dataclass_fields__.values():
-        ap.add_argument("--" + f.name.replace("_", "-"), type=eval(f.type), default=None)
+    add_config_flags(ap, TrainConfig)
     ap.add_argument("--stop-at-step", type=int, default=None, help="stop (and save) here without changing the schedule")
     a = ap.parse_args(argv)
-
-    ddp = int(os.environ.get("WORLD_SIZE", 1)) > 1
-    rank, world, device = 0, 1, a.device
-    if ddp:
-        dist.init_process_group("nccl" if device.startswith("cuda") else "gloo")
-        rank, world = dist.get_rank(), dist.get_world_size()
-        if device.startswith("cuda"):
-            device = f"cuda:{int(os.environ.get('LOCAL_RANK', 0))}"
-            torch.cuda.set_device(device)
-    master = rank == 0
+    d = Dist.setup(a.device)
     mcfg, tcd = PRESETS[a.preset]
     mcfg = {**mcfg, **{k: getattr(a, k) for k in ("d_model", "n_heads", "n_layers") if getattr(a, k) is not None}}
-    tc = TrainConfig(**tcd)
-    for f in TrainConfig.__dataclass_fields__:
-        if getattr(a, f, None) is not None:
-            setattr(tc, f, getattr(a, f))
+    tc = config_from(TrainConfig, tcd, a)
     run = Path(a.run_dir)
     run.mkdir(parents=True, exist_ok=True)
 
     torch.manual_seed(tc.seed)
-    model = ESMCBackbone(ProteinMDMConfig(**mcfg)).to(device)
+    model = ESMCBackbone(ProteinMDMConfig(**mcfg)).to(d.device)
     opt = torch.optim.AdamW(model.parameters(), lr=tc.lr, weight_decay=tc.weight_decay, betas=(0.9, 0.98))
-    step, best, tokens_seen, wall = 0, float("inf"), 0, 0.0
-    last = run / "last"
-    if (run / "last.json").exists():
-        meta = read_meta(last, PROTEIN_MDM_KIND)
-        if meta["config"] != model.config.to_dict():
-            raise SystemExit(f"{last}.json was trained with another architecture: {meta['config']}")
-        t = read_tensors(last)
-        model.load_state_dict({k: v for k, v in t.items() if not k.startswith("opt.")})
-        optimizer_from_tensors(opt, {k: v.to(device) for k, v in t.items()}, meta["extra"]["optimizer"])
-        step, best = meta["step"], meta["extra"]["best"]
-        tokens_seen, wall = meta["extra"]["tokens"], meta["extra"]["wall_seconds"]
-        if master:
-            print(f"resumed from {last} at step {step}", flush=True)
-    net = torch.nn.parallel.DistributedDataParallel(model) if ddp else model
+    state = {"step": 0, "best": float("inf"), "tokens": 0, "wall": 0.0, "metrics": {}}
+    last = Resumable(run / "last", PROTEIN_MDM_KIND, model, opt)
+    if last.exists():
+        meta, _ = last.load(d.device)
+        ex = meta["extra"]
+        state.update(step=meta["step"], best=ex["best"], tokens=ex["tokens"], wall=ex["wall_seconds"])
+        if d.master:
+            print(f"resumed from {last.path} at step {state['step']}", flush=True)
+    net = d.wrap(model)
 
     seqs = load_split(a.data, a.limit)
     short_idx = [i for i, s in enumerate(seqs) if len(s) <= tc.crop]
-    val = pad([s[: tc.crop] for s in load_split(a.val, tc.n_val)]) if master else None
-    if master:
+    val = pad([s[: tc.crop] for s in load_split(a.val, tc.n_val)]) if d.master else None
+    if d.master:
         print(
             f"{model.n_params():,} parameters; {len(seqs):,} training proteins ({len(short_idx):,} of <= {tc.crop} "
-            f"residues); preset {a.preset}; world {world}; device {device}",
+            f"residues); preset {a.preset}; world {d.world}; device {d.device}",
             flush=True,
         )
-    log_path = run / "log.csv"
-    new_log = not log_path.exists()
-    logf = open(log_path, "a", newline="") if master else None
-    logw = csv.writer(logf) if master else None
-    if master and new_log:
-        logw.writerow(["step", "loss", "lr", "tokens", "wall_seconds", "val_mdm_loss", "val_pseudo_ppl_15"])
-
-    def save(path, metrics):
-        ot, ometa = optimizer_to_tensors(opt)
-        extra = {
-            "optimizer": ometa,
-            "best": best,
-            "tokens": tokens_seen,
-            "wall_seconds": wall,
-            "train": asdict(tc),
-            "preset": a.preset,
-            "world_size": world,
-            "data": a.data,
-            "device": device,
-        }
-        save_checkpoint(
-            path, {**model.state_dict(), **ot}, PROTEIN_MDM_KIND, model.config.to_dict(), step, metrics, extra
-        )
-
-    amp = (
-        torch.autocast("cuda", dtype=torch.bfloat16)
-        if device.startswith("cuda")
-        else torch.autocast("cpu", enabled=False)
+    log = CsvLog(
+        run / "log.csv",
+        ["step", "loss", "lr", "tokens", "wall_seconds", "val_mdm_loss", "val_pseudo_ppl_15"],
+        enabled=d.master,
     )
-    t0, wall0 = time.time(), wall
-    prog = progress_of(step, wall, tc)
-    metrics_last = {}
-    model.train()
-    while prog < 1.0:
-        gen = torch.Generator().manual_seed(tc.seed * 1_000_003 + step * 97 + rank)
-        x0 = batch(seqs, short_idx, tc, gen).to(device)
-        lr = lr_at(step, prog, tc)
-        for g in opt.param_groups:
-            g["lr"] = lr
-        with amp:
-            loss, _ = masked_lm_loss(net, x0, generator=torch.Generator(device=x0.device).manual_seed(step * 31 + rank))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        step += 1
-        tokens_seen += int((x0 != PAD).sum()) * world
-        wall = wall0 + time.time() - t0
-        prog = progress_of(step, wall, tc)
-        if ddp:
-            t = torch.tensor([prog], device=device)
-            dist.broadcast(t, 0)
-            prog = float(t.item())
-        done = prog >= 1.0 or (a.stop_at_step is not None and step >= a.stop_at_step)
-        if master and (step % tc.eval_every == 0 or done):
-            m = evaluate(model, val, device)
-            metrics_last = m
-            logw.writerow(
-                [
-                    step,
-                    f"{loss.item():.4f}",
-                    f"{lr:.2e}",
-                    tokens_seen,
-                    f"{wall:.0f}",
-                    f"{m['val_mdm_loss']:.4f}",
-                    f"{m['val_pseudo_ppl_15']:.3f}",
-                ]
-            )
-            logf.flush()
-            print(
-                f"step {step} loss {loss.item():.4f} val {m['val_mdm_loss']:.4f} ppl15 {m['val_pseudo_ppl_15']:.2f} "
-                f"({tokens_seen / 1e6:.1f}M tokens, {wall / 60:.0f} min)",
-                flush=True,
-            )
-            if m["val_mdm_loss"] < best:  # weights only: the checkpoint that ships
-                best = m["val_mdm_loss"]
-                save_protein_mdm(
-                    run / "best",
-                    model,
-                    step,
-                    m,
-                    {
-                        "tokens": tokens_seen,
-                        "wall_seconds": wall,
-                        "train": asdict(tc),
-                        "preset": a.preset,
-                        "device": device,
-                    },
-                )
-            save(last, m)
-        if done:
-            break
-    if master:
-        # the weights at the schedule's end, to ship: the lowest validation MDM loss (best.*) moves
-        # within its noise once the loss flattens, while the annealed weights are the most trained
-        save_protein_mdm(
-            run / "final",
-            model,
-            step,
-            metrics_last,
-            {"tokens": tokens_seen, "wall_seconds": wall, "train": asdict(tc), "preset": a.preset, "device": device},
+    about = {"train": asdict(tc), "preset": a.preset, "device": d.device}
+
+    def batch_loss(step: int) -> torch.Tensor:
+        gen = torch.Generator().manual_seed(tc.seed * 1_000_003 + step * 97 + d.rank)
+        x0 = batch(seqs, short_idx, tc, gen).to(d.device)
+        state["batch_tokens"] = int((x0 != PAD).sum())
+        loss, _ = masked_lm_loss(net, x0, generator=torch.Generator(device=x0.device).manual_seed(step * 31 + d.rank))
+        return loss
+
+    def after(info: StepInfo) -> None:
+        state.update(step=info.step, wall=info.wall, tokens=state["tokens"] + state["batch_tokens"] * d.world)
+        if not (d.master and (info.step % tc.eval_every == 0 or info.done)):
+            return
+        m = state["metrics"] = evaluate(model, val, d.device)
+        log.row(
+            [
+                info.step,
+                f"{info.loss.item():.4f}",
+                f"{info.lr:.2e}",
+                state["tokens"],
+                f"{info.wall:.0f}",
+                f"{m['val_mdm_loss']:.4f}",
+                f"{m['val_pseudo_ppl_15']:.3f}",
+            ]
         )
         print(
-            f"done at step {step}: best validation MDM loss {best:.4f} -> {run / 'best'}; final -> {run / 'final'}",
+            f"step {info.step} loss {info.loss.item():.4f} val {m['val_mdm_loss']:.4f} "
+            f"ppl15 {m['val_pseudo_ppl_15']:.2f} ({state['tokens'] / 1e6:.1f}M tokens, {info.wall / 60:.0f} min)",
             flush=True,
         )
-    if ddp:  # leave together: a rank tearing gloo down while the master still writes can abort (SIGABRT)
-        dist.barrier()
-        dist.destroy_process_group()
+        if m["val_mdm_loss"] < state["best"]:  # weights only: the checkpoint that ships
+            state["best"] = m["val_mdm_loss"]
+            save_protein_mdm(
+                run / "best", model, info.step, m, {"tokens": state["tokens"], "wall_seconds": info.wall, **about}
+            )
+        extra = {"best": state["best"], "tokens": state["tokens"], "wall_seconds": info.wall, **about}
+        last.save(info.step, m, {**extra, "world_size": d.world, "data": a.data})
+
+    fit(model, opt, tc, batch_loss, after, state["step"], state["wall"], d, a.stop_at_step)
+    if d.master:
+        # the weights at the schedule's end, to ship: the lowest validation MDM loss (best.*) moves
+        # within its noise once the loss flattens, while the annealed weights are the most trained
+        extra = {"tokens": state["tokens"], "wall_seconds": state["wall"], **about}
+        save_protein_mdm(run / "final", model, state["step"], state["metrics"], extra)
+        log.close()
+        print(
+            f"done at step {state['step']}: best validation MDM loss {state['best']:.4f} -> {run / 'best'}; "
+            f"final -> {run / 'final'}",
+            flush=True,
+        )
+    d.close()
 
 
 if __name__ == "__main__":

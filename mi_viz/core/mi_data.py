@@ -9,14 +9,17 @@ set made once is worth keeping beside the code.
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
+import time
 from pathlib import Path
 
 import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 
+from .cli_types import finite_float
 from .errors import UserError
 
 log = logging.getLogger(__name__)
@@ -108,3 +111,78 @@ def load_mi_dataset(folder) -> dict[str, torch.Tensor]:
     if not parts:
         raise MIDataError(f"no MI data in {folder}")
     return {k: torch.cat([p[k] for p in parts]) for k in parts[0]}
+
+
+# --------------------------------------------------------------------------- the shard runner
+
+
+def add_shard_arguments(ap: argparse.ArgumentParser, out: str, shard_size: int, chunk: int = 512) -> None:
+    """The flags every training/make_*_mi_dataset.py shares: where the shards go, how many jobs
+    each holds, this process's rank among several, the budgets, and the pack / merge modes."""
+    ap.add_argument("--out", default=out, help="the shards' folder")
+    ap.add_argument("--shard-size", type=int, default=shard_size, help="jobs per shard")
+    ap.add_argument("--eps", type=finite_float, default=1e-3, help="pruning tolerance of the ground truth")
+    ap.add_argument("--chunk", type=int, default=chunk, help="states per ground-truth pass batch")
+    ap.add_argument("--rank", type=int, default=int(os.environ.get("RANK", 0)))
+    ap.add_argument("--world", type=int, default=int(os.environ.get("WORLD_SIZE", 1)))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--max-minutes", type=finite_float, default=0.0, help="stop between shards past this")
+    ap.add_argument(
+        "--max-shards",
+        type=int,
+        default=0,
+        help="only this rank's first N shards (0: all): a set size that does not depend on the machine's speed",
+    )
+    ap.add_argument("--merge", metavar="FOLDER", help="merge the shards in FOLDER and exit")
+    ap.add_argument(
+        "--pack", nargs=2, metavar=("FOLDER", "FILE"), help="write FOLDER's states compactly to FILE and exit"
+    )
+    ap.add_argument("--max-mb", type=finite_float, default=0.0, help="with --pack: the first states that fit in N MiB")
+
+
+def pack_or_merge(a, mask_id: int) -> bool:
+    """Run --merge or --pack if asked (True: done); an unreadable folder exits with its message."""
+    try:
+        if a.merge:
+            merge(Path(a.merge))
+            return True
+        if a.pack:
+            pack(Path(a.pack[0]), Path(a.pack[1]), mask_id, a.max_mb)
+            return True
+    except MIDataError as e:
+        raise SystemExit(f"error: {e}") from None
+    return False
+
+
+def run_shards(a, jobs: list, make_shard, describe=None) -> int:
+    """This rank's share of the jobs (every world-th), in shards of a.shard_size (the first
+    a.max_shards), each made by make_shard(jobs) -> {tokens, mi, ...} and written atomically
+    to OUT/shard_RANK_K.safetensors. A shard already there is skipped, so the same command run
+    again resumes; a.max_minutes stops between shards. Returns the number of new states."""
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    mine = [j for n, j in enumerate(jobs) if n % a.world == a.rank]
+    shards = [mine[s : s + a.shard_size] for s in range(0, len(mine), a.shard_size)]
+    if a.max_shards:
+        shards = shards[: a.max_shards]
+    t0, total = time.time(), 0
+    for k, shard_jobs in enumerate(shards):
+        path = out / f"shard_{a.rank:03d}_{k:05d}.safetensors"
+        if path.exists():
+            continue
+        if a.max_minutes and time.time() - t0 > a.max_minutes * 60:
+            print("time budget reached; run the same command again to continue", flush=True)
+            break
+        data = make_shard(shard_jobs)
+        tmp = path.with_name(path.name + ".tmp")
+        save_file(data, str(tmp))
+        os.replace(tmp, path)
+        n = int(data["tokens"].shape[0])
+        total += n
+        print(
+            f"shard {k + 1}/{len(shards)}: {n} states ({time.time() - t0:.0f} s)"
+            + (describe(data) if describe else ""),
+            flush=True,
+        )
+    print(f"rank {a.rank}: {total} new states in {time.time() - t0:.0f}s -> {out}", flush=True)
+    return total

@@ -60,7 +60,7 @@ class LazyBar:
     def __init__(self, what: str, after: float = 0.4, unit: str = "positions"):
         self.what, self.after, self.unit = what, after, unit
         self.t0 = time.perf_counter()
-        self.bar = None
+        self.bar: Any = None
 
     def update(self, done: int, total: int) -> None:
         seconds = time.perf_counter() - self.t0

@@ -18,27 +18,19 @@ OUT_log.csv is the curve. Reports progress through a callback; never prints.
 
 from __future__ import annotations
 
-import csv
 import logging
 import math
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
 import torch
 
-from ...core.checkpoints import (
-    CheckpointError,
-    checkpoint_paths,
-    optimizer_from_tensors,
-    optimizer_to_tensors,
-    read_meta,
-    read_tensors,
-    save_checkpoint,
-)
-from ...core.schedule import lr_at, progress_of
+from ...core.objective import random_mask
+from ...core.schedule import progress_of
+from ...core.training import CsvLog, Resumable, StepInfo, fit
 from .alignment import IDENTITY, Alignment, frequencies, sequence_weights, split_heldout
 from .backbone import FAMILY_MDM_KIND, FamilyBackbone, FamilyMDMConfig, family_lm_loss, save_family_mdm, to_tokens
 
@@ -126,9 +118,7 @@ def evaluate(model, rows: np.ndarray, weights: np.ndarray, profile: np.ndarray, 
         x0, w = x_all[s : s + bs], w_all[s : s + bs]
         for key, ratio in (("mdm", None), ("c15", 0.15)):
             B, L = x0.shape
-            t = torch.rand(B, 1, generator=g) if ratio is None else torch.full((B, 1), ratio)
-            m = torch.rand(B, L, generator=g) < t
-            m[torch.arange(B), torch.randint(0, L, (B,), generator=g)] = True
+            m, _ = random_mask(torch.ones_like(x0, dtype=torch.bool), g, ratio)  # (B, L): core/objective's masks
             xt = torch.where(m, torch.full_like(x0, model.mask_id), x0)
             logp = torch.log_softmax(model(xt).double(), -1)  # (B, L, 21)
             v = torch.as_tensor(rows[s : s + bs], dtype=torch.long)
@@ -193,18 +183,13 @@ def train_family(
     torch.manual_seed(tc.seed)
     model = FamilyBackbone(mc)
     opt = torch.optim.AdamW(model.parameters(), lr=tc.lr, weight_decay=tc.weight_decay, betas=(0.9, 0.98))
-    step, best, wall = 0, float("inf"), 0.0
-    if checkpoint_paths(last)[1].exists():
-        meta = read_meta(last, FAMILY_MDM_KIND)
-        if meta["config"] != mc.to_dict() or meta["extra"].get("split") != data.split:
-            raise CheckpointError(
-                f"{last}.json belongs to another run (architecture or alignment differ): remove it to start afresh"
-            )
-        t = read_tensors(last)
-        model.load_state_dict({k: v for k, v in t.items() if not k.startswith("opt.")})
-        optimizer_from_tensors(opt, t, meta["extra"]["optimizer"])
-        step, best, wall = meta["step"], meta["extra"]["best"], meta["extra"]["wall_seconds"]
-        log.info("resumed %s at step %d", last, step)
+    state = _Run()
+    resumable = Resumable(last, FAMILY_MDM_KIND, model, opt)
+    if resumable.exists():
+        other = "belongs to another run (its alignment differs)"
+        meta, _ = resumable.load(check=lambda m: None if m["extra"].get("split") == data.split else other)
+        state.step, state.best, state.wall = meta["step"], meta["extra"]["best"], meta["extra"]["wall_seconds"]
+        log.info("resumed %s at step %d", last, state.step)
     train = data.train_rows
     wt = torch.as_tensor(data.weights[~data.heldout], dtype=torch.float64)
     x_train = to_tokens(train)  # (N, L)
@@ -218,83 +203,69 @@ def train_family(
         "train": asdict(tc),
         **(extra or {}),
     }
-    new_log = not log_path.exists() or step == 0
-    logf = open(log_path, "w" if new_log else "a", newline="")
-    logw = csv.writer(logf)
-    if new_log:
-        logw.writerow(
-            ["step", "loss", "lr", "wall_seconds", "heldout_mdm_loss", "heldout_pseudo_ppl_15", "profile_pseudo_ppl_15"]
-        )
+    csv_log = CsvLog(log_path, ["step", "loss", "lr", "wall_seconds", *EVAL_COLUMNS], fresh=state.step == 0)
+    told = time.time()  # when progress was last called
 
-    def save_last(metrics):
-        ot, ometa = optimizer_to_tensors(opt)
-        save_checkpoint(
-            last,
-            {**model.state_dict(), **ot},
-            FAMILY_MDM_KIND,
-            mc.to_dict(),
-            step,
-            metrics,
-            {**info, "optimizer": ometa, "best": best, "wall_seconds": wall},
-        )
+    def batch_loss(step: int) -> torch.Tensor:
+        gen = torch.Generator().manual_seed(tc.seed * 1_000_003 + step)
+        idx = torch.multinomial(wt, tc.batch_size, replacement=True, generator=gen)
+        return family_lm_loss(model, x_train[idx], generator=gen)[0]
 
-    t0, wall0 = time.time(), wall
-    told = t0  # when progress was last called
-    prog = progress_of(step, wall, tc)
-    metrics: dict = {}
-    model.train()
+    def report(now: StepInfo) -> None:
+        nonlocal told
+        if progress is not None:
+            told = time.time()
+            progress(
+                now.step,
+                int(tc.max_steps or now.step),
+                {**state.metrics, "fraction": now.progress, "wall_seconds": now.wall},
+            )
+
+    def after(now: StepInfo) -> bool:
+        state.step, state.wall, state.progress = now.step, now.wall, now.progress
+        stop = should_stop is not None and should_stop()
+        if not (now.step % tc.eval_every == 0 or now.done or stop):
+            if time.time() - told >= 1.0:
+                report(now)
+            return False
+        m = state.metrics = evaluate(model, held, wh, profile)
+        csv_log.row(
+            [now.step, f"{now.loss.item():.4f}", f"{now.lr:.2e}", f"{now.wall:.0f}", *(m[c] for c in EVAL_COLUMNS)]
+        )
+        if m["heldout_mdm_loss"] < state.best:
+            state.best = m["heldout_mdm_loss"]
+            save_family_mdm(out, model, now.step, m, {**info, "wall_seconds": round(now.wall)})
+        resumable.save(now.step, m, {**info, "best": state.best, "wall_seconds": now.wall})
+        log.info("step %d loss %.4f %s", now.step, now.loss.item(), m)
+        report(now)
+        return stop
+
+    state.progress = progress_of(state.step, state.wall, tc)
     try:
-        while prog < 1.0:
-            gen = torch.Generator().manual_seed(tc.seed * 1_000_003 + step)
-            idx = torch.multinomial(wt, tc.batch_size, replacement=True, generator=gen)
-            loss, _ = family_lm_loss(model, x_train[idx], generator=gen)
-            for g in opt.param_groups:
-                g["lr"] = lr_at(step, prog, tc)
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            step += 1
-            wall = wall0 + time.time() - t0
-            prog = progress_of(step, wall, tc)
-            stop = should_stop is not None and should_stop()
-            evaluate_now = step % tc.eval_every == 0 or prog >= 1.0 or stop
-            if progress is not None and not evaluate_now and time.time() - told >= 1.0:
-                told = time.time()
-                progress(step, int(tc.max_steps or step), {**metrics, "fraction": prog, "wall_seconds": wall})
-            if evaluate_now:
-                metrics = evaluate(model, held, wh, profile)
-                logw.writerow(
-                    [
-                        step,
-                        f"{loss.item():.4f}",
-                        f"{opt.param_groups[0]['lr']:.2e}",
-                        f"{wall:.0f}",
-                        metrics["heldout_mdm_loss"],
-                        metrics["heldout_pseudo_ppl_15"],
-                        metrics["profile_pseudo_ppl_15"],
-                    ]
-                )
-                logf.flush()
-                if metrics["heldout_mdm_loss"] < best:
-                    best = metrics["heldout_mdm_loss"]
-                    save_family_mdm(out, model, step, metrics, {**info, "wall_seconds": round(wall)})
-                save_last(metrics)
-                log.info("step %d loss %.4f %s", step, loss.item(), metrics)
-                if progress is not None:
-                    told = time.time()
-                    progress(step, int(tc.max_steps or step), {**metrics, "fraction": prog, "wall_seconds": wall})
-                if stop:
-                    break
+        fit(model, opt, tc, batch_loss, after, state.step, state.wall)
     finally:
-        logf.close()
+        csv_log.close()
     return {
-        "step": step,
-        "best_heldout_mdm_loss": best,
-        "wall_seconds": round(wall),
-        "finished": prog >= 1.0,
-        **metrics,
+        "step": state.step,
+        "best_heldout_mdm_loss": state.best,
+        "wall_seconds": round(state.wall),
+        "finished": state.progress >= 1.0,
+        **state.metrics,
     }
+
+
+@dataclass
+class _Run:
+    """A family training's counters (resumed from OUT_last.json)."""
+
+    step: int = 0
+    best: float = float("inf")
+    wall: float = 0.0
+    progress: float = 0.0
+    metrics: dict = field(default_factory=dict)
+
+
+EVAL_COLUMNS = ("heldout_mdm_loss", "heldout_pseudo_ppl_15", "profile_pseudo_ppl_15")
 
 
 def data_for(meta: dict, alignment: Alignment) -> FamilyData:
