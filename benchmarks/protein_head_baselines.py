@@ -27,8 +27,8 @@ import torch
 
 from mi_viz.core import strict_json
 from mi_viz.core.cli_types import finite_float
-from mi_viz.core.fidelity import read_pairs
 from mi_viz.core.mi import ground_truth_mi
+from mi_viz.core.mi_report import read_pairs
 from mi_viz.core.reading import read_state
 from mi_viz.domains import get_domain
 from mi_viz.domains.protein.alphabet import MASK, PAD, encode

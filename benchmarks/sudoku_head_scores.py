@@ -5,7 +5,7 @@
 The report (results/sudoku/mi_report_pairs.npz: 100 hard test states and the shipped backbone's
 ground truth at every masked pair) is read again by each head in checkpoints/ (the shipped one
 and the previous release's baseline), each state alone as mi_report reads it
-(fidelity.head_at_pairs), and scored with the report's own metrics. The estimator page computes
+(mi_report.head_at_pairs), and scored with the report's own metrics. The estimator page computes
 the same numbers live; the sidebar quotes this file. Prints the CSV.
 """
 
@@ -17,8 +17,8 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from mi_viz.core.estimator import load_head
-from mi_viz.core.fidelity import head_at_pairs, metrics, read_pairs
+from mi_viz.core.mi_head import load_head
+from mi_viz.core.mi_report import head_at_pairs, metrics, read_pairs
 from mi_viz.domains import get_domain
 
 ROOT = Path(__file__).resolve().parents[1]

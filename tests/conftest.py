@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from mi_viz.core.estimator import HeadConfig, MIHead, save_head
+from mi_viz.core.mi_head import HeadConfig, MIHead, save_head
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.mdm import MDMConfig, SudokuMDM, save_mdm
 

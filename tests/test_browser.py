@@ -500,7 +500,7 @@ def test_the_viewer_steps_in_the_browser_without_the_server(server, browser):
     sudoku = get_domain("sudoku")
     puzzle = S.parse_board(next(csv.DictReader(open(ROOT / "data" / "sudoku" / "test_hard.csv")))["puzzle"])
     model = sudoku.load_model()
-    from mi_viz.core.estimator import load_head
+    from mi_viz.core.mi_head import load_head
 
     head, _ = load_head(sudoku.default_head())
     trace = decode(model, sudoku.encode([puzzle]), config_for("mi", sudoku.sampler_defaults), head=head, record=True)

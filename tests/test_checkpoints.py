@@ -5,7 +5,7 @@ import torch
 from safetensors.torch import save_file
 
 from mi_viz.core.checkpoints import FORMAT_VERSION, CheckpointError, checkpoint_paths
-from mi_viz.core.estimator import load_head
+from mi_viz.core.mi_head import load_head
 from mi_viz.domains.sudoku.mdm import load_mdm, save_mdm
 
 

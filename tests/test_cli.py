@@ -215,7 +215,7 @@ def test_sweep_resume_reuses_only_rows_of_the_same_weights(tmp_path, tiny_ckpt):
     other = tmp_path / "head2"
     for ext in (".safetensors", ".json"):
         shutil.copy(str(head) + ext, str(other) + ext)
-    from mi_viz.core.estimator import load_head, save_head
+    from mi_viz.core.mi_head import load_head, save_head
 
     h, _ = load_head(other)
     with torch.no_grad():

@@ -18,9 +18,9 @@ import pytest
 import torch
 
 from mi_viz.core.bench import run_bench
-from mi_viz.core.estimator import HeadConfig, MIHead, check_head_fits
-from mi_viz.core.fidelity import mi_report
 from mi_viz.core.mi import ground_truth_mi
+from mi_viz.core.mi_head import HeadConfig, MIHead, check_head_fits
+from mi_viz.core.mi_report import mi_report
 from mi_viz.core.protocol import ModelOutput
 from mi_viz.core.reading import read_state
 from mi_viz.core.samplers import SAMPLERS, SamplerConfig, decode

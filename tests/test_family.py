@@ -334,7 +334,7 @@ def test_cli_train_contacts_bench(tmp_path):
         keys = {"sampler", "gamma", "lam", "k", "n", "avg_passes", "pair_corr_pearson", "single_freq_pearson"}
         assert keys | {"mean_energy"} <= set(b) and b["n"] == 8 and b["sampler"] == sampler[0]
     # the head's report against the truth, beside the two baselines (a random tiny head: the keys and the wiring)
-    from mi_viz.core.estimator import HeadConfig, MIHead, save_head
+    from mi_viz.core.mi_head import HeadConfig, MIHead, save_head
 
     torch.manual_seed(0)
     save_head(tmp_path / "head", MIHead(HeadConfig(d_in=16, n_values=21, d_hidden=8, rank=4, d_pair=4)))

@@ -182,7 +182,7 @@ def test_esmc_300m_loads_through_the_users_path(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("name", sorted(SAMPLERS))
 def test_generation_keeps_the_prompt_and_only_writes_amino_acids(tiny, name):
-    from mi_viz.core.estimator import HeadConfig, MIHead
+    from mi_viz.core.mi_head import HeadConfig, MIHead
 
     torch.manual_seed(0)
     head = MIHead(HeadConfig(d_in=32, n_values=20, d_hidden=8, rank=4, d_pair=4)).eval()
@@ -382,7 +382,7 @@ def test_esmc_core_is_esmc():
 def test_head_invariants_on_protein_states(tiny, mix_layers):
     """On padded protein states: symmetric, non-negative, zero on the diagonal, at unmasked
     residues and at padding."""
-    from mi_viz.core.estimator import HeadConfig, MIHead
+    from mi_viz.core.mi_head import HeadConfig, MIHead
 
     torch.manual_seed(1)
     cfg = HeadConfig(d_in=32, n_values=20, d_hidden=16, rank=8, d_pair=8, mix_layers=mix_layers, mix_heads=2)
@@ -401,7 +401,7 @@ def test_head_invariants_on_protein_states(tiny, mix_layers):
 
 @pytest.mark.slow
 def test_protein_mi_report_cli_keys(tmp_path, tiny):
-    from mi_viz.core.estimator import HeadConfig, MIHead, save_head
+    from mi_viz.core.mi_head import HeadConfig, MIHead, save_head
 
     save_protein_mdm(tmp_path / "m", tiny)
     torch.manual_seed(0)

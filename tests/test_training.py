@@ -202,7 +202,7 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
             "8",
         ]
     )
-    from mi_viz.core.estimator import load_head
+    from mi_viz.core.mi_head import load_head
 
     head, meta = load_head(tmp_path / "head" / "h")
     assert meta["kind"] == "mi-head" and "val_pearson" in meta["metrics"]

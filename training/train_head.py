@@ -6,7 +6,7 @@
     python training/train_head.py --domain protein --mdm checkpoints/protein_mdm --data DATA ...
 
 Loss: squared Frobenius distance to the ground-truth map over masked pairs
-(estimator.frobenius_loss). With --augment (the shipped Sudoku head) every training state is
+(mi_head.frobenius_loss). With --augment (the shipped Sudoku head) every training state is
 seen under a fresh random symmetry of its domain at every step (symmetric_batch; Sudoku's
 only: proteins have none). 5 % of the
 states (by a fixed permutation) are held out; the checkpoint keeps the weights with the
@@ -34,9 +34,9 @@ from mi_viz.core.checkpoints import (
     read_meta,
 )
 from mi_viz.core.cli_types import finite_float
-from mi_viz.core.estimator import HEAD_KIND, HeadConfig, MIHead, frobenius_loss, load_head, save_head
-from mi_viz.core.fidelity import pearson
 from mi_viz.core.mi_data import MIDataError, load_mi_dataset
+from mi_viz.core.mi_head import HEAD_KIND, HeadConfig, MIHead, frobenius_loss, load_head, save_head
+from mi_viz.core.mi_report import pearson
 from mi_viz.core.paths import portable
 from mi_viz.core.training import CsvLog, Resumable
 from mi_viz.domains import get_domain

@@ -14,7 +14,7 @@ import torch
 
 from . import strict_json
 from .bench import DECODE_BATCH, BenchResult, run_bench, write_rows
-from .fidelity import mi_report, write_report
+from .mi_report import mi_report, write_report
 from .models import load_models
 from .samplers import SamplerConfig
 from .sweep import run_sweep

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .estimator import check_head_fits, load_head
+from .mi_head import check_head_fits, load_head
 
 
 def load_models(domain, checkpoint=None, head=None, device="cpu", need_head=False):

@@ -11,7 +11,7 @@ import streamlit as st
 
 from mi_viz.core.checkpoints import CheckpointError
 from mi_viz.core.errors import UserError
-from mi_viz.core.estimator import check_head_fits, load_head
+from mi_viz.core.mi_head import check_head_fits, load_head
 from mi_viz.domains import get_domain
 
 LOAD_COUNT: dict[str, int] = {}  # model label -> times built in this process (the home page shows it; tests read it)

@@ -16,7 +16,7 @@ import streamlit as st
 import torch
 
 from mi_viz.core import strict_json
-from mi_viz.core.fidelity import read_pairs
+from mi_viz.core.mi_report import read_pairs
 from mi_viz.core.plots import sweep_figure
 from mi_viz.core.samplers import Trace
 from mi_viz.domains.family import shipped_families

@@ -17,7 +17,7 @@ import streamlit as st
 import torch
 
 from mi_viz.core import strict_json
-from mi_viz.core.fidelity import directional_agreement, entropy_bounds, head_at_pairs, metrics, mi_report, read_pairs
+from mi_viz.core.mi_report import directional_agreement, entropy_bounds, head_at_pairs, metrics, mi_report, read_pairs
 from mi_viz.core.plots import ENTROPY_COLORSCALE, sweep_figure
 from mi_viz.core.samplers import SamplerConfig, Trace
 from mi_viz.domains.sudoku import PAPER_TABLE1, RELATION_NAMES

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ...core.estimator import check_head_fits, load_head
+from ...core.mi_head import check_head_fits, load_head
 from ...core.paths import portable
 from .alignment import Alignment, read_alignment
 from .backbone import FamilyMDMConfig

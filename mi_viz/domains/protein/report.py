@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...core.fidelity import PairTable, pearson
+from ...core.mi_report import PairTable, pearson
 
 SEPARATION_BINS = ((1, 1), (2, 2), (3, 3), (4, 4), (5, 8), (9, 16), (17, 32), (33, 10**6))
 

@@ -4,7 +4,7 @@ On a mid-decode state of a hard puzzle the model's uncertainty is largely board-
 ("if this cell is 3, that far cell is 7"), so unrelated cells are genuinely dependent under
 the model and the AUROC of even the exact map is low; on a heavily masked valid board the
 rules are the dominant dependence, which is where the paper's "the map recovers the rules"
-picture lives. Both are reported (core.fidelity.mi_report gives the first); neither replaces
+picture lives. Both are reported (core.mi_report.mi_report gives the first); neither replaces
 the other.
 """
 
@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from ...core.fidelity import auroc, pair_table, pearson
 from ...core.mi import ground_truth_mi
+from ...core.mi_report import auroc, pair_table, pearson
 
 
 @torch.no_grad()

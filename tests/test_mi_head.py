@@ -1,8 +1,8 @@
 import pytest
 import torch
 
-from mi_viz.core.estimator import HeadConfig, MIHead, frobenius_loss, load_head, save_head
 from mi_viz.core.mi import marginals
+from mi_viz.core.mi_head import HeadConfig, MIHead, frobenius_loss, load_head, save_head
 
 
 def _inputs(B=3, L=81, D=32, V=9, seed=0):
@@ -144,7 +144,7 @@ def test_head_reading_a_middle_block(tiny_mdm):
     """hidden_layers: the head reads a block's output from the same pass; asking for a
     block the backbone lacks, or forgetting to pass it, is a clear error."""
     from mi_viz.core.checkpoints import CheckpointError
-    from mi_viz.core.estimator import check_head_fits
+    from mi_viz.core.mi_head import check_head_fits
 
     torch.manual_seed(0)
     d = tiny_mdm.config.d_model

@@ -1,6 +1,6 @@
 import numpy as np
 
-from mi_viz.core.fidelity import PairTable, directional_agreement
+from mi_viz.core.mi_report import PairTable, directional_agreement
 
 
 def _table(a, b):
@@ -26,7 +26,7 @@ def test_entropy_bounds_on_hand_made_pairs():
     the min and holds all of the head's squared error."""
     import numpy as np
 
-    from mi_viz.core.fidelity import entropy_bounds
+    from mi_viz.core.mi_report import entropy_bounds
 
     gt, est = np.array([0.1, 0.5, 0.0, 0.3]), np.array([0.1, 0.2, 0.0, 0.3])
     h_i, h_j = np.array([0.2, 0.1, 0.5, 0.3]), np.array([0.2, 1.0, 0.5, 0.4])
@@ -45,8 +45,8 @@ def test_head_at_pairs_rescores_a_report_exactly(tiny_mdm, puzzles):
     report's estimates bit for bit; for another head, that head's map at the same pairs."""
     import torch
 
-    from mi_viz.core.estimator import HeadConfig, MIHead
-    from mi_viz.core.fidelity import head_at_pairs, mi_report
+    from mi_viz.core.mi_head import HeadConfig, MIHead
+    from mi_viz.core.mi_report import head_at_pairs, mi_report
 
     torch.manual_seed(0)
     head = MIHead(HeadConfig(d_in=tiny_mdm.config.d_model, d_hidden=16, rank=8, d_pair=8)).eval()

@@ -208,11 +208,9 @@ def directional_agreement(pt: PairTable) -> float:
     on i) and I_{j->i}, over both orders of every masked pair.
 
     A perfectly consistent joint gives 1. Below 1 it measures how far the model's own
-    conditionals disagree about a pair, which is also how well the ground truth can be
-    predicted from one pass: if the two directions were the map plus independent noise,
-    the symmetrised map's reliability would be 2r/(1+r) (Spearman-Brown) and no
-    estimator could correlate with it above the square root of that.
-    The pair table keeps the mean and |difference|, which fix the two values up to order.
+    conditionals disagree about a pair (the map is their mean). It bounds nothing a head can
+    reach: the disagreement is a property of the state, which a head reading the same pass can
+    learn (docs/mi.md). The pair table keeps the mean and |difference|, which fix the two values up to order.
     """
     lo, hi = pt.gt - pt.asym / 2, pt.gt + pt.asym / 2
     return pearson(np.concatenate([lo, hi]), np.concatenate([hi, lo]))
