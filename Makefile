@@ -95,25 +95,25 @@ GRID_VAL4 := mi:gamma=0.01,0.02,0.04,0.1,0.2,0.3,0.6:lam=1,4,10; mi-tc:gamma=0.0
 # choosing the MI defaults on validation puzzles (never the test sets); benchmarks/sudoku_defaults.py's criterion
 val-sweep: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(VAL) --grid "$(GRID_VAL); $(GRID_VAL4)" --out-dir results/sudoku/val_sweep --resume --jobs $(JOBS)
-	$(BIN)/python benchmarks/sudoku_defaults.py
+	$(BIN)/python -m benchmarks.sudoku_defaults
 
 # wall time on this machine: backbone throughput by batch and thread layout, then the whole Table 1 run (about 15 min)
 speed: setup
-	$(BIN)/python benchmarks/throughput.py | tee results/throughput.txt
-	$(BIN)/python benchmarks/table1_time.py --jobs $(JOBS) --out results/sudoku/table1_time.json
+	$(BIN)/python -m benchmarks.throughput | tee results/throughput.txt
+	$(BIN)/python -m benchmarks.table1_time --jobs $(JOBS) --out results/sudoku/table1_time.json
 
 # every Sudoku result (about 2 h on 2 cores from scratch; the sweeps --resume, so only changed rows re-decode)
 results: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$(GRID); $(GRID4)" --save-rows --out-dir results/sudoku/test_hard --resume --jobs $(JOBS)
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(KAGGLE) --grid "$(GRID_EXT)" --save-rows --out-dir results/sudoku/kaggle --resume --jobs $(JOBS)
-	$(BIN)/python benchmarks/sudoku_fronts.py --out results/sudoku/fronts.json
-	$(BIN)/python benchmarks/sudoku_fronts.py --sweep-dir results/sudoku/kaggle --at 18.5,19.5,20.5 --out results/sudoku/kaggle_fronts.json
+	$(BIN)/python -m benchmarks.sudoku_fronts --out results/sudoku/fronts.json
+	$(BIN)/python -m benchmarks.sudoku_fronts --sweep-dir results/sudoku/kaggle --at 18.5,19.5,20.5 --out results/sudoku/kaggle_fronts.json
 	$(BIN)/python -m mi_viz bench sudoku --puzzles data/sudoku/test_medium.csv --sampler sequential --out results/sudoku/test_medium_sequential.csv | tail -1 > results/sudoku/test_medium_sequential.json
 	$(BIN)/python -m mi_viz mi-report sudoku --puzzles $(HARD) --states 100 --structure-states 40 --out results/sudoku/mi_report.json --pairs results/sudoku/mi_report_pairs.npz
-	$(BIN)/python benchmarks/sudoku_head_scores.py --out results/sudoku/head_scores.csv
+	$(BIN)/python -m benchmarks.sudoku_head_scores --out results/sudoku/head_scores.csv
 	$(BIN)/python -m mi_viz figure sudoku --puzzles $(HARD) --index 0 --step 12 --out results/figure1.png
-	$(BIN)/python benchmarks/latency.py | tee results/latency.txt
-	$(BIN)/python benchmarks/tables.py --write
+	$(BIN)/python -m benchmarks.latency | tee results/latency.txt
+	$(BIN)/python -m benchmarks.tables --write
 
 # every result that reads the shipped MI head, after a new one replaced checkpoints/sudoku_mi_head
 reship: results val-sweep speed
@@ -136,11 +136,11 @@ protein-mdm: setup
 	mkdir -p results/protein && cp runs/protein_cpu/log.csv results/protein/protein_mdm_log.csv
 # the protein results: backbones' held-out figures, the natural floor, Table 2 on the test reference
 protein-results: setup unirep
-	$(BIN)/python benchmarks/protein_backbones.py --out results/protein/backbones.json
-	$(BIN)/python benchmarks/protein_floor.py --out results/protein/floor.json
+	$(BIN)/python -m benchmarks.protein_backbones --out results/protein/backbones.json
+	$(BIN)/python -m benchmarks.protein_floor --out results/protein/floor.json
 	$(BIN)/python -m mi_viz sweep protein --n 500 --grid "$(PROTEIN_GRID)" --out-dir results/protein/table2 --save-rows --resume
-	$(BIN)/python benchmarks/protein_jsd_noise.py --out results/protein/jsd_noise.json
-	$(BIN)/python benchmarks/tables.py --write
+	$(BIN)/python -m benchmarks.protein_jsd_noise --out results/protein/jsd_noise.json
+	$(BIN)/python -m benchmarks.tables --write
 
 # ground-truth MI states of the shipped backbone (two workers, an hour on 2 cores; resumable), packed.
 # The shipped set: worker 0 for 60 minutes, worker 1 for 45, while other jobs shared the cores.
@@ -160,17 +160,17 @@ PROTEIN_VAL_GRID := sequential; eb:gamma=8,16,32; mi-zero:gamma=8,16,32; mi-pair
 protein-val-sweep: setup
 	$(BIN)/python -m mi_viz sweep protein --n 500 --reference data/protein/reference_val.fasta --length-seed 1 --sample-seed 1 \
 	  --grid "$(PROTEIN_VAL_GRID)" --out-dir results/protein/val_sweep --resume --jobs 2
-	$(BIN)/python benchmarks/protein_defaults.py
+	$(BIN)/python -m benchmarks.protein_defaults
 # the MI rows of Table 2, the protein mi-report and the latency figures
 protein-mi-results: setup
 	$(BIN)/python -m mi_viz mi-report protein --states 64 --out results/protein/mi_report.json --pairs results/protein/mi_report_pairs.npz
-	$(BIN)/python benchmarks/protein_latency.py | tee results/protein/latency.txt
+	$(BIN)/python -m benchmarks.protein_latency | tee results/protein/latency.txt
 	$(BIN)/python -m mi_viz sweep protein --n 500 --grid "$(PROTEIN_GRID); $(PROTEIN_MI_GRID)" --out-dir results/protein/table2 --save-rows --resume --jobs 2
-	$(BIN)/python benchmarks/protein_jsd_noise.py --out results/protein/jsd_noise.json
-	$(BIN)/python benchmarks/protein_head_baselines.py --out results/protein/head_baselines.json
+	$(BIN)/python -m benchmarks.protein_jsd_noise --out results/protein/jsd_noise.json
+	$(BIN)/python -m benchmarks.protein_head_baselines --out results/protein/head_baselines.json
 	$(BIN)/python -m mi_viz sweep protein --n 50 --grid "sequential; mi:gamma=2,32:lam=1; mi-gt:gamma=2,32:lam=1" \
 	  --out-dir results/protein/table2_gt_subset --resume --jobs 2
-	$(BIN)/python benchmarks/tables.py --write
+	$(BIN)/python -m benchmarks.tables --write
 
 # --- Protein families (README "Protein families"; the alignments and structures are the user's:
 # ../shared/data/protein_families here, FAMILY_DATA=... elsewhere; nothing of them is committed) ----
@@ -215,10 +215,10 @@ family-results: setup
 	  $(BIN)/python -m mi_viz sweep family --backbone $$F --msa $(call fam_msa,$$F) --n 200 --grid "$(FAMILY_TEST_GRID)" \
 	    --out-dir results/family/$$F --resume --jobs 2 --threads 2 || exit 1; \
 	done
-	$(BIN)/python benchmarks/tables.py --write
+	$(BIN)/python -m benchmarks.tables --write
 family-val-sweep: setup
 	for F in $(FAMILIES); do \
 	  $(BIN)/python -m mi_viz sweep family --backbone $$F --msa $(call fam_msa,$$F) --n 150 --grid "$(FAMILY_VAL_GRID)" \
 	    --reference train --sample-seed 1 --out-dir results/family/$$F/val_sweep --resume --jobs 2 --threads 2 || exit 1; \
 	done
-	$(BIN)/python benchmarks/family_defaults.py
+	$(BIN)/python -m benchmarks.family_defaults

@@ -1,6 +1,6 @@
 """First contact with the app in a real browser (Debian's Chromium via Playwright), timed.
 
-    python benchmarks/app_latency.py [--before PATH_TO_AN_OLDER_CHECKOUT] [--rounds 3]
+    python -m benchmarks.app_latency [--before PATH_TO_AN_OLDER_CHECKOUT] [--rounds 3]
 
 For each app (this checkout, and --before when given: both served at once, measured in
 alternation so that the machine's drift hits both alike), per round, on a server started

@@ -1,6 +1,6 @@
 """The app under load: many browser sessions at once against one server, loopback only.
 
-    python benchmarks/app_load.py [--sessions 20] [--seconds 60] | tee results/app/load.txt
+    python -m benchmarks.app_load [--sessions 20] [--seconds 60] | tee results/app/load.txt
 
 One fresh server (this checkout); `--sessions` Playwright contexts in one headless Chromium
 (Debian's), each opening the Sudoku decode page, choosing its own puzzle (session i: hard
@@ -25,8 +25,7 @@ import threading
 import time
 from pathlib import Path
 
-from app_latency import CHROMIUM, start  # the same fresh-server start as the latency benchmark
-
+from benchmarks.app_latency import CHROMIUM, start  # the same fresh-server start as the latency benchmark
 from mi_viz.core import strict_json
 from mi_viz.core.cli_types import finite_float
 
@@ -63,6 +62,7 @@ async def step_value(page) -> tuple[int, int]:
     """(step, steps) the viewer shows."""
     txt = await page.locator(COUNTER).inner_text()
     m = re.match(r"Step (\d+) / (\d+)", txt)
+    assert m is not None, txt
     return int(m.group(1)), int(m.group(2))
 
 

@@ -1,6 +1,6 @@
 """The family sampler defaults, chosen on validation sweeps by a criterion fixed before they ran.
 
-    python benchmarks/family_defaults.py [--families PF00595 PF00076 PF00072] [--out results/family/choice.json]
+    python -m benchmarks.family_defaults [--families PF00595 PF00076 PF00072] [--out results/family/choice.json]
 
 Validation never touches the held-out rows: each family's validation sweep
 (results/family/NAME/val_sweep/sweep.csv, `make family-val-sweep`) scores generated members

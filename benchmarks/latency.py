@@ -1,6 +1,6 @@
 """Latency of the pieces the app and the decoders pay for, measured side by side in one run.
 
-    python benchmarks/latency.py [--threads 2] [--repeats 20]
+    python -m benchmarks.latency [--threads 2] [--repeats 20]
 
 Prints one table and, last, a JSON line. With the shipped checkpoints on the CPU:
 - one MDM forward pass for one puzzle state, and the MI head on that pass's hidden
@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 import torch
-from timing import median_seconds
 
+from benchmarks.timing import median_seconds
 from mi_viz.core import strict_json
 from mi_viz.core.bench import DECODE_BATCH
 from mi_viz.core.mi import ground_truth_mi, marginals

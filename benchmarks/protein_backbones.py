@@ -1,6 +1,6 @@
 """Held-out figures of the protein backbones, beside the amino-acid unigram.
 
-    python benchmarks/protein_backbones.py --out results/protein/backbones.json
+    python -m benchmarks.protein_backbones --out results/protein/backbones.json
 
 For each backbone (the shipped small ESM-C, and ESM-C 300M where its weights are on the
 machine; an absent one is reported as absent, never downloaded), on two held-out sets of the

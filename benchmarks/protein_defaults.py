@@ -1,6 +1,6 @@
 """The protein MI defaults, chosen on the validation sweep by a criterion fixed before looking.
 
-    python benchmarks/protein_defaults.py [--sweep results/protein/val_sweep/sweep.csv] [--out ...choice.json]
+    python -m benchmarks.protein_defaults [--sweep results/protein/val_sweep/sweep.csv] [--out ...choice.json]
 
 Criterion: among the MI rule's rows that average at most 1/5 of sequential's passes (the paper's
 operating point: MI-guided near sequential's JSD at about a fifth of its passes), the lowest

@@ -1,6 +1,6 @@
 """The natural-vs-natural floor of the protein metrics: what sampling noise alone gives.
 
-    python benchmarks/protein_floor.py --out results/protein/floor.json
+    python -m benchmarks.protein_floor --out results/protein/floor.json
 
 Two disjoint natural sets of 500 (data/protein/natural_test_b.fasta against the reference,
 data/protein/reference_test.fasta: other test clusters, the same construction) scored with

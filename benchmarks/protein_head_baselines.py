@@ -2,7 +2,7 @@
 Pearson and two trivial baselines on the same held-out pairs, and a shuffled-residue control
 of the truth itself.
 
-    python benchmarks/protein_head_baselines.py [--proteins 24] [--out results/protein/head_baselines.json]
+    python -m benchmarks.protein_head_baselines [--proteins 24] [--out results/protein/head_baselines.json]
 
 1. The committed report's pairs (results/protein/mi_report_pairs.npz: 64 held-out states, the
    truth and the shipped head at every masked pair): each state's entropies are read again

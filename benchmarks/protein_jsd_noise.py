@@ -1,6 +1,6 @@
 """How much of a Table 2 JSD difference is noise: bootstrap and k-means-seed spread per row.
 
-    python benchmarks/protein_jsd_noise.py --out results/protein/jsd_noise.json
+    python -m benchmarks.protein_jsd_noise --out results/protein/jsd_noise.json
 
 For every row of a protein sweep that kept its sequences (`--save-rows`, rows/*.csv.gz) and for
 the natural set natural_test_b (the floor), with the shipped backbone's embeddings:

@@ -1,6 +1,6 @@
 """Protein latency, side by side in one run: a decode step with estimated MI against one pass.
 
-    python benchmarks/protein_latency.py | tee results/protein/latency.txt
+    python -m benchmarks.protein_latency | tee results/protein/latency.txt
 
 On a length-100 protein halfway through a decode (50 masked positions), at batch 1 (a step
 in the app), medians of interleaved rounds: one backbone pass; the MI head's read of that
@@ -16,8 +16,8 @@ import statistics
 import time
 
 import torch
-from timing import median_seconds
 
+from benchmarks.timing import median_seconds
 from mi_viz.core import strict_json
 from mi_viz.core.mi import ground_truth_mi, marginals
 from mi_viz.core.models import load_models

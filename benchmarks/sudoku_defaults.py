@@ -1,6 +1,6 @@
 """Sudoku's sampler defaults, chosen on the validation sweep by the criterion fixed before it ran.
 
-    python benchmarks/sudoku_defaults.py [--sweep results/sudoku/val_sweep/sweep.csv] [--out .../choice.json]
+    python -m benchmarks.sudoku_defaults [--sweep results/sudoku/val_sweep/sweep.csv] [--out .../choice.json]
 
 Criterion (release 0.3's, kept for every sampler with a budget): among a sampler's rows that
 average at most 1/3.5 of sequential's passes on the 200 validation puzzles (training

@@ -1,7 +1,7 @@
 """Every sampler's front on a Sudoku test set, the MI rule's against each other's at matched passes,
 with paired bootstrap intervals.
 
-    python benchmarks/sudoku_fronts.py [--sweep-dir results/sudoku/test_hard] [--out .../fronts.json]
+    python -m benchmarks.sudoku_fronts [--sweep-dir results/sudoku/test_hard] [--out .../fronts.json]
 
 A front is a sampler family's settings (sweep_family: sampler, lambda), each a point
 (average passes, solve rate). At a pass count x a front's solve rate is read by linear
@@ -22,8 +22,8 @@ import gzip
 from pathlib import Path
 
 import numpy as np
-from tables import interpolate  # the README's matched-pass tables read curves the same way
 
+from benchmarks.tables import interpolate  # the README's matched-pass tables read curves the same way
 from mi_viz.core import strict_json
 from mi_viz.core.plots import sweep_family
 from mi_viz.core.samplers import row_label

@@ -1,6 +1,6 @@
 """Each shipped Sudoku MI head scored on the committed MI report's states (the app's head picker).
 
-    python benchmarks/sudoku_head_scores.py --out results/sudoku/head_scores.csv
+    python -m benchmarks.sudoku_head_scores --out results/sudoku/head_scores.csv
 
 The report (results/sudoku/mi_report_pairs.npz: 100 hard test states and the shipped backbone's
 ground truth at every masked pair) is read again by each head in checkpoints/ (the shipped one

@@ -1,6 +1,6 @@
 """Wall time of the whole Table 1 run on this machine, per sampler and in total.
 
-    python benchmarks/table1_time.py [--jobs 2] [--limit N] [--out results/sudoku/table1_time.json]
+    python -m benchmarks.table1_time [--jobs 2] [--limit N] [--out results/sudoku/table1_time.json]
 
 Decodes every setting of mi_viz.domains.sudoku.TABLE1_GRID over the 1,000 hard test puzzles with
 the same run_grid the sweep command uses (batched across puzzles, DECODE_BATCH puzzles per

@@ -1,8 +1,8 @@
 """The results tables of the README and docs/, made from the committed files under results/.
 
-    python benchmarks/tables.py            # print every table
-    python benchmarks/tables.py --write    # rewrite the generated blocks of README.md and docs/*.md
-    python benchmarks/tables.py --check    # exit 1 if a block differs from what the files give (CI)
+    python -m benchmarks.tables            # print every table
+    python -m benchmarks.tables --write    # rewrite the generated blocks of README.md and docs/*.md
+    python -m benchmarks.tables --check    # exit 1 if a block differs from what the files give (CI)
 
 A generated block sits between `<!-- tables:NAME -->` and `<!-- /tables -->`; the prose around
 it is written by hand, the numbers inside it never are, so they cannot drift from results/.
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import json
 import re
 import sys
@@ -108,7 +109,7 @@ def fronts_table(path=None) -> str:
     (results/sudoku/fronts.json, benchmarks/sudoku_fronts.py)."""
     path = Path(path or R / "sudoku" / "fronts.json")
     if not path.exists():
-        return f"(no {path.relative_to(ROOT)} yet: `python benchmarks/sudoku_fronts.py --out {path.relative_to(ROOT)}`)"
+        return f"(no {path.relative_to(ROOT)} yet: `python -m benchmarks.sudoku_fronts --out {path.relative_to(ROOT)}`)"
     f = json.loads(path.read_text())
     fams = sorted({fam for cell in f["at"].values() for fam in cell["vs"]})
     xs = list(f["at"])
@@ -259,6 +260,8 @@ def latency() -> dict | None:
 
 def latency_table() -> str:
     lat = latency()
+    if lat is None:
+        return "(no results/latency.txt yet: `make results`)"
     rows = [
         ("one MDM forward pass (1 board)", f"{lat['forward_ms']:.2f} ms", ""),
         (
@@ -518,7 +521,7 @@ def protein_head_baselines_table(path=None) -> str:
     shuffled residues (results/protein/head_baselines.json, benchmarks/protein_head_baselines.py)."""
     path = Path(path or R / "protein" / "head_baselines.json")
     if not path.exists():
-        return f"(no {path.relative_to(ROOT)} yet: `python benchmarks/protein_head_baselines.py`)"
+        return f"(no {path.relative_to(ROOT)} yet: `python -m benchmarks.protein_head_baselines`)"
     r = json.loads(path.read_text())
     out = [
         f"| predictor ({r['eval_states']} held-out states, {r['eval_pairs']:,} pairs) | pooled Pearson | "
@@ -886,7 +889,7 @@ def float16_table(path=None) -> str:
     path = Path(path or R / "float16_storage.json")
     if not path.exists():
         rel = path.relative_to(ROOT)
-        return f"(no {rel} yet: `python benchmarks/float16_storage.py --out {rel}`)"
+        return f"(no {rel} yet: `python -m benchmarks.float16_storage --out {rel}`)"
     f = json.loads(path.read_text())
     out = [
         "| backbone | states (masked positions) | max / mean abs logit change | max abs probability change "
@@ -946,7 +949,7 @@ BLOCKS = {
     "family_oracle": family_oracle_table,
     "models": models_table,
     "float16": float16_table,
-    **{f"family_pairs_{f}": (lambda f=f: family_pairs_table(f)) for f in FAMILIES},
+    **{f"family_pairs_{f}": functools.partial(family_pairs_table, f) for f in FAMILIES},
 }
 BLOCK = re.compile(r"(<!-- tables:(\w+) -->\n)(.*?)(<!-- /tables -->)", re.S)
 
@@ -978,7 +981,7 @@ def main(argv=None):
             if a.write:
                 doc.write_text(new)
     if a.check and stale:
-        print(f"stale generated tables in {stale}: run `python benchmarks/tables.py --write`", file=sys.stderr)
+        print(f"stale generated tables in {stale}: run `python -m benchmarks.tables --write`", file=sys.stderr)
         return 1
     print(f"{'rewrote' if a.write else 'checked'}: {stale or 'all up to date'}")
     return 0

@@ -1,6 +1,6 @@
 """Backbone throughput on this machine: boards per second by decode batch size and threads.
 
-    python benchmarks/throughput.py [--boards 512] [--seconds 4]
+    python -m benchmarks.throughput [--boards 512] [--seconds 4]
 
 Why: every sampler's wall time is (board-passes) / (boards per second), and on a 2-core
 CPU the boards per second depend on the batch the decoder feeds the MDM and on how the
@@ -39,6 +39,7 @@ def mid_decode_boards(n: int) -> torch.Tensor:
     boards = []
     for p in res.puzzles[: min(n, 64)]:
         sol = solve(p).solution
+        assert sol is not None  # the test puzzles have one
         blanks = [i for i, v in enumerate(p) if v == 0]
         b = list(p)
         for i in blanks[::2]:

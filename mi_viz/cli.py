@@ -25,7 +25,11 @@ import torch
 from .core import strict_json
 from .core.cli_types import finite_float
 from .core.errors import UserError
-from .domains import DOMAINS
+from .core.samplers import PARAMS, SAMPLERS, config_for
+from .core.sweep import parse_grid
+from .domains import DOMAINS, get_domain
+from .domains.family import cli as family_cli
+from .domains.protein.backbone import ESMC_300M_REPO, esmc_300m_weights
 
 COMMANDS = {
     "bench": "decode a set of inputs with one sampler",
@@ -47,8 +51,6 @@ def _domain_cli(name):
 
 def _add_sampler_args(p):
     """--sampler and one flag per declared parameter (samplers.PARAMS), each saying which rules take it."""
-    from .core.samplers import PARAMS, SAMPLERS
-
     p.add_argument("--sampler", default="sequential", help="one of: " + ", ".join(SAMPLERS))
     for name, spec in PARAMS.items():
         takers = [s for s, rule in SAMPLERS.items() if name in rule.params]
@@ -119,8 +121,6 @@ def build_parser() -> argparse.ArgumentParser:
                 p.add_argument("--out", required=True, help="PNG path")
             mod.add_arguments(cmd, p)
     sub.add_parser("fetch-esmc", help="download ESM-C 300M's weights (about 1.2 GB) into the Hugging Face cache")
-    from .domains.family import cli as family_cli
-
     family_cli.add_train_arguments(sub.add_parser("train-family", help="train a family backbone on an alignment"))
     family_cli.add_contacts_arguments(
         sub.add_parser("contacts", help="conditional MI of a family backbone against a structure's contacts")
@@ -130,8 +130,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def fetch_esmc() -> int:
     """The one explicit download: ESM-C 300M's weights file, from Hugging Face, into its cache."""
-    from .domains.protein.backbone import ESMC_300M_REPO, esmc_300m_weights
-
     print(f"downloading {ESMC_300M_REPO} (weights only) into the Hugging Face cache ...", file=sys.stderr)
     try:
         path = esmc_300m_weights(allow_download=True)
@@ -143,10 +141,6 @@ def fetch_esmc() -> int:
 
 
 def _sampler_or_grid(a, mod):
-    from .core.samplers import PARAMS, config_for
-    from .core.sweep import parse_grid
-    from .domains import get_domain
-
     defaults = get_domain(a.domain).sampler_defaults
     if a.cmd == "bench":
         t = a.temperature if a.temperature is not None else getattr(mod, "DEFAULT_TEMPERATURE", 0.0)
@@ -166,8 +160,6 @@ def main(argv=None):
         torch.set_num_threads(a.threads)
     try:
         if a.cmd in ("train-family", "contacts"):
-            from .domains.family import cli as family_cli
-
             (family_cli.train_family_cli if a.cmd == "train-family" else family_cli.contacts_cli)(a)
             return 0
         mod = _domain_cli(a.domain)

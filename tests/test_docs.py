@@ -11,7 +11,7 @@ def test_generated_tables_match_the_results_files():
     spec.loader.exec_module(tables)
     for doc in tables.DOCS:
         text = doc.read_text()
-        assert tables.render(text) == text, f"{doc.name}: run python benchmarks/tables.py --write"
+        assert tables.render(text) == text, f"{doc.name}: run python -m benchmarks.tables --write"
     assert "<!-- tables:headline -->" in (ROOT / "README.md").read_text()
 
 

@@ -27,9 +27,10 @@ ROOT = Path(__file__).resolve().parents[1]
 PREFIX = "sudoku_mi_head_"
 
 
-def lineage(path: Path) -> list[tuple[str, dict]]:
-    """[(candidate name, checkpoint JSON)] from the first run to the one that wrote `path`."""
+def lineage(last: Path) -> list[tuple[str, dict]]:
+    """[(candidate name, checkpoint JSON)] from the first run to the one that wrote `last`."""
     chain = []
+    path: Path | None = last
     while path is not None:
         if path.parent.name != "candidates" or not path.name.startswith(PREFIX):
             raise SystemExit(
@@ -38,7 +39,7 @@ def lineage(path: Path) -> list[tuple[str, dict]]:
         meta = json.loads(path.with_name(path.name + ".json").read_text())
         chain.append((path.name.removeprefix(PREFIX), meta))
         init = meta["extra"]["args"].get("init")
-        path = ROOT / init if init else None
+        path = ROOT / init if init else None  # None: the first run
     return chain[::-1]
 
 

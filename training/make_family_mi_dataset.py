@@ -46,7 +46,7 @@ def state_for_job(model, job: int, train_rows, width: int, seed: int) -> torch.T
         else SamplerConfig("eb", gamma=1.0, temperature=1.0, seed=g.randrange(2**31))
     )
     res = decode(model, torch.full((1, width), MASK), cfg, keep_states=True)
-    states = [s[0] for s in res.states if int((s[0] == MASK).sum()) >= 2]
+    states = [s[0] for s in res.states or [] if int((s[0] == MASK).sum()) >= 2]
     return states[g.randrange(len(states))]
 
 

@@ -54,8 +54,8 @@ def hits(queries, targets, identity: float, threads: int, coverage: float) -> tu
     """mmseqs easy-search of queries against targets at >= identity (default sensitivity):
     ({query: best identity over hits covering >= coverage of it}, {query: best identity of any
     local hit}, {query: the targets of its covering hits})."""
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
+    with tempfile.TemporaryDirectory() as folder:
+        tmp = Path(folder)
         write_fasta(tmp / "q.fasta", queries)
         write_fasta(tmp / "t.fasta", targets)
         subprocess.run(

@@ -63,9 +63,9 @@ def states_for_job(model, job, naturals: list[str], states_per_decode: int, seed
         if i % 2 == 0
         else SamplerConfig("eb", gamma=2.0, temperature=1.0, seed=g.randrange(2**31))
     )
-    res = decode(model, x.to(device), cfg, keep_states=True)
-    steps = g.sample(range(len(res.states)), min(states_per_decode, len(res.states)))
-    return [res.states[t][0] for t in sorted(steps)]
+    kept = decode(model, x.to(device), cfg, keep_states=True).states or []
+    steps = g.sample(range(len(kept)), min(states_per_decode, len(kept)))
+    return [kept[t][0] for t in sorted(steps)]
 
 
 def main(argv=None):

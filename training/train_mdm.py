@@ -77,9 +77,7 @@ def load_grids(path) -> torch.Tensor:
 def load_val(path, n):
     """Validation puzzles: the last n rows of the training-puzzle CSV (never decoded
     for the MI set, never the test sets)."""
-    import csv as _csv
-
-    rows = list(_csv.DictReader(open(path)))[-n:]
+    rows = list(csv.DictReader(open(path)))[-n:]
     return [S.parse_board(r["puzzle"]) for r in rows]
 
 

@@ -7,6 +7,7 @@ turns inputs into tokens and scores what comes out (Domain.encode / score / summ
 from __future__ import annotations
 
 import csv
+import gzip
 import multiprocessing as mp
 import time
 from dataclasses import dataclass
@@ -134,8 +135,6 @@ def run_grid(
 
 def write_rows(rows, path):
     """Per-item rows as CSV; a path ending in .gz is gzip-compressed (the sweeps' committed rows/)."""
-    import gzip
-
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     opener = gzip.open if path.suffix == ".gz" else open

@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
 
+from . import strict_json
 from .mi import ground_truth_mi, marginals
 from .reading import read_state
 from .samplers import SamplerConfig, decode
@@ -310,10 +312,6 @@ def mi_report(
 
 def write_report(summary: dict, pt: PairTable, tokens, out, pairs=None) -> None:
     """A report's summary as JSON (out) and, optionally, every masked pair as .npz (pairs; read_pairs reads it)."""
-    from pathlib import Path
-
-    from . import strict_json
-
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(strict_json.dumps(summary, indent=1))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import html
+import io
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -14,8 +17,6 @@ ENTROPY_COLORSCALE = "Blues"
 def save_png(fig, path, dpi: int):
     """A matplotlib figure as a 256-colour PNG: line charts and heatmaps look the same at about a
     third of the bytes, and committed figures are part of the tree a GPU lease must carry."""
-    import io
-
     from PIL import Image
 
     buf = io.BytesIO()
@@ -257,8 +258,6 @@ def timeline_figure(traces: dict, families: dict, title: str, ylabel: str):
 def offline_html(figures, title: str = "mi-viz") -> str:
     """One self-contained HTML page of `figures`: plotly.js embedded once (about 4.6 MB), so the
     file opens without a network, unlike `to_html(include_plotlyjs="cdn")`."""
-    import html
-
     body = "".join(f.to_html(include_plotlyjs=(i == 0), full_html=False) for i, f in enumerate(figures))
     head = f'<meta charset="utf-8"><title>{html.escape(title)}</title>'  # a title may carry a user's text
     return f"<!DOCTYPE html><html><head>{head}</head><body>{body}</body></html>"

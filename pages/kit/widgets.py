@@ -3,10 +3,13 @@ declarations), the compared samplers as rows, grid text, the server-side step co
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import streamlit as st
 
 from mi_viz.core.samplers import PARAMS, SAMPLERS, SamplerConfig, defaults_for
+from mi_viz.core.sweep import parse_grid
 
 
 def kept(widget_key: str, default, options=None) -> dict:
@@ -129,8 +132,6 @@ def sampler_rows(key: str, presets: dict, start: list[str], has_head: bool, doma
 def grid_or_error(text: str, widget: str, has_head: bool, domain_defaults=None):
     """parse_grid (parameters not named take the domain's defaults), or None after a message
     naming the problem (unknown sampler or parameter, an empty grid, the mi sampler without a head)."""
-    from mi_viz.core.sweep import parse_grid
-
     try:
         cfgs = parse_grid(text, domain_defaults)
     except ValueError as e:
@@ -218,8 +219,6 @@ def step_controls(prefix: str, n_steps: int, identity) -> int:
     @st.fragment(run_every=0.8 if playing else None)
     def _autoplay():
         """While playing, one step every 0.8 s (time-guarded: full reruns don't double-step)."""
-        import time
-
         if not st.session_state.get(k_play):
             return
         now = time.time()

@@ -17,6 +17,7 @@ import streamlit as st
 
 from mi_viz.core.errors import UserError
 from mi_viz.core.plots import sweep_figure
+from mi_viz.core.samplers import SamplerConfig
 from mi_viz.domains.family import forget_families
 from mi_viz.domains.family.alignment import AlignmentError, parse_alignment, read_alignment
 from mi_viz.domains.family.backbone import FamilyMDMConfig, to_values
@@ -115,8 +116,6 @@ class FamilyView(ProteinView):
     )  # budgets at a similar pass count side by side (the default mi is near-sequential)
 
     def mi_presets(self) -> dict:
-        from mi_viz.core.samplers import SamplerConfig
-
         return {"MI gamma=4 lam=10": SamplerConfig("mi", gamma=4.0, lam=10.0)}  # parallel, and pair-aware
 
     def rows_key(self, key: str) -> str:

@@ -18,7 +18,7 @@ import torch
 from mi_viz.core import strict_json
 from mi_viz.core.mi_report import read_pairs
 from mi_viz.core.plots import sweep_figure
-from mi_viz.core.samplers import Trace
+from mi_viz.core.samplers import SamplerConfig, Trace, config_for
 from mi_viz.domains.family import shipped_families
 from mi_viz.domains.protein import DATA, PAPER_TABLE2, prompts_of_lengths
 from mi_viz.domains.protein.alphabet import MASK, SequenceError, clean, encode
@@ -206,8 +206,6 @@ class ProteinView(View):
     eb_presets = (8.0, 16.0)  # proteins' positions carry about 2.8 nats each
 
     def presets(self, dom, has_head: bool) -> tuple[dict, list[str]]:
-        from mi_viz.core.samplers import SamplerConfig, config_for
-
         defaults = dom.sampler_defaults
         presets = {
             "sequential": SamplerConfig("sequential"),
@@ -229,8 +227,6 @@ class ProteinView(View):
     start_mi: tuple[str, ...] = ()
 
     def mi_presets(self) -> dict:
-        from mi_viz.core.samplers import SamplerConfig
-
         return {"MI gamma=2 lam=1 (paper)": SamplerConfig("mi", gamma=2.0, lam=1.0)}
 
     def compare_row(self, dom, item: Item, trace: Trace, t: int) -> dict:

@@ -17,15 +17,16 @@ import streamlit as st
 import torch
 
 from mi_viz.core import strict_json
+from mi_viz.core.bench import run_bench
 from mi_viz.core.mi_report import directional_agreement, entropy_bounds, head_at_pairs, metrics, mi_report, read_pairs
 from mi_viz.core.plots import ENTROPY_COLORSCALE, sweep_figure
-from mi_viz.core.samplers import SamplerConfig, Trace
+from mi_viz.core.samplers import SamplerConfig, Trace, config_for
 from mi_viz.domains.sudoku import PAPER_TABLE1, RELATION_NAMES
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.drawing import CELL_NAMES, board_figure, map_order
 
 from ..kit import caches
-from ..kit.models import Backbone, backbone_model, head_model
+from ..kit.models import Backbone, backbone_model, head_model, models_or_error
 from ..kit.runtime import RESULTS, ROOT
 from ..kit.sweeps import committed_rows, run_sweep_now, sweep_table
 from ..kit.widgets import grid_or_error, kept, wilson
@@ -253,8 +254,6 @@ class SudokuView(View):
         ]
 
     def presets(self, dom, has_head: bool) -> tuple[dict, list[str]]:
-        from mi_viz.core.samplers import config_for
-
         mi = config_for("mi", dom.sampler_defaults)
         mi_label = f"MI gamma={mi.gamma:g} lam={mi.lam:g} (default)"
         presets = {
@@ -368,7 +367,6 @@ class SudokuView(View):
 
     def live_point(self, b: Backbone, head_path, puzzle_file: str, n: int, cfg: SamplerConfig) -> dict:
         """One setting on the first n puzzles of a set (cached per setting: a row's slider measures that row)."""
-        from mi_viz.core.bench import run_bench
 
         def run():
             boards = [S.parse_board(r["puzzle"]) for r in load_puzzle_set(puzzle_file)[:n]]
@@ -386,8 +384,6 @@ class SudokuView(View):
 def estimator_page(view: SudokuView, key: str) -> None:
     """Head vs ground truth on held-out decode states (the committed report, or computed now), and
     what the MI says about the rules."""
-    from ..kit.models import models_or_error
-
     b = view.backbone()
     head_path = view.head_path(b)
     loaded = models_or_error(b, head_path)

@@ -34,8 +34,9 @@ from . import family_domain
 from .alignment import parse_row, read_alignment
 from .backbone import FamilyMDMConfig, to_tokens
 from .pairstats import FamilyReference
-from .pipelines import potts_for
-from .train import data_for
+from .pipelines import ContactsSettings, contacts_report, potts_for, read_family_inputs, train_from_inputs
+from .structure import contact_map
+from .train import MAX_ROWS, TrainFamilyConfig, data_for, profile_of
 
 COMMANDS = ("bench", "sweep", "mi-report")
 DEFAULT_TEMPERATURE = 1.0  # family members are sampled: argmax would write the consensus
@@ -184,8 +185,6 @@ def add_train_arguments(p):
 
 
 def train_family_cli(a) -> dict:
-    from .pipelines import read_family_inputs, train_from_inputs
-    from .train import MAX_ROWS, TrainFamilyConfig
 
     family = a.family or Path(a.out).name.removeprefix("family_")
     inputs = read_family_inputs(a.msa, a.structure, a.map, a.chain, seed=a.seed, max_rows=a.max_rows or MAX_ROWS)
@@ -219,9 +218,6 @@ def add_contacts_arguments(p):
 
 
 def contacts_cli(a) -> dict:
-    from .pipelines import ContactsSettings, contacts_report
-    from .structure import contact_map
-    from .train import profile_of
 
     dom, model, data = load(a, a.device)
     if a.structure:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from safetensors.torch import load_file, save_file
 
 from .alignment import Q, frequencies
 from .structure import apc
@@ -65,8 +66,6 @@ class Potts:
         return apc(fn)
 
     def save(self, path) -> Path:
-        from safetensors.torch import save_file
-
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
         save_file({"h": self.h.contiguous(), "J": self.J.contiguous()}, str(p))
@@ -74,8 +73,6 @@ class Potts:
 
     @classmethod
     def load(cls, path) -> Potts:
-        from safetensors.torch import load_file
-
         t = load_file(str(path))
         return cls(t["h"], t["J"])
 

@@ -22,6 +22,7 @@ Intervals: the spread of a bootstrap over the generated rows (pair_corr_sd; +-1.
 from __future__ import annotations
 
 import numpy as np
+import torch
 
 from .alignment import Q, frequencies, sequence_weights
 from .coevolution import Potts
@@ -44,8 +45,6 @@ def _pearson(a: np.ndarray, b: np.ndarray) -> float:
 
 def nearest_identity(rows: np.ndarray, natural: np.ndarray, block: int = 256) -> np.ndarray:
     """(N,) highest identity (share of equal columns) of each row to any natural row."""
-    import torch
-
     L = rows.shape[1]
 
     def onehot(r):

@@ -22,7 +22,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -170,8 +170,6 @@ def train_family(
     written into OUT.json's metrics."""
     tc = tc or TrainFamilyConfig()
     if tc.max_steps is None:
-        from dataclasses import replace
-
         tc = replace(tc, max_steps=steps_for(len(data.train_rows), tc.batch_size))
     L = data.alignment.width
     mc = mc or FamilyMDMConfig()

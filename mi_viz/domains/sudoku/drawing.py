@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import plotly.graph_objects as go
+import torch
 
+from ...core.mi import ground_truth_mi
 from ...core.plots import ENTROPY_COLORSCALE, save_png
+from ...core.reading import read_state
+from ...core.samplers import SamplerConfig, decode
+from .mdm import MASK_TOKEN, boards_to_tokens, tokens_to_boards
 
 
 def _cells():
@@ -133,12 +138,6 @@ def figure1(model, head, puzzle, step: int, out_png, eps: float = 1e-3) -> dict:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import torch
-
-    from ...core.mi import ground_truth_mi
-    from ...core.reading import read_state
-    from ...core.samplers import SamplerConfig, decode
-    from .mdm import MASK_TOKEN, boards_to_tokens, tokens_to_boards
 
     x = boards_to_tokens([puzzle])
     states = decode(model, x, SamplerConfig("sequential"), keep_states=True).states or []
