@@ -9,29 +9,14 @@ import streamlit as st
 from mi_viz.core.plots import timeline_figure
 
 from .kit import caches
-from .kit.models import models_or_error
-from .kit.runtime import through_app
 from .kit.widgets import sampler_rows
-from .views.base import Hint, View
+from .views.base import Hint, View, open_page
 
 
 def render(view: View, title: str, tab_title: str) -> None:
-    through_app()
-    view.sidebar_extras()
-    st.title(title)
     key = view.keys["compare"]
-    with st.sidebar:
-        b = view.backbone_picker(key)
-    if b is None:
-        st.stop()
-    view = view.specialise(b)
-    head_path = view.head_path(b)
-    loaded = models_or_error(b, head_path)
-    if loaded is None:
-        st.stop()
-    model, head = loaded
-    head_path = head_path if head is not None else None
-    dom = b.dom()
+    page = open_page(view, title, key)
+    view, b, head_path, model, head, dom = page.view, page.backbone, page.head_path, page.model, page.head, page.dom
     presets, start = view.presets(dom, head is not None)
     tab1, tab2 = st.tabs([tab_title, "Sweep"])
     with tab1:

@@ -11,29 +11,16 @@ from mi_viz.core.plots import mi_map_figure, offline_html
 from mi_viz.core.viewer import viewer_payload
 
 from .kit import caches
-from .kit.models import backbone_model, models_or_error
-from .kit.runtime import through_app
+from .kit.models import backbone_model
 from .kit.viewer import mount_viewer
 from .kit.widgets import instant_view, sampler_picker, step_controls
-from .views.base import Hint, View
+from .views.base import Hint, View, open_page
 
 
 def render(view: View, title: str) -> None:
-    through_app()
-    view.sidebar_extras()
-    st.title(title)
     key = view.keys["decode"]
-    with st.sidebar:
-        b = view.backbone_picker(key)
-    if b is None:
-        st.stop()
-    view = view.specialise(b)
-    head_path = view.head_path(b)
-    loaded = models_or_error(b, head_path)
-    if loaded is None:
-        st.stop()
-    model, head = loaded
-    dom = b.dom()
+    page = open_page(view, title, key)
+    view, b, head_path, head, dom = page.view, page.backbone, page.head_path, page.head, page.dom
     with st.sidebar:
         item, problem = view.decode_input(key, dom)
         if problem:
@@ -55,7 +42,6 @@ def render(view: View, title: str) -> None:
             "No MI head for this backbone: the estimated MI map and the MI samplers are off; the exact ground "
             "truth is available on demand."
         )
-        head_path = None
     trace = caches.trace_for(b, head_path, item.key, item.value, cfg)
     tkey = caches.trace_key(b, head_path, item.key, cfg)
     caption = f"{item.label} · {b.label} · {cfg.label()}" + (

@@ -17,7 +17,8 @@ import streamlit as st
 
 from mi_viz.core.samplers import Trace
 
-from ..kit.models import Backbone
+from ..kit.models import Backbone, models_or_error
+from ..kit.runtime import through_app
 
 
 @dataclass(frozen=True)
@@ -162,3 +163,34 @@ class View:
     def estimator(self, key: str) -> None:
         """The estimator page's content for this domain: head vs ground truth."""
         st.info("No MI report for this domain.")
+
+
+@dataclass
+class Opened:
+    """A page's view once its backbone is chosen and loaded."""
+
+    view: View
+    backbone: Backbone
+    head_path: str | None  # None when no head fits this backbone
+    model: Any
+    head: Any
+    dom: Any
+
+
+def open_page(view: View, title: str, key: str) -> Opened:
+    """What every page of a view starts with: the entry through app.py, the view's sidebar, the
+    title, the backbone picked and loaded (a message and a stop when it cannot be)."""
+    through_app()
+    view.sidebar_extras()
+    st.title(title)
+    with st.sidebar:
+        b = view.backbone_picker(key)
+    if b is None:
+        st.stop()
+    view = view.specialise(b)
+    head_path = view.head_path(b)
+    loaded = models_or_error(b, head_path)
+    if loaded is None:
+        st.stop()
+    model, head = loaded
+    return Opened(view, b, head_path if head is not None else None, model, head, b.dom())

@@ -3,6 +3,8 @@ confident first): sequential, top-k and EB-Sampler. docs/samplers.md has each wi
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from .registry import Sampler, register
@@ -23,30 +25,14 @@ def select_eb(H: np.ndarray, gamma: float) -> list[int]:
     return [int(i) for i in order[:n]]
 
 
-register(
-    Sampler(
-        "sequential",
-        "one position per pass, the lowest entropy",
-        {},
-        lambda c, cfg: select_topk(c.H, 1),
-        family="entropy",
-    )
-)
-register(
-    Sampler(
-        "topk",
-        "the k lowest-entropy positions per pass",
-        {"k": 4},
-        lambda c, cfg: select_topk(c.H, cfg.k),
-        family="entropy",
-    )
-)
-register(
+for rule in (
+    Sampler("sequential", "one position per pass, the lowest entropy", {}, lambda c, cfg: select_topk(c.H, 1)),
+    Sampler("topk", "the k lowest-entropy positions per pass", {"k": 4}, lambda c, cfg: select_topk(c.H, cfg.k)),
     Sampler(
         "eb",
         "EB-Sampler (Ben-Hamu et al. 2025): the largest entropy-ordered prefix with sum(H) - max(H) <= gamma",
         {"gamma": 0.2},
         lambda c, cfg: select_eb(c.H, cfg.gamma),
-        family="entropy",
-    )
-)
+    ),
+):
+    register(replace(rule, family="entropy"))

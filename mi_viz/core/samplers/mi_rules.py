@@ -99,79 +99,59 @@ def mi_rule_reach(H: np.ndarray, gamma: float, lam: float, scan: str = "stop", r
 
 
 MI_HELP = {"lam": "weight of the MI; the entropy's is 1"}
-# neutral starting values: each domain sets its own (Domain.sampler_defaults, chosen on its validation data)
-register(
-    Sampler(
-        "mi",
-        "MI-guided (the paper): in entropy order, a position joins while spent + H + lam x its MI "
-        "to the batch < gamma; the MI head",
-        {"gamma": 1.0, "lam": 1.0, "scan": "stop"},
-        lambda c, cfg: select_mi(c.H, c.MI, cfg.gamma, cfg.lam, cfg.scan),
-        reads=frozenset({"mi"}),
-        version=RULE_VERSION,
-        help=MI_HELP,
-        family="MI",
-    )
+MI_PARAMS = {"gamma": 1.0, "lam": 1.0, "scan": "stop"}  # neutral: each domain sets its own (Domain.sampler_defaults)
+
+
+def _mi_rule(name: str, summary: str, params: dict, select, reads=frozenset({"mi"}), **kw) -> Sampler:
+    """An MI-family rule: rule version 4 and the MI's help unless it says otherwise."""
+    kw = {"version": RULE_VERSION, "help": MI_HELP, **kw}
+    return register(Sampler(name, summary, params, select, reads=reads, family="MI", **kw))
+
+
+_mi_rule(
+    "mi",
+    "MI-guided (the paper): in entropy order, a position joins while spent + H + lam x its MI "
+    "to the batch < gamma; the MI head",
+    MI_PARAMS,
+    lambda c, cfg: select_mi(c.H, c.MI, cfg.gamma, cfg.lam, cfg.scan),
 )
-register(
-    Sampler(
-        "mi-gt",
-        "the mi rule on the exact MI (an oracle: its passes are counted apart)",
-        {"gamma": 1.0, "lam": 1.0, "scan": "stop"},
-        lambda c, cfg: select_mi(c.H, c.MI, cfg.gamma, cfg.lam, cfg.scan),
-        reads=frozenset({"exact-mi"}),
-        version=RULE_VERSION,
-        reach=lambda H, cfg: mi_rule_reach(H, cfg.gamma, cfg.lam, cfg.scan, "mi"),
-        help=MI_HELP,
-        family="MI",
-    )
+_mi_rule(
+    "mi-gt",
+    "the mi rule on the exact MI (an oracle: its passes are counted apart)",
+    MI_PARAMS,
+    lambda c, cfg: select_mi(c.H, c.MI, cfg.gamma, cfg.lam, cfg.scan),
+    reads=frozenset({"exact-mi"}),
+    reach=lambda H, cfg: mi_rule_reach(H, cfg.gamma, cfg.lam, cfg.scan, "mi"),
 )
-register(
-    Sampler(
-        "mi-zero",
-        "the mi rule with MI = 0: its entropy budget alone (an ablation)",
-        {"gamma": 1.0},
-        lambda c, cfg: select_mi(c.H, None, cfg.gamma, 0.0),
-        version=RULE_VERSION,
-        family="MI",
-    )
+_mi_rule(
+    "mi-zero",
+    "the mi rule with MI = 0: its entropy budget alone (an ablation)",
+    {"gamma": 1.0},
+    lambda c, cfg: select_mi(c.H, None, cfg.gamma, 0.0),
+    reads=frozenset(),
+    help={},
 )
-register(
-    Sampler(
-        "mi-tc",
-        "the mi rule charging a candidate its largest MI to the batch instead of the sum",
-        {"gamma": 1.0, "lam": 1.0, "scan": "stop"},
-        lambda c, cfg: select_mi(c.H, c.MI, cfg.gamma, cfg.lam, cfg.scan, charge="max"),
-        reads=frozenset({"mi"}),
-        version=RULE_VERSION,
-        help=MI_HELP,
-        family="MI",
-    )
+_mi_rule(
+    "mi-tc",
+    "the mi rule charging a candidate its largest MI to the batch instead of the sum",
+    MI_PARAMS,
+    lambda c, cfg: select_mi(c.H, c.MI, cfg.gamma, cfg.lam, cfg.scan, charge="max"),
 )
 # the setting measured on the protein families (docs/results-family.md): gamma well above what
 # 8 columns' entropies cost, so the batch ends where lambda x MI breaks the budget, or at k
-register(
-    Sampler(
-        "mi-cap",
-        "the mi rule with at most k positions a pass",
-        {"k": 8, "gamma": 32.0, "lam": 300.0, "scan": "stop"},
-        lambda c, cfg: select_mi(c.H, c.MI, cfg.gamma, cfg.lam, cfg.scan)[: cfg.k],
-        reads=frozenset({"mi"}),
-        version=RULE_VERSION,
-        curve=("k",),  # its front moves along lambda at a fixed cap
-        help={**MI_HELP, "k": "the most positions a pass"},
-        family="MI",
-    )
+_mi_rule(
+    "mi-cap",
+    "the mi rule with at most k positions a pass",
+    {"k": 8, "gamma": 32.0, "lam": 300.0, "scan": "stop"},
+    lambda c, cfg: select_mi(c.H, c.MI, cfg.gamma, cfg.lam, cfg.scan)[: cfg.k],
+    curve=("k",),  # its front moves along lambda at a fixed cap
+    help={**MI_HELP, "k": "the most positions a pass"},
 )
-register(
-    Sampler(
-        "mi-pairs",
-        "the MI rule of release 0.3: the batch's pair MI + lam x its entropies < gamma",
-        {"gamma": 0.01, "lam": 0.25, "scan": "stop"},
-        lambda c, cfg: select_mi_pairs(c.H, c.MI, cfg.gamma, cfg.lam, cfg.scan),
-        reads=frozenset({"mi"}),
-        version=PAIRS_RULE_VERSION,
-        help={"gamma": "budget on the batch's pair MI, nats", "lam": "weight of the entropy term"},
-        family="MI",
-    )
+_mi_rule(
+    "mi-pairs",
+    "the MI rule of release 0.3: the batch's pair MI + lam x its entropies < gamma",
+    {"gamma": 0.01, "lam": 0.25, "scan": "stop"},
+    lambda c, cfg: select_mi_pairs(c.H, c.MI, cfg.gamma, cfg.lam, cfg.scan),
+    version=PAIRS_RULE_VERSION,
+    help={"gamma": "budget on the batch's pair MI, nats", "lam": "weight of the entropy term"},
 )
