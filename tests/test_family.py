@@ -4,7 +4,9 @@ and the CLI verbs (tiny configs, exact oracles)."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import subprocess
 import sys
 
@@ -370,3 +372,98 @@ def test_family_sampler_defaults_are_the_validation_choice():
         assert d[name] == {k: v for k, v in row.items() if k != "relative_passes"}, name
     if "mi" in d:
         assert d["mi-gt"] == d["mi"]
+
+
+def test_contact_precision_by_separation_class():
+    """The field's classes on a hand-made map: a pair 5 columns apart is never scored, 6 and 11 are
+    short, 12 and 23 medium, 24 long; precision at top L, L/2, L/5 within each class."""
+    from mi_viz.domains.family.structure import ContactMap, class_precisions
+
+    W = 41
+    dist = np.full((W, W), 20.0)
+    np.fill_diagonal(dist, 0.0)
+    close = [(0, 5), (0, 6), (0, 11), (1, 13), (1, 24), (2, 26)]  # separations 5, 6, 11, 12, 23, 24
+    for a, b in close:
+        dist[a, b] = dist[b, a] = 5.0
+    cm = ContactMap(W, list(range(W)), [f"A{k} A" for k in range(W)], "A" * W, dist)
+    assert {(int(a), int(b)) for a, b in np.argwhere(np.triu(cm.contacts()))} == set(close[1:])  # 5 apart: never
+    score = np.zeros((W, W))
+    for rank, (a, b) in enumerate([(0, 6), (3, 10), (1, 13), (2, 26), (3, 30), (0, 11), (1, 24)]):
+        score[a, b] = score[b, a] = 10.0 - rank  # contacts and non-contacts interleaved
+    p = class_precisions(score, cm)
+    assert (p["contacts_short"], p["contacts_medium"], p["contacts_long"], p["contacts_all"]) == (2, 2, 1, 5)
+    # L = 41 mapped columns: top L/5 = 8 pairs per class; the ranked ones first, then zeros in scan order
+    assert p["precision_short_L5"] == round(2 / 8, 4)  # (0,6) and (0,11) of (0,6), (3,10), (0,11) + zeros
+    assert p["precision_long_L5"] == round(1 / 8, 4)  # (2,26) among (2,26), (3,30) + zeros
+    assert p["precision_medium_L5"] == round(2 / 8, 4)  # (1,13), (1,24)
+    assert p["precision_all_L5"] == round(5 / 8, 4)  # the seven ranked pairs hold all five contacts
+    assert p["precision_all_L5"] == contact_scores(score, cm)["precision_L5"]  # today's headline, the same
+    assert p["pairs_long"] == sum(W - d for d in range(24, W)) and p["precision_long_L"] == round(1 / 41, 4)
+
+
+class _ToyPotts:
+    """A Potts model's conditionals given the unmasked columns: logit_{j,b} = h_j(b) + sum over
+    unmasked k != j of J_jk(b, x_k), tokens = values, MASK = V."""
+
+    def __init__(self, L=7, V=5, seed=0):
+        g = torch.Generator().manual_seed(seed)
+        self.L, self.V = L, V
+        self.h = torch.randn(L, V, generator=g, dtype=torch.float64)
+        J = torch.randn(L, L, V, V, generator=g, dtype=torch.float64)
+        J = (J + J.permute(1, 0, 3, 2)) / 2  # J_jk(b, c) = J_kj(c, b)
+        J[0, 3] = J[3, 0] = 0.0  # an uncoupled pair
+        for j in range(L):
+            J[j, j] = 0.0
+        self.J = J
+        self.value_tokens = torch.arange(V)
+        self.mask_id = V
+
+    def forward_tokens(self, tokens, hidden_layers=()):
+        from mi_viz.core.protocol import ModelOutput
+
+        B, L = tokens.shape
+        seen = tokens != self.mask_id  # (B, L)
+        onehot = torch.nn.functional.one_hot(tokens.clamp(max=self.V - 1), self.V).double() * seen[..., None]
+        logits = self.h[None] + torch.einsum("jkbc,nkc->njb", self.J, onehot)  # (B, L, V)
+        return ModelOutput(logits=logits.float(), hidden=None)
+
+
+def test_the_categorical_jacobian_of_a_toy_potts_is_its_couplings():
+    """On a Potts model the Jacobian score of a pair is the Frobenius norm of its double-centred
+    coupling block, whatever the row and the mask (and an uncoupled pair scores 0)."""
+    from mi_viz.domains.family.jacobian import categorical_jacobian
+
+    toy = _ToyPotts()
+    rows = np.random.default_rng(0).integers(0, toy.V, (4, toy.L))
+    jac = categorical_jacobian(toy, rows, masks_per_row=6, frac=0.5, symbols=list(range(toy.V)))
+    Jc = toy.J - toy.J.mean(2, keepdim=True)
+    Jc = Jc - Jc.mean(3, keepdim=True)
+    want = Jc.pow(2).sum((2, 3)).sqrt().numpy()  # (L, L), symmetric
+    seen = (jac.count > 0) & ~np.eye(toy.L, dtype=bool)
+    assert seen.sum() > toy.L  # the masks reach most pairs
+    assert np.allclose(jac.score[seen], want[seen], atol=1e-5)
+    assert jac.score[0, 3] < 1e-6 and jac.passes == sum(toy.V * (toy.L - round(0.5 * toy.L)) for _ in range(24))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    importlib.util.find_spec("arDCA") is None and not os.environ.get("CI"),
+    reason="arDCA not installed (make anchors; make test installs it)",
+)
+def test_ardca_anchor_on_a_tiny_alignment():
+    """The packaged arDCA, fitted with its documented defaults on an alignment with one copied
+    column: its couplings rank that pair first (column order mapped back from its entropic
+    order), and it draws members of the alignment's width and alphabet. (Its default convergence
+    threshold stops this toy early: the members keep the copy only a little above chance.)"""
+    from mi_viz.domains.family.anchors import ardca_contacts, ardca_sample, fit_ardca
+
+    g = np.random.default_rng(0)
+    rows = g.integers(0, 4, (600, 10))
+    rows[:, 7] = rows[:, 2]
+    fit = fit_ardca(rows, np.ones(600))
+    s = ardca_contacts(fit)
+    iu = np.triu_indices(10, 1)
+    best = int(np.argmax(s[iu]))
+    assert (iu[0][best], iu[1][best]) == (2, 7)
+    x, _ = ardca_sample(fit, 300)
+    assert x.shape == (300, 10) and x.min() >= 0 and x.max() < 21

@@ -316,6 +316,35 @@ def contact_scores(score: np.ndarray, cmap: ContactMap) -> dict:
     }
 
 
+# the field's separation classes (CASP; the esm README's contact table), in alignment columns like
+# MIN_SEPARATION: short 6-11, medium 12-23, long >= 24; "all" is every scored pair (>= 6)
+SEPARATION_CLASSES: dict[str, tuple[int, int | None]] = {
+    "short": (6, 11),
+    "medium": (12, 23),
+    "long": (24, None),
+    "all": (6, None),
+}
+
+
+def class_precisions(score: np.ndarray, cmap: ContactMap) -> dict:
+    """Precision of the top L, L/2 and L/5 scored pairs (L = mapped columns) within each separation
+    class: {"precision_long_L": ..., "precision_short_L5": ..., ...}. A class with fewer pairs than k
+    is scored on all it has; one with none gets None. "all" at L/5 and L/2 equals contact_scores'."""
+    L = cmap.n_mapped
+    i, j = np.nonzero(np.triu(cmap.scored(), 1))  # the order precision_at breaks ties in
+    sep, hit, s = j - i, cmap.contacts()[i, j], np.asarray(score)[i, j]
+    out: dict = {}
+    for name, (lo, hi) in SEPARATION_CLASSES.items():
+        keep = (sep >= lo) & (sep <= hi if hi is not None else True)
+        order = np.argsort(-s[keep], kind="stable")
+        for tag, k in (("L", L), ("L2", L // 2), ("L5", L // 5)):
+            top = order[: max(1, k)]
+            out[f"precision_{name}_{tag}"] = round(float(hit[keep][top].mean()), 4) if len(top) else None
+        out[f"pairs_{name}"] = int(keep.sum())
+        out[f"contacts_{name}"] = int(hit[keep].sum())
+    return out
+
+
 def state_precision(mi: np.ndarray, masked, cmap: ContactMap) -> tuple[float, int] | None:
     """Contact precision of one state's MI map: the top max(1, M / 5) scored pairs among its masked
     columns (M = masked mapped columns) -> (precision, k), or None when no masked pair is scored."""

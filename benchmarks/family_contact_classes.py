@@ -1,0 +1,126 @@
+"""Every contact predictor of a family by the field's conventions: precision at top L, L/2 and L/5
+in each separation class (short 6-11, medium 12-23, long >= 24, all >= 6), and the backbone's
+categorical Jacobian as a second extraction beside its conditional MI.
+
+    python -m benchmarks.family_contact_classes [--families PF00595 ...] [--rows 50]
+
+Reads each family's committed maps (results/family/NAME/contacts.npz: the backbone's conditional
+MI and its head's, MIp, the Potts model's, all APC'd), computes the categorical Jacobian of its
+backbone (jacobian.categorical_jacobian) on --rows held-out rows (2 random half-masks each) and on
+the alignment's consensus row (--consensus-masks masks), caches those maps beside (jacobian.npz),
+and writes results/family/NAME/contact_classes.json. The alignment is the user's
+(../shared/data/protein_families here, --data elsewhere); nothing of it is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from mi_viz.core import strict_json
+from mi_viz.domains.family import family_domain, shipped_families
+from mi_viz.domains.family.alignment import read_alignment
+from mi_viz.domains.family.anchors import ardca_contacts, ardca_sample, fit_ardca
+from mi_viz.domains.family.jacobian import categorical_jacobian
+from mi_viz.domains.family.pairstats import FamilyReference
+from mi_viz.domains.family.structure import apc, class_precisions
+from mi_viz.domains.family.train import data_for, profile_of
+
+ROOT = Path(__file__).resolve().parents[1]
+MAPS = {  # contacts.npz's maps, by the predictor's name in the tables
+    "truth": "truth_apc",  # the backbone's conditional MI
+    "head": "head_apc",
+    "mip": "mip",
+    "potts": "potts",
+}
+
+
+def jacobian_maps(name: str, dom, model, data, rows: int, consensus_masks: int, seed: int) -> dict:
+    """The Jacobian on held-out rows and on the consensus row (cached: recomputed only when absent)."""
+    cache = ROOT / "results" / "family" / name / "jacobian.npz"
+    if cache.exists():
+        z = np.load(cache)
+        return {k: z[k] for k in z.files}
+    held = data.heldout_rows[np.random.default_rng(seed).permutation(len(data.heldout_rows))[:rows]]
+    consensus = profile_of(data.train_rows, data.weights[~data.heldout]).argmax(1)[None]  # (1, L)
+    out, cost = {}, {}
+    for key, r, m in (("rows", held, 2), ("consensus", consensus, consensus_masks)):
+        t0 = time.perf_counter()
+        jac = categorical_jacobian(model, r, masks_per_row=m, frac=0.5, seed=seed)
+        out[f"jacobian_{key}"] = apc(jac.score).astype(np.float32)
+        cost[key] = {
+            "rows": len(r),
+            "states": jac.states,
+            "passes": jac.passes,
+            "seconds": round(time.perf_counter() - t0, 1),
+        }
+    out["cost"] = np.array(strict_json.dumps(cost))
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(cache, **out)
+    return out
+
+
+def ardca_maps(name: str, data, n_samples: int, seed: int) -> tuple[dict, dict]:
+    """arDCA fitted on the training rows (cached): its contact map, and n_samples members drawn from
+    it, as {map}, {"samples": (n, L), "fit_seconds", "sample_seconds", "settings"}."""
+    cache = ROOT / "results" / "family" / name / "ardca.npz"
+    if cache.exists():
+        z = np.load(cache)
+        return {"ardca": z["ardca"]}, {"samples": z["samples"], **json.loads(str(z["about"]))}
+    fit = fit_ardca(data.train_rows, data.weights[~data.heldout], seed=seed)
+    samples, sample_seconds = ardca_sample(fit, n_samples, seed=seed)
+    about = {"fit_seconds": round(fit.seconds, 1), "sample_seconds": round(sample_seconds, 2), "settings": fit.settings}
+    score = ardca_contacts(fit).astype(np.float32)
+    np.savez_compressed(cache, ardca=score, samples=samples.astype(np.int8), about=np.array(strict_json.dumps(about)))
+    return {"ardca": score}, {"samples": samples, **about}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--families", nargs="*", default=None, help="default: every shipped family with a contact report")
+    ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "protein_families"))
+    ap.add_argument("--rows", type=int, default=50, help="held-out rows the Jacobian averages over")
+    ap.add_argument("--consensus-masks", type=int, default=40, help="masks of the consensus row")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--no-anchors", action="store_true", help="skip arDCA (its package is an optional install)")
+    a = ap.parse_args(argv)
+    torch.set_num_threads(1)
+    for name in a.families or shipped_families():
+        folder = ROOT / "results" / "family" / name
+        if not (folder / "contacts.npz").exists():
+            continue
+        dom = family_domain(name)
+        model = dom.load_model()
+        data = data_for(dom.meta, read_alignment(Path(a.data) / name / f"{name}.align.80.fasta"))
+        z = np.load(folder / "contacts.npz")
+        maps = {k: z[v] for k, v in MAPS.items() if v in z.files}
+        jac = jacobian_maps(name, dom, model, data, a.rows, a.consensus_masks, a.seed)
+        maps.update({k: v for k, v in jac.items() if k != "cost"})
+        anchors = {}
+        if not a.no_anchors:
+            amap, anchors = ardca_maps(name, data, 200, a.seed)
+            maps.update(amap)
+        res = {
+            "family": name,
+            "mapped_columns": dom.contact_map.n_mapped,
+            "classes": {"short": [6, 11], "medium": [12, 23], "long": [24, None], "all": [6, None]},
+            "jacobian_cost": json.loads(str(jac["cost"])),
+            "predictors": {k: class_precisions(m, dom.contact_map) for k, m in maps.items()},
+        }
+        if anchors:
+            # its 200 members through the pair statistics every sampler's rows get (sweep.csv: the same
+            # held-out rows, the same 200)
+            ref = FamilyReference(data.heldout_rows, data.train_rows)
+            pairs = ref(anchors["samples"].astype(np.int64), bootstrap=100)
+            res["ardca"] = {**{k: v for k, v in anchors.items() if k != "samples"}, "members": 200, **pairs}
+        (folder / "contact_classes.json").write_text(strict_json.dumps(res, indent=1) + "\n")
+        print(strict_json.dumps({"family": name, **{k: v["precision_long_L"] for k, v in res["predictors"].items()}}))
+
+
+if __name__ == "__main__":
+    main()
