@@ -48,7 +48,8 @@ def jacobian_maps(name: str, dom, model, data, rows: int, consensus_masks: int, 
         return {k: z[k] for k in z.files}
     held = data.heldout_rows[np.random.default_rng(seed).permutation(len(data.heldout_rows))[:rows]]
     consensus = profile_of(data.train_rows, data.weights[~data.heldout]).argmax(1)[None]  # (1, L)
-    out, cost = {}, {}
+    out: dict = {}
+    cost: dict = {}
     for key, r, m in (("rows", held, 2), ("consensus", consensus, consensus_masks)):
         t0 = time.perf_counter()
         jac = categorical_jacobian(model, r, masks_per_row=m, frac=0.5, seed=seed)

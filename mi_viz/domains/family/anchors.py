@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -31,7 +32,7 @@ class AnchorUnavailable(UserError, RuntimeError):
 
 @dataclass
 class ArDCAFit:
-    model: object  # arDCA.models.arDCA
+    model: Any  # arDCA.models.arDCA
     seconds: float
     settings: dict
 
