@@ -175,6 +175,7 @@ def server_steps(view: View, b, dom, item, trace, head_path, eps, caption, key, 
             key=f"{key}_diff_{t}",
             config={"displayModeBar": False},
         )
+    view.state_extras(dom, key, masked, {"ground truth": gt["mi"] if gt else None, "estimated": est}, focus)
     if focus is not None:
         rows = {name: v[focus] for name, v in (("Estimated", est), ("True", gt["mi"] if gt else None)) if v is not None}
         figs = view.row_figures(dom, item, trace, t, rows, focus, zmax) if rows else []

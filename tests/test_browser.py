@@ -765,3 +765,28 @@ def test_the_console_stays_clean(server, browser):
         others = [e for e in errors if "status of 404" not in e]
         assert not others and len(errors) == len(probe), (path, errors)
         ctx.close()
+
+
+def test_contacts_on_the_structure_in_3d(server, browser):
+    """The families page draws the chosen score's top pairs on the structure in 3D (3Dmol.js, sent
+    with the page: nothing fetched from another origin), contacts and non-contacts told apart."""
+    ctx, page = _open(browser, server + "/family", h=1800)
+    outside = []
+    page.on("request", lambda r: not r.url.startswith((server, "blob:", "data:")) and outside.append(r.url))
+    page.get_by_text("Contacts from MI").first.wait_for(timeout=180_000)
+    _wait_idle(page)
+    view = page.get_by_test_id("mi-structure").first
+    view.wait_for(timeout=60_000)
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
+                   .map(s => s.querySelector('[data-testid="mi-structure"]')).concat(
+                   [document.querySelector('[data-testid="mi-structure"]')]).some(h => h && h.dataset.ready === "1")""",
+        timeout=60_000,
+    )
+    assert int(view.get_attribute("data-pairs")) > 0
+    assert view.locator("canvas").count() >= 1  # drawn by WebGL
+    assert not outside, outside
+    _no_exception(page)
+    ART.mkdir(exist_ok=True)
+    view.screenshot(path=str(ART / "family_structure.png"))
+    ctx.close()

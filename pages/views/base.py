@@ -152,6 +152,9 @@ class View:
     def exports(self, dom, item: Item, trace: Trace, t: int, cfg) -> None:
         """Downloads of the decode page's server view, beside the trace JSON."""
 
+    def state_extras(self, dom, key: str, masked, maps: dict, focus) -> None:
+        """What the decode page's server view adds under a step's maps (a family's structure in 3D)."""
+
     def decode_extras(self, dom, key: str) -> None:
         """What the decode page shows under the maps (a family's averaged map)."""
 

@@ -29,6 +29,7 @@ from mi_viz.domains.family.train import TrainFamilyConfig, data_for
 
 from ..kit.models import Backbone, forget_models
 from ..kit.runtime import RESULTS, ROOT
+from ..kit.structure3d import structure_view
 from ..kit.sweeps import committed_rows, run_sweep_now
 from ..kit.widgets import grid_or_error
 from .base import Item
@@ -152,6 +153,19 @@ class FamilyView(ProteinView):
             "columns: " + ("; ".join(parts) if parts else "no scored pair is masked")
         )  # fmt: skip
 
+    def state_extras(self, dom, key: str, masked, maps: dict, focus) -> None:
+        """The state's top MI pairs among its masked columns on the structure, the focus in gold."""
+        name, mp = next(((n, m) for n, m in maps.items() if m is not None), (None, None))
+        if mp is None or dom.contact_map is None:
+            return
+        k = max(1, int(np.asarray(masked, bool)[dom.contact_map.columns].sum()) // 5)
+        drawn = structure_view(dom.contact_map, mp, k, f"{key}_3d", focus=focus, among=masked)
+        if drawn:
+            st.caption(
+                f"This state's top {drawn} {name} MI pairs among its masked columns on the structure (green: in "
+                "contact, red: not; width by MI; gold: the focus column)."
+            )
+
     def decode_extras(self, dom, key: str) -> None:
         with st.expander("This family's MI averaged over natural rows, beside the structure's contacts"):
             averaged_map_view(dom, f"{key}_avg")
@@ -255,6 +269,13 @@ def averaged_map_view(dom, key: str) -> None:
         "Averaged over held-out natural rows with 10 % of their columns masked (docs/results-family.md); "
         f"circles: the top L/5 = {cmap.n_mapped // 5} scored pairs (green: a contact, red: not)."
     )
+    drawn = structure_view(cmap, z[AVERAGED_MAPS[kind]], cmap.n_mapped // 5, f"{key}_3d")
+    if drawn:
+        st.caption(
+            f"The same top {drawn} pairs on {cmap.source.get('structure', 'the structure')} (C-beta atoms; drag to "
+            "turn, scroll to zoom): green cylinders join residues in contact, red ones pairs that are not; the "
+            "thicker, the higher the score."
+        )
 
 
 # --------------------------------------------------------------------------- the families page

@@ -165,6 +165,7 @@ class ContactMap:
     sequence: str  # the structure's sequence written into the columns ('-' where unmapped)
     distance: np.ndarray  # (M, M) Angstrom between mapped columns' C-beta / C-alpha
     source: dict = field(default_factory=dict)  # where it came from (files, map, chain)
+    coords: np.ndarray | None = None  # (M, 3) those atoms' coordinates (Angstrom): the 3D view draws them
 
     @property
     def n_mapped(self) -> int:
@@ -197,6 +198,7 @@ class ContactMap:
             "contact_angstrom": CONTACT_ANGSTROM,
             "min_separation": MIN_SEPARATION,
             "source": self.source,
+            **({"coords": np.round(self.coords, 2).tolist()} if self.coords is not None else {}),
         }
 
     def save(self, path) -> Path:
@@ -212,7 +214,10 @@ class ContactMap:
             d = json.loads(p.read_text())
             if d.get("format") != "mi-viz-contacts-1":
                 raise StructureError(f"{p.name} is not an mi-viz contact map (format {d.get('format')!r})")
-            return cls(d["width"], d["columns"], d["residues"], d["sequence"], np.asarray(d["distance"]), d["source"])
+            coords = np.asarray(d["coords"]) if "coords" in d else None  # maps written before the 3D view have none
+            return cls(
+                d["width"], d["columns"], d["residues"], d["sequence"], np.asarray(d["distance"]), d["source"], coords
+            )
         except (OSError, json.JSONDecodeError, KeyError) as e:
             raise StructureError(f"{p} is not a readable contact map ({type(e).__name__}: {e})") from None
 
@@ -271,6 +276,7 @@ def contact_map(structure, width: int, fi: np.ndarray | None = None, indices=Non
         "".join(seq),
         dist,
         {"structure": Path(structure).name, "chain": res[0].chain, **how},
+        xyz,
     )
 
 
