@@ -211,7 +211,7 @@ family-heads: setup
 	  $(BIN)/python training/ship_family.py runs/family_head/family_$${F}_mi_head checkpoints/family_$${F}_mi_head || exit 1; \
 	done
 # every family result: contacts (truth, head, MIp, Potts), the head's report, pair statistics per sampler
-family-results: setup
+family-results: setup anchors
 	for F in $(FAMILIES); do \
 	  $(BIN)/python -m mi_viz contacts --backbone $$F --msa $(call fam_msa,$$F) --rows 200 --masks-per-row 4 --eps 1e-2 \
 	    --out results/family/$$F/contacts.json || exit 1; \
@@ -220,6 +220,7 @@ family-results: setup
 	  $(BIN)/python -m mi_viz sweep family --backbone $$F --msa $(call fam_msa,$$F) --n 200 --grid "$(FAMILY_TEST_GRID)" \
 	    --out-dir results/family/$$F --resume --jobs 2 --threads 2 || exit 1; \
 	done
+	$(BIN)/python -m benchmarks.family_contact_classes --families $(FAMILIES) --data $(FAMILY_DATA)
 	$(BIN)/python -m benchmarks.tables --write
 family-val-sweep: setup
 	for F in $(FAMILIES); do \

@@ -616,6 +616,40 @@ def family_contacts_full_table() -> str:
     return "\n".join(out)
 
 
+CLASS_PREDICTORS = (  # results/family/NAME/contact_classes.json's predictors, by what a reader calls them
+    ("truth", "conditional MI"),
+    ("head", "MI head"),
+    ("jacobian_rows", "Jacobian, held-out rows"),
+    ("jacobian_consensus", "Jacobian, consensus row"),
+    ("mip", "MIp"),
+    ("potts", "Potts (ours)"),
+    ("ardca", "arDCA"),
+)
+
+
+def family_contact_classes_table() -> str:
+    """Long-range top-L and all-pairs top-L/5 precision of every predictor, by the field's separation
+    classes (benchmarks/family_contact_classes.py)."""
+    rows = {fam: _family_json(fam, "contact_classes.json") for fam in FAMILIES}
+    have = [k for k, _ in CLASS_PREDICTORS if any(r and k in r["predictors"] for r in rows.values())]
+    names = dict(CLASS_PREDICTORS)
+    out = [
+        "| family | L | long-range contacts | "
+        + " | ".join(f"{names[k]}: long top-L / all top-L/5" for k in have)
+        + " |",
+        "|---|---|---|" + "---|" * len(have),
+    ]
+    for fam, r in rows.items():
+        if r is None:
+            out.append(f"| {fam} | (no contact_classes.json yet: `python -m benchmarks.family_contact_classes`) |")
+            continue
+        p = r["predictors"]
+        cells = [f"{p[k]['precision_long_L']:.2f} / {p[k]['precision_all_L5']:.2f}" if k in p else "" for k in have]
+        any_p = next(iter(p.values()))
+        out.append(f"| {fam} | {r['mapped_columns']} | {any_p['contacts_long']} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
 def family_head_table() -> str:
     """The family heads against the truth on held-out rows, beside the two trivial baselines."""
     out = [
@@ -941,6 +975,7 @@ BLOCKS = {
     "protein_head_baselines": protein_head_baselines_table,
     "family_contacts": family_contacts_table,
     "family_contacts_full": family_contacts_full_table,
+    "family_contact_classes": family_contact_classes_table,
     "family_head": family_head_table,
     "family_matched": family_matched_table,
     "family_matched_short": family_matched_short_table,
