@@ -790,3 +790,34 @@ def test_contacts_on_the_structure_in_3d(server, browser):
     ART.mkdir(exist_ok=True)
     view.screenshot(path=str(ART / "family_structure.png"))
     ctx.close()
+
+
+def test_the_viewer_colours_positions_by_decode_order(server, browser):
+    """The decode-order switch colours each written position by the step that revealed it (the
+    first step's batch dark purple, the last step's yellow, givens white), says the step on hover,
+    and is remembered by the browser across a reload."""
+    ctx, page = _open(browser, server + "/sudoku_decode")
+    page.get_by_test_id("mv-counter").wait_for(timeout=120_000)
+    _wait_idle(page)
+
+    def colours():
+        return page.evaluate(
+            """() => { const q = (s) => document.querySelector(s) || [...document.querySelectorAll('*')]
+                         .map(e => e.shadowRoot).filter(Boolean).map(r => r.querySelector(s)).find(Boolean);
+                       return [...q('[data-testid="mv-seq"]').querySelectorAll('[data-pos]')].map(c => c.style.background); }"""
+        )
+
+    page.get_by_test_id("mv-end").click()
+    plain = colours()
+    page.get_by_test_id("mv-order").check()
+    ordered = colours()
+    assert ordered != plain
+    assert "rgb(68, 1, 84)" in ordered and "rgb(253, 231, 37)" in ordered  # the first and the last step
+    assert ordered.count("rgb(255, 255, 255)") == 24  # the givens of puzzle #0
+    page.reload(wait_until="networkidle")
+    page.get_by_test_id("mv-counter").wait_for(timeout=120_000)
+    _wait_idle(page)
+    assert page.get_by_test_id("mv-order").is_checked()  # remembered
+    page.get_by_test_id("mv-order").uncheck()
+    _no_exception(page)
+    ctx.close()

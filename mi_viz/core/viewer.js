@@ -67,6 +67,8 @@ function mountViewer(root, data, callbacks) {
   callbacks = callbacks || {};
   const S = data.steps, n = S.length, L = data.labels.length, sym = data.symbols;
   const states = [data.initial.slice()];
+  const revealedAt = data.initial.map(() => -1);  // the step (0-based) that wrote each position; -1: given
+  S.forEach((st, t) => st.sel.forEach((p) => { revealedAt[p] = t; }));
   for (let t = 0; t < n; t++) {
     const s = states[t].slice();
     S[t].sel.forEach((p, k) => { s[p] = S[t].val[k]; });
@@ -109,6 +111,16 @@ function mountViewer(root, data, callbacks) {
   bar.appendChild(slider);
   const counter = miEl("span", { "data-testid": "mv-counter", style: "min-width: 170px; text-align: right" });
   bar.appendChild(counter);
+  // decode order: each position coloured by the step that revealed it (remembered in this browser)
+  const orderBox = miEl("label", { style: "white-space: nowrap; margin-left: 6px" });
+  const orderToggle = miEl("input", { type: "checkbox", "data-testid": "mv-order" });
+  orderBox.append(orderToggle, miEl("span", {}, " decode order"));
+  bar.appendChild(orderBox);
+  try { orderToggle.checked = globalThis.localStorage && localStorage.getItem("mi-viz-order") === "1"; } catch (e) { /* no storage */ }
+  orderToggle.onchange = () => {
+    try { localStorage.setItem("mi-viz-order", orderToggle.checked ? "1" : "0"); } catch (e) { /* no storage */ }
+    draw();
+  };
   box.appendChild(bar);
 
   const seqView = miEl("div", { "data-testid": "mv-seq", style: "margin-bottom: 8px" });
@@ -147,6 +159,7 @@ function mountViewer(root, data, callbacks) {
 
   function drawSeq(t) {
     seqView.replaceChildren();
+    const byOrder = orderToggle.checked;
     const before = states[t], after = states[t + 1], sel = new Set(S[t].sel);
     const masked = new Map(S[t].masked.map((p, r) => [p, r]));
     const board = data.kind === "board";
@@ -157,6 +170,7 @@ function mountViewer(root, data, callbacks) {
       const v = after[p], ch = v < 0 ? "·" : sym[v];
       const c = miEl("div", { "data-pos": String(p) }, ch);
       let bg = v < 0 ? "#e6e6e6" : board ? (before[p] < 0 ? "#eef4ff" : "#fff") : MI_CLUSTALX[ch] || "#ccc";
+      if (byOrder && v >= 0) bg = revealedAt[p] < 0 ? "#ffffff" : miColor(revealedAt[p] / Math.max(1, n - 1));
       const outline = p === keep.focus ? "2px solid #d62728" : sel.has(p) ? "2px solid #ff7f0e" : "1px solid #bbb";
       c.style.cssText = `width: ${cell}px; height: ${cell}px; line-height: ${cell}px; text-align: center; background: ${bg}; outline: ${outline}; outline-offset: -2px; cursor: pointer; font-family: monospace; font-size: ${board ? 16 : 11}px; box-sizing: border-box;`;
       if (board) {
@@ -167,7 +181,8 @@ function mountViewer(root, data, callbacks) {
       c.onmousemove = (ev) => {
         const r = masked.get(p);
         const top = r === undefined ? "" : " · " + S[t].top[r].map(([k, q]) => `${sym[k]} ${q}`).join(", ") + ` · H ${S[t].H[r]}`;
-        showTip(ev, data.labels[p] + (v < 0 ? " (masked)" : " " + sym[v]) + top);
+        const when = revealedAt[p] < 0 ? " · given" : revealedAt[p] <= t ? ` · revealed at step ${revealedAt[p] + 1}` : "";
+        showTip(ev, data.labels[p] + (v < 0 ? " (masked)" : " " + sym[v]) + when + top);
       };
       c.onmouseleave = hideTip;
       c.onclick = () => { if (masked.has(p)) { keep.focus = p; draw(); } };
@@ -270,7 +285,7 @@ function mountViewer(root, data, callbacks) {
     if (gtButton) gtButton.style.display = gt || !pairs ? "none" : "";
     gtNote.textContent = gt ? ((data.gtNote || {})[t] || "") : gtButton && pairs ? "exact map: one pass per masked position and kept value" : "";
     drawRow(t, est, gt);
-    caption.textContent = `orange: the ${st.sel.length} position(s) unmasked at this step · red: the focus · colour scale 0..${zmax.toFixed(3)} nats` + (contacts.size ? " · circles: structural contacts" : "");
+    caption.textContent = `orange: the ${st.sel.length} position(s) unmasked at this step · red: the focus · colour scale 0..${zmax.toFixed(3)} nats` + (contacts.size ? " · circles: structural contacts" : "") + (orderToggle.checked ? ` · decode order: step 1 (purple) .. step ${n} (yellow), white: given` : "");
   }
 
   const go = (t) => { keep.t = Math.max(0, Math.min(n - 1, t)); draw(); };
