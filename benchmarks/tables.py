@@ -650,6 +650,33 @@ def family_contact_classes_table() -> str:
     return "\n".join(out)
 
 
+def family_anchors_table() -> str:
+    """arDCA's 200 members beside the MDM's sequential decode, by the same pair statistics against the
+    same held-out rows (results/family/NAME/contact_classes.json, sweep.csv)."""
+    out = [
+        "| family | arDCA: pair-correlation Pearson (90 % interval) | its fit / 200 members | "
+        "MDM sequential: Pearson (interval), passes | MDM sequential minus arDCA |",
+        "|---|---|---|---|---|",
+    ]
+    for fam in FAMILIES:
+        r = _family_json(fam, "contact_classes.json")
+        if r is None or "ardca" not in r:
+            continue
+        a = r["ardca"]
+        seq = next((x for x in rows_of(R / "family" / fam / "sweep.csv") if x["sampler"] == "sequential"), None)
+        if seq is None:
+            continue
+        diff = float(seq["pair_corr_pearson"]) - a["pair_corr_pearson"]
+        lo, hi = a["pair_corr_ci90"]
+        slo, shi = json.loads(seq["pair_corr_ci90"])
+        out.append(
+            f"| {fam} | {a['pair_corr_pearson']:.3f} ({lo:.3f} .. {hi:.3f}) | {a['fit_seconds']:.0f} s / "
+            f"{a['sample_seconds']:.2f} s | {float(seq['pair_corr_pearson']):.3f} ({slo:.3f} .. {shi:.3f}), "
+            f"{float(seq['avg_passes']):.0f} | {diff:+.3f} |"
+        )
+    return "\n".join(out)
+
+
 def family_head_table() -> str:
     """The family heads against the truth on held-out rows, beside the two trivial baselines."""
     out = [
@@ -976,6 +1003,7 @@ BLOCKS = {
     "family_contacts": family_contacts_table,
     "family_contacts_full": family_contacts_full_table,
     "family_contact_classes": family_contact_classes_table,
+    "family_anchors": family_anchors_table,
     "family_head": family_head_table,
     "family_matched": family_matched_table,
     "family_matched_short": family_matched_short_table,
