@@ -221,6 +221,7 @@ family-results: setup anchors
 	    --out-dir results/family/$$F --resume --jobs 2 --threads 2 || exit 1; \
 	done
 	$(BIN)/python -m benchmarks.family_contact_classes --families $(FAMILIES) --data $(FAMILY_DATA)
+	$(BIN)/python -m benchmarks.family_fronts
 	$(BIN)/python -m benchmarks.tables --write
 family-val-sweep: setup
 	for F in $(FAMILIES); do \
@@ -228,3 +229,4 @@ family-val-sweep: setup
 	    --reference train --sample-seed 1 --out-dir results/family/$$F/val_sweep --resume --jobs 2 --threads 2 || exit 1; \
 	done
 	$(BIN)/python -m benchmarks.family_defaults
+	$(BIN)/python -m benchmarks.family_fronts

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.tables import interpolate  # the README's matched-pass tables read curves the same way
+from benchmarks.tables.common import interpolate  # the README's matched-pass tables read curves the same way
 from mi_viz.core import strict_json
 from mi_viz.core.plots import sweep_family
 from mi_viz.core.samplers import row_label

@@ -4,11 +4,7 @@ from conftest import ROOT
 
 
 def test_generated_tables_match_the_results_files():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("tables", ROOT / "benchmarks" / "tables.py")
-    tables = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tables)
+    from benchmarks import tables
     for doc in tables.DOCS:
         text = doc.read_text()
         assert tables.render(text) == text, f"{doc.name}: run python -m benchmarks.tables --write"

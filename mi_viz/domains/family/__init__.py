@@ -30,7 +30,8 @@ from .structure import ContactMap
 
 REPO = Path(__file__).resolve().parents[3]
 CHECKPOINTS = REPO / "checkpoints"
-SHIPPED = ("PF00072", "PF00076", "PF00595")  # checkpoints/family_NAME.* (+ .contacts.json, _mi_head.*)
+# checkpoints/family_NAME.* (+ .contacts.json, _mi_head.*), in the order tables and pickers list them (smallest first)
+SHIPPED = ("PF00595", "PF00076", "PF00072")
 DEFAULT_FAMILY = "PF00595"
 RELATION_NAMES = ("contact (C-beta < 8 A, |i - j| >= 6)",)
 

@@ -1,0 +1,121 @@
+"""The results tables of the README and docs/, made from the committed files under results/.
+
+    python -m benchmarks.tables            # print every table
+    python -m benchmarks.tables --write    # rewrite the generated blocks of README.md and docs/*.md
+    python -m benchmarks.tables --check    # exit 1 if a block differs from what the files give (CI)
+
+A generated block sits between `<!-- tables:NAME -->` and `<!-- /tables -->`; the prose around
+it is written by hand, the numbers inside it never are, so they cannot drift from results/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import re
+import sys
+
+from .common import ROOT, R
+from .family import (
+    FAMILIES,
+    family_anchors_table,
+    family_contact_classes_table,
+    family_contacts_full_table,
+    family_contacts_table,
+    family_head_table,
+    family_matched_short_table,
+    family_matched_table,
+    family_models_table,
+    family_oracle_table,
+    family_pairs_table,
+)
+from .models import float16_table, models_table
+from .protein import (
+    protein_backbones_table,
+    protein_head_baselines_table,
+    protein_mi_short_table,
+    protein_mi_table,
+    protein_oracle_table,
+    protein_separation_table,
+    protein_table,
+    protein_table_short,
+)
+from .sudoku import (
+    fronts_table,
+    headline_table,
+    latency_table,
+    matched_passes,
+    mi_report_table,
+    mi_short_table,
+    sweep_table,
+)
+
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+BLOCKS = {
+    "headline": headline_table,
+    "table1": lambda: sweep_table(R / "sudoku" / "test_hard" / "sweep.csv", paper=True),
+    "matched": lambda: matched_passes(R / "sudoku" / "test_hard" / "sweep.csv"),
+    "fronts": fronts_table,
+    "kaggle_fronts": lambda: fronts_table(R / "sudoku" / "kaggle_fronts.json"),
+    "kaggle": lambda: sweep_table(R / "sudoku" / "kaggle" / "sweep.csv"),
+    "val": lambda: sweep_table(R / "sudoku" / "val_sweep" / "sweep.csv", wall=False),
+    "mi_report": lambda: mi_report_table(R / "sudoku" / "mi_report.json"),
+    "mi_short": mi_short_table,
+    "latency": latency_table,
+    "table2": protein_table,
+    "table2_short": protein_table_short,
+    "protein_backbones": protein_backbones_table,
+    "protein_mi": protein_mi_table,
+    "table2_oracle": protein_oracle_table,
+    "protein_mi_short": protein_mi_short_table,
+    "protein_separation": protein_separation_table,
+    "protein_head_baselines": protein_head_baselines_table,
+    "family_contacts": family_contacts_table,
+    "family_contacts_full": family_contacts_full_table,
+    "family_contact_classes": family_contact_classes_table,
+    "family_anchors": family_anchors_table,
+    "family_head": family_head_table,
+    "family_matched": family_matched_table,
+    "family_matched_short": family_matched_short_table,
+    "family_matched_val": lambda: family_matched_table(sweep="val_sweep/sweep.csv"),
+    "family_models": family_models_table,
+    "family_oracle": family_oracle_table,
+    "models": models_table,
+    "float16": float16_table,
+    **{f"family_pairs_{f}": functools.partial(family_pairs_table, f) for f in FAMILIES},
+}
+BLOCK = re.compile(r"(<!-- tables:(\w+) -->\n)(.*?)(<!-- /tables -->)", re.S)
+
+
+def render(text: str) -> str:
+    def sub(m):
+        if m.group(2) not in BLOCKS:
+            raise SystemExit(f"unknown generated block {m.group(2)!r}; known: {sorted(BLOCKS)}")
+        return m.group(1) + BLOCKS[m.group(2)]() + "\n" + m.group(4)
+
+    return BLOCK.sub(sub, text)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--write", action="store_true")
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args(argv)
+    if not (a.write or a.check):
+        for name, fn in BLOCKS.items():
+            print(f"### {name}\n\n{fn()}\n")
+        return 0
+    stale = []
+    for doc in DOCS:
+        text = doc.read_text()
+        new = render(text)
+        if new != text:
+            stale.append(str(doc.relative_to(ROOT)))
+            if a.write:
+                doc.write_text(new)
+    if a.check and stale:
+        print(f"stale generated tables in {stale}: run `python -m benchmarks.tables --write`", file=sys.stderr)
+        return 1
+    print(f"{'rewrote' if a.write else 'checked'}: {stale or 'all up to date'}")
+    return 0

@@ -1,0 +1,5 @@
+"""python -m benchmarks.tables"""
+
+from . import main
+
+raise SystemExit(main())

@@ -1,0 +1,49 @@
+"""What every table module shares: where the results are, reading a sweep's rows, a row's label,
+interpolation along a curve and a difference with its interval."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from mi_viz.core.samplers import row_label
+
+ROOT = Path(__file__).resolve().parents[2]
+R = ROOT / "results"
+
+
+def md_table(head: list[str], rows: list[list]) -> str:
+    """A Markdown table: the header, its rule, a line per row (cells as given)."""
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def rows_of(path) -> list[dict]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+label = row_label  # the library's: every table labels a row as a SamplerConfig would
+
+
+def interpolate(points, x):
+    """Solve rate of a curve [(passes, solved)] at `x` passes, linear between its points; None outside."""
+    pts = sorted(points)
+    for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+        if x0 <= x <= x1:
+            return y0 if x1 == x0 else y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+    return None
+
+
+def lead(diff: float, sd_a: float, sd_b: float, vs: str = "") -> str:
+    """A difference of two rows' pair-correlation Pearson with its 90 % interval from their bootstrap
+    sds, the rows treated as independent (conservative: the samplers share their seeds)."""
+    half = 1.645 * (sd_a**2 + sd_b**2) ** 0.5
+    return f"{diff:+.3f} ({diff - half:+.3f} .. {diff + half:+.3f}{f'; vs {vs}' if vs else ''})"
+
+
+def read_json(path) -> dict | None:
+    p = Path(path)
+    return json.loads(p.read_text()) if p.exists() else None

@@ -1,0 +1,290 @@
+"""The protein-family tables: contacts (and by separation class), anchors, heads, pair statistics at
+matched passes, the oracle, the family models."""
+
+from __future__ import annotations
+
+import json
+
+from mi_viz.domains.family import SHIPPED
+
+from .common import ROOT, R, label, lead, read_json, rows_of
+from .models import n_params
+
+FAMILIES = SHIPPED  # every shipped family, in the order the tables list them
+CONTACT_SCORES = (
+    ("truth", "the backbone's conditional MI (APC)"),
+    ("truth_raw", "... without APC"),
+    ("head", "the MI head (APC)"),
+    ("mip", "MIp"),
+    ("potts", "Potts (plmDCA-style)"),
+)
+
+
+def _family_json(fam: str, name: str) -> dict | None:
+    p = R / "family" / fam / name
+    return json.loads(p.read_text()) if p.exists() else None
+
+
+def family_contacts_table() -> str:
+    """The README's contact table: top-L/5 precision of every score, one row per shipped family."""
+    out = [
+        "| family | mapped columns L | base rate | backbone's conditional MI | MI head | MIp | Potts |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for fam in FAMILIES:
+        c = _family_json(fam, "contacts.json")
+        if c is None:
+            out.append(f"| {fam} | (no results/family/{fam}/contacts.json yet: `make family-results`) | | | | | |")
+            continue
+        cell = {
+            k: "" if c.get(f"precision_L5_{k}") is None else f"{c[f'precision_L5_{k}']:.2f}" for k, _ in CONTACT_SCORES
+        }
+        out.append(
+            f"| {fam} | {c['mapped_columns']} | {c['base_rate']:.2f} | **{cell['truth']}** | {cell['head']} | "
+            f"{cell['mip']} | {cell['potts']} |"
+        )
+    return "\n".join(out)
+
+
+def family_contacts_full_table() -> str:
+    """Every contact score of every family: top-L/5, top-L/2, AUROC."""
+    out = ["| family | score | top-L/5 | top-L/2 | AUROC |", "|---|---|---|---|---|"]
+    for fam in FAMILIES:
+        c = _family_json(fam, "contacts.json")
+        if c is None:
+            continue
+        for k, name in CONTACT_SCORES:
+            if c.get(f"precision_L5_{k}") is None:
+                continue
+            p5, p2, au = c[f"precision_L5_{k}"], c[f"precision_L2_{k}"], c[f"auroc_{k}"]
+            out.append(f"| {fam} | {name} | {p5:.3f} | {p2:.3f} | {au:.3f} |")
+        out.append(
+            f"| {fam} | *how* | {c['rows']} held-out rows x {c['masks_per_row']} masks of {100 * c['frac']:.0f} % | "
+            f"{c['truth_passes']:,} passes | {c['seconds']:.0f} s |"
+        )
+    return "\n".join(out)
+
+
+CLASS_PREDICTORS = (  # results/family/NAME/contact_classes.json's predictors, by what a reader calls them
+    ("truth", "conditional MI"),
+    ("head", "MI head"),
+    ("jacobian_rows", "Jacobian, held-out rows"),
+    ("jacobian_consensus", "Jacobian, consensus row"),
+    ("mip", "MIp"),
+    ("potts", "Potts (ours)"),
+    ("ardca", "arDCA"),
+)
+
+
+def family_contact_classes_table() -> str:
+    """Long-range top-L and all-pairs top-L/5 precision of every predictor, by the field's separation
+    classes (benchmarks/family_contact_classes.py)."""
+    rows = {fam: _family_json(fam, "contact_classes.json") for fam in FAMILIES}
+    have = [k for k, _ in CLASS_PREDICTORS if any(r and k in r["predictors"] for r in rows.values())]
+    names = dict(CLASS_PREDICTORS)
+    out = [
+        "| family | L | long-range contacts | "
+        + " | ".join(f"{names[k]}: long top-L / all top-L/5" for k in have)
+        + " |",
+        "|---|---|---|" + "---|" * len(have),
+    ]
+    for fam, r in rows.items():
+        if r is None:
+            out.append(f"| {fam} | (no contact_classes.json yet: `python -m benchmarks.family_contact_classes`) |")
+            continue
+        p = r["predictors"]
+        cells = [f"{p[k]['precision_long_L']:.2f} / {p[k]['precision_all_L5']:.2f}" if k in p else "" for k in have]
+        any_p = next(iter(p.values()))
+        out.append(f"| {fam} | {r['mapped_columns']} | {any_p['contacts_long']} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def family_anchors_table() -> str:
+    """arDCA's 200 members beside the MDM's sequential decode, by the same pair statistics against the
+    same held-out rows (results/family/NAME/contact_classes.json, sweep.csv)."""
+    out = [
+        "| family | arDCA: pair-correlation Pearson (90 % interval) | its fit / 200 members | "
+        "MDM sequential: Pearson (interval), passes | MDM sequential minus arDCA |",
+        "|---|---|---|---|---|",
+    ]
+    for fam in FAMILIES:
+        r = _family_json(fam, "contact_classes.json")
+        if r is None or "ardca" not in r:
+            continue
+        a = r["ardca"]
+        seq = next((x for x in rows_of(R / "family" / fam / "sweep.csv") if x["sampler"] == "sequential"), None)
+        if seq is None:
+            continue
+        diff = float(seq["pair_corr_pearson"]) - a["pair_corr_pearson"]
+        lo, hi = a["pair_corr_ci90"]
+        slo, shi = json.loads(seq["pair_corr_ci90"])
+        out.append(
+            f"| {fam} | {a['pair_corr_pearson']:.3f} ({lo:.3f} .. {hi:.3f}) | {a['fit_seconds']:.0f} s / "
+            f"{a['sample_seconds']:.2f} s | {float(seq['pair_corr_pearson']):.3f} ({slo:.3f} .. {shi:.3f}), "
+            f"{float(seq['avg_passes']):.0f} | {diff:+.3f} |"
+        )
+    return "\n".join(out)
+
+
+def family_head_table() -> str:
+    """The family heads against the truth on held-out rows, beside the two trivial baselines."""
+    out = [
+        "| family | states / pairs | head: pooled / within-state Pearson | separation only | "
+        "separation + entropies | passes of the truth per state |",
+        "|---|---|---|---|---|---|",
+    ]
+    for fam in FAMILIES:
+        r = _family_json(fam, "mi_report.json")
+        if r is None:
+            continue
+        b = r["baselines"]
+        pw = {
+            k: f"{b[f'pearson_{k}']:.3f} / {b[f'within_state_pearson_{k}']:.3f}"
+            for k in ("head", "separation", "separation_entropies")
+        }
+        out.append(
+            f"| {fam} | {b['eval_states']} / {b['eval_pairs']:,} | **{pw['head']}** | {pw['separation']} | "
+            f"{pw['separation_entropies']} | {r['gt_passes_per_state']:.0f} |"
+        )
+    return "\n".join(out)
+
+
+def family_pairs_table(fam: str) -> str:
+    """One family's pair statistics per sampler setting, the natural-vs-natural floor first."""
+    path = R / "family" / fam / "sweep.csv"
+    if not path.exists():
+        return f"(no {path.relative_to(ROOT)} yet: `make family-results`)"
+    out = [
+        "| sampler | avg passes | pair-correlation Pearson (+- sd) | column-frequency Pearson | Potts energy: "
+        "mean / W1 to natural | identity to the nearest training row |",
+        "|---|---|---|---|---|---|",
+    ]
+    fl = _family_json(fam, "floor.json")
+    if fl:
+        out.append(
+            f"| *natural vs natural ({fl['n']} vs {fl['n']} held-out rows)* | | {fl['pair_corr_pearson']:.3f} | "
+            f"{fl['single_freq_pearson']:.3f} | | |"
+        )
+    for r in rows_of(path):
+        e = f"{float(r['mean_energy']):.1f} / {float(r['energy_w1']):.1f}" if r.get("mean_energy") else ""
+        out.append(
+            f"| {label(r)} | {float(r['avg_passes']):.1f} | {float(r['pair_corr_pearson']):.3f} "
+            f"+- {float(r['pair_corr_sd']):.3f} | {float(r['single_freq_pearson']):.3f} | {e} | "
+            f"{float(r['nearest_identity_mean']):.3f} |"
+        )
+    nat = next((r.get("natural_mean_energy") for r in rows_of(path) if r.get("natural_mean_energy")), None)
+    if nat:
+        out.append(f"| *natural held-out rows: mean Potts energy* | | | | {float(nat):.1f} | |")
+    return "\n".join(out)
+
+
+FAMILY_CURVES = ("topk", "eb", "mi-zero", "mi lam=10", "mi-cap k=8 lam=0", "mi-cap k=8")
+
+
+def family_matched_short_table() -> str:
+    """The README's extract of family_matched_table: the entropy-budget samplers and mi-cap beside top-k."""
+    return family_matched_table(
+        at=(16, 24), curves=("topk", "eb", "mi-zero", "mi lam=10", "mi-cap k=8 lam=0", "mi-cap k=8")
+    )
+
+
+# the MI rules against the samplers they must beat: one column each
+# (mi-cap also against its own ablation, the capped entropy budget without MI: mi-cap k=8 lam=0)
+FAMILY_LEADS = (
+    ("mi lam=10", ("topk", "eb", "mi-zero")),
+    ("mi-cap k=8", ("topk", "eb", "mi-zero", "mi-cap k=8 lam=0")),
+)
+
+
+def family_matched_table(at=(12, 16, 24, 32), curves=FAMILY_CURVES, leads=FAMILY_LEADS, sweep="sweep.csv") -> str:
+    """Pair-correlation Pearson of every sampler family at the same average passes, and each MI
+    rule's lead over the best of the others there with its 90 % interval (benchmarks/family_fronts.py
+    computes them: results/family/fronts.json; this only formats)."""
+    fronts = read_json(R / "family" / "fronts.json") or {"families": {}}
+    out = [
+        "| family | passes | "
+        + " | ".join(curves)
+        + " | sequential (all passes) | "
+        + " | ".join(f"{m} minus the best of {', '.join(r)} (90 % interval)" for m, r in leads)
+        + " |",
+        "|---|---|" + "---|" * (len(curves) + 1 + len(leads)),
+    ]
+    for fam in FAMILIES:
+        f = fronts["families"].get(fam, {}).get(sweep)
+        if f is None:
+            continue
+        seq = f["sequential"]
+        for x in at:
+            at_x = f["at"][str(x)]
+            cells = [f"{at_x['curves'][c]:.3f}" if c in at_x["curves"] else "" for c in curves]
+            s = f"{seq['pair_corr_pearson']:.3f} ({seq['avg_passes']:.0f})" if seq else ""
+            leads_x = [
+                lead(v["diff"], v["sd_method"], v["sd_rival"], vs=v["vs"]) if (v := at_x["leads"].get(method)) else ""
+                for method, _ in leads
+            ]
+            out.append(f"| {fam} | {x} | " + " | ".join(cells) + f" | {s} | " + " | ".join(leads_x) + " |")
+    return "\n".join(out)
+
+
+def family_oracle_table(setting=(4.0, 10.0)) -> str:
+    """The MI rule on the backbone's exact MI (mi-gt, the oracle) beside the same rule on the head
+    (mi) at one setting, on the test rows: does the head's estimate cost pair statistics? The
+    difference's 90 % interval treats the two rows as independent (conservative: shared seeds)."""
+    out = [
+        "| family | sampler (gamma 4, lambda 10) | avg passes | oracle passes / member | "
+        "pair-correlation Pearson (+- sd) | column-frequency Pearson | oracle minus head (90 % interval) |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for fam in FAMILIES:
+        path = R / "family" / fam / "sweep.csv"
+        if not path.exists():
+            continue
+        pick = {
+            r["sampler"]: r
+            for r in rows_of(path)
+            if r["sampler"] in ("mi", "mi-gt") and (float(r["gamma"]), float(r["lam"])) == setting
+        }
+        if "mi-gt" not in pick:
+            out.append(f"| {fam} | (no oracle row yet: `make family-results`) | | | | | |")
+            continue
+        for name in ("mi", "mi-gt"):
+            r = pick.get(name)
+            if r is None:
+                continue
+            o = f"{float(r['avg_oracle_passes']):,.0f}" if r.get("avg_oracle_passes") else ""
+            d = ""
+            if name == "mi-gt" and "mi" in pick:
+                h = pick["mi"]
+                diff = float(r["pair_corr_pearson"]) - float(h["pair_corr_pearson"])
+                d = lead(diff, float(r["pair_corr_sd"]), float(h["pair_corr_sd"]))
+            who = "oracle (exact MI)" if name == "mi-gt" else "MI head"
+            out.append(
+                f"| {fam} | {who} | {float(r['avg_passes']):.1f} | {o} | "
+                f"{float(r['pair_corr_pearson']):.3f} +- {float(r['pair_corr_sd']):.3f} | "
+                f"{float(r['single_freq_pearson']):.3f} | {d} |"
+            )
+    return "\n".join(out)
+
+
+def family_models_table() -> str:
+    """The shipped family backbones: size, data, budget, held-out fit beside the column profile."""
+    out = [
+        "| checkpoint | parameters (float16) | rows: train / held out (Neff) | budget | held-out pseudo-ppl (15 %) vs "
+        "the column profile |",
+        "|---|---|---|---|---|",
+    ]
+    for fam in FAMILIES:
+        j = ROOT / "checkpoints" / f"family_{fam}.json"
+        if not j.exists():
+            continue
+        meta = json.loads(j.read_text())
+        sp, m, ex = meta["extra"]["split"], meta["metrics"], meta["extra"]
+        w = ROOT / "checkpoints" / f"family_{fam}.safetensors"
+        out.append(
+            f"| `family_{fam}` ({w.stat().st_size / 2**20:.1f} MiB) | ~{n_params(w) / 1e6:.2f} M: ESM-C blocks, d "
+            f"{meta['config']['d_model']}, {meta['config']['n_layers']} blocks, column embedding | "
+            f"{sp['train_rows']:,} / {sp['heldout_rows']:,} ({sp['neff_train']:,.0f} / {sp['neff_heldout']:,.0f}) | "
+            f"kept step {meta['step']:,}, {ex.get('wall_seconds', 0) / 60:.0f} min on 2 CPU cores | "
+            f"{m['heldout_pseudo_ppl_15']:.2f} vs {m['profile_pseudo_ppl_15']:.2f} |"
+        )
+    return "\n".join(out)

@@ -1,0 +1,127 @@
+"""The models table (every shipped checkpoint, from its own files) and the float16 storage table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mi_viz.domains.family import SHIPPED as FAMILIES
+
+from .common import ROOT, R, rows_of
+
+MODEL_DATA = {  # what each shipped checkpoint was trained on (words); every number comes from its files
+    "sudoku_mdm": "100,000 random grids under random Sudoku symmetries",
+    "sudoku_mi_head": "7,317 ground-truth states made on the CPU (`make mi-data`)",
+    "sudoku_mi_head_baseline": "4,200 GPU-made states (the previous release's head, kept for comparison)",
+    "protein_mdm": "Swiss-Prot training split (212,295 proteins)",
+    "protein_mi_head": "675 ground-truth states made on the CPU (`data/protein/mi_states.safetensors`)",
+}
+
+
+def n_params(weights: Path) -> int:
+    """Parameters of a safetensors file, from its header (no tensor is read); optimizer state excluded."""
+    with open(weights, "rb") as f:
+        n = int.from_bytes(f.read(8), "little")
+        header = json.loads(f.read(n))
+    total = 0
+    for k, v in header.items():
+        if k != "__metadata__" and not k.startswith("opt."):
+            size = 1
+            for d in v["shape"]:
+                size *= d
+            total += size
+    return total
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 5400 else f"{seconds / 60:.0f} min"
+
+
+def _lineage_seconds(log: Path) -> float | None:
+    """Wall seconds of a head trained in chained runs: the last time of each run in its lineage log."""
+    if not log.exists():
+        return None
+    last: dict[str, float] = {}
+    for r in rows_of(log):
+        last[r.get("run", "")] = float(r["seconds"])
+    return sum(last.values())
+
+
+def models_table() -> str:
+    """The README's Models table, from the checkpoints' own files: size, parameters, the kept step,
+    training wall time and device, and the held-out figure each recorded."""
+    out = [
+        "| checkpoint | parameters | data | training | held-out |",
+        "|---|---|---|---|---|",
+    ]
+    for name, data in MODEL_DATA.items():
+        j, w = ROOT / "checkpoints" / f"{name}.json", ROOT / "checkpoints" / f"{name}.safetensors"
+        if not j.exists():
+            continue
+        meta = json.loads(j.read_text())
+        ex, m = meta.get("extra", {}), meta.get("metrics", {})
+        secs = ex.get("wall_seconds") or ex.get("seconds") or 0.0
+        lineage = _lineage_seconds(R / f"{name}_log.csv") if name == "sudoku_mi_head" else None
+        device = "one GPU" if ex.get("device") == "cuda" else "2 CPU cores"
+        train = f"kept step {meta['step']:,}, after {_duration(lineage or secs)} on {device}"
+        if lineage:
+            train += " (four chained runs: `results/sudoku_mi_head_log.csv`)"
+        if "tokens" in ex:
+            train += f"; {ex['tokens'] / 1e6:.0f} M residues"
+        if "val_pearson" in m:
+            held = f"Pearson {m['val_pearson']:.3f} ({ex.get('n_val_states', '?')} held-out states)"
+        elif "val_solved" in m:
+            held = f"sequential solves {100 * m['val_solved']:.1f} % of the validation puzzles"
+        else:
+            held = f"pseudo-ppl {m['val_pseudo_ppl_15']:.1f} at 15 % masked"
+        size = f"{w.stat().st_size / 2**20:.1f} MiB"
+        if ex.get("stored_dtype") == "float16":  # training/ship_float16.py: the figure is the float32 run's
+            size += ", float16"
+            held += " (training run, float32)"
+        out.append(f"| `{name}` ({size}) | {n_params(w):,} | {data} | {train} | {held} |")
+    fams = [f for f in FAMILIES if (ROOT / "checkpoints" / f"family_{f}.json").exists()]
+    if fams:
+        sizes = [(ROOT / "checkpoints" / f"family_{f}.safetensors").stat().st_size / 2**20 for f in fams]
+        out.append(
+            f"| `family_{'`, `family_'.join(fams)}` ({min(sizes):.1f} MiB each, float16) and their `_mi_head`s | "
+            f"{n_params(ROOT / 'checkpoints' / f'family_{fams[0]}.safetensors'):,} ({fams[0]}) | each family's "
+            "alignment, 10 % held out by identity groups | about 80 passes over the training rows | "
+            "[docs/results-family.md](docs/results-family.md) |"
+        )
+    return "\n".join(out)
+
+
+def float16_table(path=None) -> str:
+    """What storing the two backbones in float16 changed (benchmarks/float16_storage.py)."""
+    path = Path(path or R / "float16_storage.json")
+    if not path.exists():
+        rel = path.relative_to(ROOT)
+        return f"(no {rel} yet: `python -m benchmarks.float16_storage --out {rel}`)"
+    f = json.loads(path.read_text())
+    out = [
+        "| backbone | states (masked positions) | max / mean abs logit change | max abs probability change "
+        "| argmax flips |",
+        "|---|---|---|---|---|",
+    ]
+    for name, o in f["outputs"].items():
+        out.append(
+            f"| {name} | {o['states']} ({o['masked_positions']:,}) | {o['max_abs_logit_diff']:.4f} / "
+            f"{o['mean_abs_logit_diff']:.5f} | {o['max_abs_prob_diff']:.4f} | {o['argmax_flips']} |"
+        )
+    d = f.get("table1_decodes")
+    out.append("")
+    if d:
+        out.append(
+            f"Table 1's {len(d['settings'])} settings, {d['decodes']:,} puzzle decodes: {d['changed']:,} changed their "
+            f"outcome (solved or passes) against the float32 rows at {f['float32_rev']}; the largest change of a "
+            f"solve rate is {d['max_abs_solve_rate_change']:.1f} points."
+        )
+    t = f.get("table2_resample")
+    if t:
+        k, u = t["jsd"], t["jsd_unirep"]
+        out.append(
+            f"Table 2's {k['rows']} rows, every protein in effect sampled again (one flipped draw changes the rest "
+            f"of a sequence): the k-means JSD moved by {k['mean_abs_change']:.3f} on average (at most "
+            f"{k['max_abs_change']:.3f}), UniRep's by {u['mean_abs_change']:.3f} (at most {u['max_abs_change']:.3f})."
+        )
+    return "\n".join(out)

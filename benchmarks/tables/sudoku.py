@@ -1,0 +1,281 @@
+"""The Sudoku tables: Table 1 and its sweeps, fronts at matched passes, the MI report, latency."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mi_viz.core.plots import sweep_family  # the same curve grouping as the sweep plots
+from mi_viz.core.samplers import config_for
+from mi_viz.domains.sudoku import DOMAIN as SUDOKU
+from mi_viz.domains.sudoku import PAPER_TABLE1
+
+from .common import ROOT, R, interpolate, label, rows_of
+
+SUDOKU_DEFAULTS = SUDOKU.sampler_defaults
+PAPER = {  # our row's label -> the paper's passes / solved beside it
+    lab: f"{p['avg_passes']} / {100 * p['solved_frac']:.1f} %"
+    + ("" if p["method"] == lab else f" (paper: {p['method']})")
+    for p in PAPER_TABLE1
+    for lab in p["ours"]
+}
+# the Sudoku defaults, from the domain (each sampler's validation choice; mi-gt is the oracle)
+DEFAULTS = {config_for(name, SUDOKU_DEFAULTS).label() for name in SUDOKU_DEFAULTS if name != "mi-gt"}
+
+
+def sweep_table(path, paper=False, wall=True, only=None) -> str:
+    rows = [r for r in rows_of(path) if only is None or label(r) in only]
+    oracle = any(r.get("avg_oracle_passes") for r in rows)  # a column only where an oracle row exists
+    head = "| sampler | avg passes | solved |" + (" oracle passes / puzzle |" if oracle else "")
+    head += (" wall (s) / CPU threads |" if wall else "") + (" paper: passes / solved |" if paper else "")
+    out = [head, "|" + "---|" * (3 + oracle + wall + paper)]
+    for r in rows:
+        lab = label(r)
+        name = (
+            f"**{lab} (default)**"
+            if lab in DEFAULTS
+            else f"**{lab} (oracle ceiling)**"
+            if r["sampler"] == "mi-gt"
+            else lab
+        )
+        line = f"| {name} | {float(r['avg_passes']):.1f} | {100 * float(r['solved_frac']):.1f} % |"
+        if oracle:
+            line += f" {float(r['avg_oracle_passes']):.1f} |" if r.get("avg_oracle_passes") else " |"
+        if wall:
+            line += f" {float(r['seconds']):.0f} / {r.get('threads') or '?'} |"
+        if paper:
+            line += f" {PAPER.get(lab, '')} |"
+        out.append(line)
+    return "\n".join(out)
+
+
+def matched_passes(path, method="mi lam=10", against=("eb", "mi-zero", "topk", "mi-pairs lam=0.25")) -> str:
+    """Each `method` row against the other curves at the same average passes (linear
+    interpolation along their points; blank where the row lies outside a curve)."""
+    rows = rows_of(path)
+    curves: dict[str, list] = {}
+    for r in rows:
+        curves.setdefault(sweep_family(r), []).append((float(r["avg_passes"]), 100 * float(r["solved_frac"])))
+    out = [
+        f"| {method} row | passes | solved | " + " | ".join(f"{a} at same passes" for a in against) + " |",
+        "|" + "---|" * (3 + len(against)),
+    ]
+    for r in sorted((r for r in rows if sweep_family(r) == method), key=lambda r: -float(r["avg_passes"])):
+        x, y = float(r["avg_passes"]), 100 * float(r["solved_frac"])
+        cells = []
+        for a in against:
+            v = interpolate(curves.get(a, []), x)
+            cells.append("" if v is None else f"{v:.1f} % ({y - v:+.1f})")
+        out.append(f"| {label(r)} | {x:.1f} | {y:.1f} % | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def fronts_table(path=None) -> str:
+    """Every sampler front against the MI rule's at matched passes, with paired bootstrap intervals
+    (results/sudoku/fronts.json, benchmarks/sudoku_fronts.py)."""
+    path = Path(path or R / "sudoku" / "fronts.json")
+    if not path.exists():
+        return f"(no {path.relative_to(ROOT)} yet: `python -m benchmarks.sudoku_fronts --out {path.relative_to(ROOT)}`)"
+    f = json.loads(path.read_text())
+    fams = sorted({fam for cell in f["at"].values() for fam in cell["vs"]})
+    xs = list(f["at"])
+    # one row a front (a table as wide as the pass counts, however many samplers there are)
+    out = [
+        "| front | " + " | ".join(f"solves at {x} passes (difference, 90 % CI)" for x in xs) + " |",
+        "|---|" + "---|" * len(xs),
+        f"| **{f['method']}** | "
+        + " | ".join("" if f["at"][x]["method"] is None else f"**{f['at'][x]['method']:.1f} %**" for x in xs)
+        + " |",
+    ]
+
+    def cell(v):
+        return (
+            "" if v is None else f"{v['solved']:.1f} % ({v['diff']:+.1f}, {v['ci90'][0]:+.1f} .. {v['ci90'][1]:+.1f})"
+        )
+
+    for fam in fams:
+        out.append(f"| {fam} | " + " | ".join(cell(f["at"][x]["vs"].get(fam)) for x in xs) + " |")
+    if f.get("points") or f.get("outside"):
+        out += [
+            "",
+            f"| sampler run at one setting (or beyond the front) | its passes | its solves | {f['method']} at those "
+            "passes | difference (90 % CI) |",
+            "|---|---|---|---|---|",
+        ]
+        for fam, v in f.get("points", {}).items():
+            out.append(
+                f"| {fam} | {v['passes']:.1f} | {v['solved']:.1f} % | {v['method']:.1f} % | "
+                f"{v['diff']:+.1f} ({v['ci90'][0]:+.1f} .. {v['ci90'][1]:+.1f}) |"
+            )
+    for fam, v in f.get("outside", {}).items():  # no pass count in common with the MI front
+        best = v["method_best_at_fewer_passes"]
+        out.append(
+            f"| {fam} (beyond the {f['method']} front) | "
+            + ", ".join(f"{p:.1f}" for p, _ in v["points"])
+            + " | "
+            + ", ".join(f"{s:.1f} %" for _, s in v["points"])
+            + f" | {'' if best is None else f'{best:.1f} % in fewer passes'} | |"
+        )
+    return "\n".join(out)
+
+
+def mi_report_table(path) -> str:
+    rep = json.loads(Path(path).read_text())
+    lat = latency()
+    rows = [
+        ("Pearson, head vs ground truth", f"**{rep['pearson']:.3f}**", ">= 0.9"),
+        ("Spearman", f"{rep['spearman']:.3f}", ""),
+        ("mean absolute error (nats)", f"{rep['mae']:.4f}", ""),
+        ("top-pair recall", f"{rep['top_pair_recall']:.3f}", ""),
+        (
+            "structure AUROC, all masked pairs: ground truth / head",
+            f"{rep['auroc_structure_gt']:.3f} / {rep['auroc_structure_est']:.3f}",
+            ">= 0.95 (missed by the truth itself)",
+        ),
+    ]
+    if "auroc_structure_gt_uncertain" in rep:
+        rows.append(
+            (
+                f"... pairs of two uncertain cells (both H > {rep['uncertain_nats']} nats; "
+                f"{rep['n_pairs_uncertain']:,} pairs)",
+                f"{rep['auroc_structure_gt_uncertain']:.3f} / {rep['auroc_structure_est_uncertain']:.3f}",
+                "",
+            )
+        )
+    for ratio, v in (rep.get("structure_by_mask_ratio") or {}).items():
+        rows.append(
+            (
+                f"... masked solutions, {float(ratio):.0%} of cells masked ({v['n_pairs']:,} pairs)",
+                f"{v['auroc_gt']:.3f} / {v['auroc_est']:.3f}",
+                ">= 0.95" if ratio == "0.9" else "",
+            )
+        )
+    rows += [
+        ("asymmetry mean / 99th percentile (nats)", f"{rep['asymmetry_mean']:.3f} / {rep['asymmetry_p99']:.3f}", ""),
+        (
+            "agreement of the truth's two directions, I(i->j) vs I(j->i) (Pearson)",
+            f"{rep['gt_directional_pearson']:.3f}",
+            "",
+        ),
+        (
+            f"ground truth: passes / seconds per state (eps {rep['eps']:g}, {rep['torch_threads']} threads)",
+            f"{rep['gt_passes_per_state']:.1f} / {rep['gt_seconds_per_state']:.2f}",
+            "<= 1 s",
+        ),
+    ]
+    if lat:
+        rows.append(
+            (
+                "head: share of a pass at batch 1 / at the decoding batch of 64 (`results/latency.txt`)",
+                f"{100 * lat['head_over_forward']:.1f} % / {100 * lat['head_over_forward_batch']:.1f} %",
+                "<= 10 %",
+            )
+        )
+    return metric_table(rows)
+
+
+def mi_short_table(path=None) -> str:
+    """The README's MI-fidelity extract (the full table: docs/results-sudoku.md)."""
+    rep = json.loads(Path(path or R / "sudoku" / "mi_report.json").read_text())
+    lat, by = latency(), rep.get("structure_by_mask_ratio", {})
+    rows = [
+        ("Pearson / Spearman, head vs ground truth", f"**{rep['pearson']:.3f}** / {rep['spearman']:.3f}", ">= 0.9"),
+        (
+            "structure AUROC, decode states: truth / head",
+            f"{rep['auroc_structure_gt']:.3f} / {rep['auroc_structure_est']:.3f}",
+            ">= 0.95",
+        ),
+    ]
+    if "0.9" in by:
+        rows.append(
+            (
+                "... 90 %-masked valid boards: truth / head",
+                f"{by['0.9']['auroc_gt']:.3f} / {by['0.9']['auroc_est']:.3f}",
+                ">= 0.95",
+            )
+        )
+    rows.append(
+        (
+            "ground truth: passes / seconds per state",
+            f"{rep['gt_passes_per_state']:.1f} / {rep['gt_seconds_per_state']:.2f}",
+            "<= 1 s",
+        )
+    )
+    if lat:
+        rows.append(
+            (
+                "head: share of a pass at batch 1 / 64 (`results/latency.txt`)",
+                f"{100 * lat['head_over_forward']:.1f} % / {100 * lat['head_over_forward_batch']:.1f} %",
+                "<= 10 %",
+            )
+        )
+    return metric_table(rows)
+
+
+def metric_table(rows) -> str:
+    """(metric, measured, target) rows as the README's three-column table."""
+    return "\n".join(["| metric | measured | target |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows])
+
+
+def latency() -> dict | None:
+    p = R / "latency.txt"
+    if not p.exists():
+        return None
+    return json.loads(p.read_text().strip().splitlines()[-1])
+
+
+def latency_table() -> str:
+    lat = latency()
+    if lat is None:
+        return "(no results/latency.txt yet: `make results`)"
+    rows = [
+        ("one MDM forward pass (1 board)", f"{lat['forward_ms']:.2f} ms", ""),
+        (
+            f"MI head on that pass ({lat['gt_mid_decode_masked_median']:.0f} masked cells), "
+            "given the sampler's marginals",
+            f"{lat['head_ms']:.2f} ms ({100 * lat['head_over_forward']:.1f} % of the pass; eager: "
+            f"{100 * lat['head_over_forward_eager']:.1f} %)",
+            "<= 10 %",
+        ),
+        (
+            f"the same at the decoding batch of {lat['batch']} states",
+            f"{lat['head_ms_batch']:.1f} ms / {lat['forward_ms_batch']:.1f} ms "
+            f"({100 * lat['head_over_forward_batch']:.1f} %)",
+            "<= 10 %",
+        ),
+        ("one decode step with estimated MI (pass + head + selection)", f"{lat['decode_step_mi_ms']:.1f} ms", ""),
+        (
+            "ground truth for a mid-decode state",
+            f"{lat['gt_mid_decode_seconds_median']:.3f} s, {lat['gt_mid_decode_passes_median']:.0f} passes",
+            "<= 1 s",
+        ),
+    ]
+    if "app_step_render_seconds_median" in lat:
+        rows += [
+            (
+                "app, server view: one click on Step, the page rerun (AppTest)",
+                f"{lat['app_step_render_seconds_median']:.2f} s",
+                "",
+            ),
+            ("app: ground-truth MI switched on for that step", f"{lat['app_ground_truth_seconds']:.2f} s", ""),
+        ]
+    return "\n".join(["| what | measured | target |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows])
+
+
+def headline_table() -> str:
+    """The README's Table 1 extract: the paper's rows and ours beside them."""
+    keep = [
+        "sequential",
+        "topk k=4",
+        "eb gamma=0.2",
+        *(lab for p in PAPER_TABLE1 for lab in p["ours"]),  # every paper setting as run here
+        *sorted(DEFAULTS),  # every sampler at its validation choice
+        config_for("mi-gt", SUDOKU_DEFAULTS).label(),
+    ]
+    path = R / "sudoku" / "test_hard" / "sweep.csv"
+    table = sweep_table(path, paper=True, wall=False, only=set(keep))
+    missing = [lab for lab in dict.fromkeys(keep) if lab not in {label(r) for r in rows_of(path)}]
+    if missing:  # a default or a paper setting with no committed row is said, not dropped
+        cols = table.splitlines()[0].count("|") - 1
+        table += "\n" + "\n".join(f"| {lab} | not run yet (`make results`) |" + " |" * (cols - 2) for lab in missing)
+    return table
