@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 
-from mi_viz.core import strict_json
+from benchmarks.report import save
 from mi_viz.core.models import load_models
 from mi_viz.core.samplers import config_for, decode
 from mi_viz.domains.family import family_domain
@@ -48,9 +47,7 @@ def main(argv=None):
             "first_batches": [round(float(v), 2) for v in np.mean(first, axis=0)],
         }
         print(f"{label:18s} {res['samplers'][label]}")
-    if a.out:
-        Path(a.out).write_text(strict_json.dumps(res, indent=1) + "\n")
-    print(strict_json.dumps(res))
+    save(res, a.out)
 
 
 if __name__ == "__main__":

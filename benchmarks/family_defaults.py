@@ -21,7 +21,7 @@ import csv
 import json
 from pathlib import Path
 
-from mi_viz.core import strict_json
+from benchmarks.report import save
 
 ROOT = Path(__file__).resolve().parents[1]
 PARAMS = ("gamma", "lam", "k", "tau", "kl", "d")
@@ -67,8 +67,7 @@ def main(argv=None):
             **{p: float(v) if p not in ("k", "d") else int(float(v)) for p, v in zip(PARAMS, k[1:]) if v != ""},
             "relative_passes": round(rel, 4),
         }
-    Path(a.out).write_text(strict_json.dumps(res, indent=1) + "\n")
-    print(strict_json.dumps(res))
+    save(res, a.out)
 
 
 if __name__ == "__main__":

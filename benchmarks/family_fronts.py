@@ -11,10 +11,9 @@ The tables (benchmarks/tables/family.py) only format this file.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
+from benchmarks.report import save
 from benchmarks.tables.common import R, interpolate, rows_of
-from mi_viz.core import strict_json
 from mi_viz.core.plots import sweep_family
 from mi_viz.domains.family import SHIPPED
 
@@ -73,8 +72,7 @@ def main(argv=None):
                 else {"pair_corr_pearson": float(seq["pair_corr_pearson"]), "avg_passes": float(seq["avg_passes"])},
                 "at": fronts(rows),
             }
-    Path(a.out).write_text(strict_json.dumps(res, indent=1) + "\n")
-    print(strict_json.dumps({"families": list(res["families"]), "out": a.out}))
+    save(res, a.out, {"families": list(res["families"])})
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import torch
 
-from mi_viz.core import strict_json
+from benchmarks.report import save
 from mi_viz.core.checkpoints import fingerprint
 from mi_viz.core.sweep import setting_key, setting_keys
 from mi_viz.domains import get_domain
@@ -144,9 +144,7 @@ def main(argv=None):
         res["table1_decodes"] = decodes()
     if "protein" in halved:
         res["table2_resample"] = table2()
-    if a.out:
-        Path(a.out).write_text(strict_json.dumps(res, indent=1) + "\n")
-    print(strict_json.dumps(res))
+    save(res, a.out)
 
 
 if __name__ == "__main__":

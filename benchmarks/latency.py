@@ -23,8 +23,8 @@ from pathlib import Path
 
 import torch
 
+from benchmarks.report import show
 from benchmarks.timing import median_seconds
-from mi_viz.core import strict_json
 from mi_viz.core.bench import DECODE_BATCH
 from mi_viz.core.mi import ground_truth_mi, marginals
 from mi_viz.core.models import load_models
@@ -122,10 +122,7 @@ def main():
         gt_t0 = time.perf_counter()
         at.toggle(key="dec_gt_toggle").set_value(True).run()
         row["app_ground_truth_seconds"] = round(time.perf_counter() - gt_t0, 3)
-    w = max(len(k) for k in row)
-    for k, v in row.items():
-        print(f"{k:<{w}}  {v}")
-    print(strict_json.dumps(row))
+    show(row)
 
 
 if __name__ == "__main__":

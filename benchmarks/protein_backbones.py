@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from mi_viz.core import strict_json
+from benchmarks.report import save
 from mi_viz.core.checkpoints import CheckpointError
 from mi_viz.domains import get_domain
 from mi_viz.domains.protein.alphabet import AMINO_ACIDS, encode
@@ -102,10 +102,7 @@ def main(argv=None):
             **{k: scores(model, v) for k, v in sets.items()},
             "seconds": round(time.time() - t0, 1),
         }
-    print(strict_json.dumps(res, indent=1))
-    if a.out:
-        Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.out).write_text(strict_json.dumps(res, indent=1) + "\n")
+    save(res, a.out)
 
 
 if __name__ == "__main__":

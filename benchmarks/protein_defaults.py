@@ -16,7 +16,7 @@ import argparse
 import csv
 from pathlib import Path
 
-from mi_viz.core import strict_json
+from benchmarks.report import save
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,9 +54,7 @@ def main(argv=None):
                 for k in ("gamma", "lam", "avg_passes", "jsd", "jsd_unirep")
             }
         )
-    print(strict_json.dumps(res, indent=1))
-    if a.out:
-        Path(a.out).write_text(strict_json.dumps(res, indent=1) + "\n")
+    save(res, a.out)
 
 
 if __name__ == "__main__":

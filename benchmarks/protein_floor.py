@@ -13,11 +13,10 @@ natural sets, from another split).
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 import torch
 
-from mi_viz.core import strict_json
+from benchmarks.report import save
 from mi_viz.domains import get_domain
 from mi_viz.domains.protein import DATA
 from mi_viz.domains.protein.fasta import read_fasta
@@ -44,10 +43,7 @@ def main(argv=None):
         seqs = [s for _, s in read_fasta(DATA / f"{name}.fasta")]
         res[name] = {"n": len(seqs), **ref(seqs)}
     res["natural_test_b_self"] = {"note": "the reference against itself (every metric's zero)", **ref(ref.seqs)}
-    print(strict_json.dumps(res, indent=1))
-    if a.out:
-        Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.out).write_text(strict_json.dumps(res, indent=1) + "\n")
+    save(res, a.out)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from mi_viz.core import strict_json
+from benchmarks.report import save
 from mi_viz.core.cli_types import finite_float
 from mi_viz.core.mi import ground_truth_mi
 from mi_viz.core.mi_report import read_pairs
@@ -82,8 +82,7 @@ def main(argv=None):
     res["shuffled_control"]["shuffled_over_natural"] = round(
         res["shuffled_control"]["mean_mi_shuffled"] / res["shuffled_control"]["mean_mi_natural"], 3
     )
-    Path(a.out).write_text(strict_json.dumps(res, indent=1) + "\n")
-    print(strict_json.dumps(res))
+    save(res, a.out)
 
 
 if __name__ == "__main__":

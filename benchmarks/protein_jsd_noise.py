@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from mi_viz.core import strict_json
+from benchmarks.report import save
 from mi_viz.domains import get_domain
 from mi_viz.domains.protein import DATA
 from mi_viz.domains.protein.fasta import read_fasta
@@ -84,9 +84,7 @@ def main(argv=None):
             f"{r['jsd_kmeans_seeds_sd']:.3f}  bootstrap 5-95 % [{r['boot_p05']:.3f}, {r['boot_p95']:.3f}]"
         )
     res = {"reference": Path(a.reference).name, "clusters": a.clusters, "boot": a.boot, "rows": out}
-    if a.out:
-        Path(a.out).write_text(strict_json.dumps(res, indent=1) + "\n")
-    print(strict_json.dumps({k: v["jsd_kmeans_seeds_sd"] for k, v in out.items()}))
+    save(res, a.out, {k: v["jsd_kmeans_seeds_sd"] for k, v in out.items()})
 
 
 if __name__ == "__main__":

@@ -17,8 +17,8 @@ import time
 
 import torch
 
+from benchmarks.report import show
 from benchmarks.timing import median_seconds
-from mi_viz.core import strict_json
 from mi_viz.core.mi import ground_truth_mi, marginals
 from mi_viz.core.models import load_models
 from mi_viz.core.samplers import SamplerConfig, decode
@@ -68,10 +68,7 @@ def main(argv=None):
         "ground_truth_passes": int(gt.passes[0]),
         "ground_truth_seconds": round(time.perf_counter() - t0, 2),
     }
-    w = max(len(k) for k in row)
-    for k, v in row.items():
-        print(f"{k:<{w}}  {v}")
-    print(strict_json.dumps(row))
+    show(row)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ import argparse
 import csv
 from pathlib import Path
 
-from mi_viz.core import strict_json
+from benchmarks.report import save
 
 ROOT = Path(__file__).resolve().parents[1]
 PARAMS = ("gamma", "lam", "k", "tau", "kl", "d")
@@ -55,8 +55,7 @@ def main(argv=None):
         "puzzle to the fewer passes",
         "chosen": {s: choose(rows, s, cap, n) for s in SAMPLERS},
     }
-    Path(a.out).write_text(strict_json.dumps(res, indent=1) + "\n")
-    print(strict_json.dumps(res))
+    save(res, a.out)
 
 
 if __name__ == "__main__":

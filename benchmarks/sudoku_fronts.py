@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.report import save
 from benchmarks.tables.common import interpolate  # the README's matched-pass tables read curves the same way
-from mi_viz.core import strict_json
 from mi_viz.core.plots import sweep_family
 from mi_viz.core.samplers import row_label
 from mi_viz.core.sweep import rows_path
@@ -123,9 +123,7 @@ def main(argv=None):
             "points": [[round(p, 2), round(s, 2)] for p, s in pts],
             "method_best_at_fewer_passes": round(max(below), 2) if below else None,
         }
-    if a.out:
-        Path(a.out).write_text(strict_json.dumps(out, indent=1) + "\n")
-    print(strict_json.dumps(out))
+    save(out, a.out)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import torch
 
-from mi_viz.core import strict_json
+from benchmarks.report import save
 from mi_viz.core.bench import DECODE_BATCH, run_grid
 from mi_viz.core.sweep import parse_grid
 from mi_viz.domains import get_domain
@@ -79,9 +79,7 @@ def main(argv=None):
         "all_match_committed": all(r["matches_committed"] is not False for r in rows),
         "rows": rows,
     }
-    if a.out:
-        Path(a.out).write_text(strict_json.dumps(out, indent=1) + "\n")
-    print(strict_json.dumps({k: v for k, v in out.items() if k != "rows"}))
+    save(out, a.out, {k: v for k, v in out.items() if k != "rows"})
 
 
 if __name__ == "__main__":

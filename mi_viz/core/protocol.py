@@ -76,3 +76,31 @@ class Domain(Protocol):
         ...
 
     def summarize(self, rows: list[dict]) -> dict: ...  # set-level columns of a benchmark's summary
+
+
+class ConfiguredModel:
+    """What a backbone built from a size config exposes to the core (MaskedModel's d_model and
+    n_layers, read from its config) and to the reports (its parameter count). A mixin beside
+    nn.Module."""
+
+    config: Any
+
+    @property
+    def d_model(self) -> int:
+        return self.config.d_model
+
+    @property
+    def n_layers(self) -> int:
+        return self.config.n_layers
+
+    def n_params(self) -> int:
+        return sum(p.numel() for p in self.parameters())  # type: ignore[attr-defined]
+
+
+def check_sizes(config: Any) -> None:
+    """A transformer size config's invariants, by name: positive sizes, heads dividing the width."""
+    for k in ("d_model", "n_heads", "n_layers"):
+        if int(getattr(config, k)) <= 0:
+            raise ValueError(f"{k} must be positive")
+    if config.d_model % config.n_heads:
+        raise ValueError(f"d_model {config.d_model} is not divisible by n_heads {config.n_heads}")

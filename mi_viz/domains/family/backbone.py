@@ -20,6 +20,7 @@ import torch.nn as nn
 
 from ...core.checkpoints import load_module, save_module
 from ...core.objective import masked_cross_entropy
+from ...core.protocol import check_sizes
 from ..protein.alphabet import MASK, PAD
 from ..protein.backbone import ESMCBackbone, ESMCCore
 from .alignment import TOKEN_OF_VALUE, Q
@@ -41,11 +42,7 @@ class FamilyMDMConfig:
     column_embedding: bool = True  # a learned embedding per alignment column, added to the token's (see FamilyCore)
 
     def __post_init__(self):
-        for k in ("d_model", "n_heads", "n_layers"):
-            if int(getattr(self, k)) <= 0:
-                raise ValueError(f"{k} must be positive")
-        if self.d_model % self.n_heads:
-            raise ValueError(f"d_model {self.d_model} is not divisible by n_heads {self.n_heads}")
+        check_sizes(self)
         if self.width < 0:
             raise ValueError("width must be >= 0")
 

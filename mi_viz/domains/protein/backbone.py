@@ -24,7 +24,7 @@ import torch.nn as nn
 from ...core.checkpoints import CheckpointError, checkpoint_paths, load_module, load_state_strict, save_module
 from ...core.errors import UserError
 from ...core.objective import masked_cross_entropy
-from ...core.protocol import ModelOutput
+from ...core.protocol import ConfiguredModel, ModelOutput, check_sizes
 from .alphabet import BOS, EOS, FIRST_AA, MASK, PAD, VALUE_TOKENS
 
 PROTEIN_MDM_KIND = "protein-mdm"
@@ -50,11 +50,7 @@ class ProteinMDMConfig:
     name: str = "esmc-small"  # what the app and the results call it
 
     def __post_init__(self):
-        for k in ("d_model", "n_heads", "n_layers"):
-            if int(getattr(self, k)) <= 0:
-                raise ValueError(f"{k} must be positive")
-        if self.d_model % self.n_heads:
-            raise ValueError(f"d_model {self.d_model} is not divisible by n_heads {self.n_heads}")
+        check_sizes(self)
 
     def to_dict(self):
         return asdict(self)
@@ -84,7 +80,7 @@ class ESMCCore(nn.Module):
         return self.sequence_head(x), x, torch.stack(hiddens, 0)
 
 
-class ESMCBackbone(nn.Module):
+class ESMCBackbone(nn.Module, ConfiguredModel):
     """An ESMC speaking the masked-model protocol over residue tokens (B, L)."""
 
     mask_id = MASK
@@ -95,17 +91,6 @@ class ESMCBackbone(nn.Module):
         # without flash attention: esm's blocks use scaled_dot_product_attention (CPU, any GPU)
         self.esmc = ESMCCore(config.d_model, config.n_heads, config.n_layers)
         self.register_buffer("value_tokens", VALUE_TOKENS.clone(), persistent=False)
-
-    @property
-    def d_model(self) -> int:
-        return self.config.d_model
-
-    @property
-    def n_layers(self) -> int:
-        return self.config.n_layers
-
-    def n_params(self) -> int:
-        return sum(p.numel() for p in self.parameters())
 
     def with_specials(self, tokens: torch.Tensor) -> torch.Tensor:
         """(B, L) residues, PAD only at the end -> (B, L + 2): BOS, residues, EOS, then PAD."""

@@ -17,7 +17,7 @@ import torch.nn.functional as F
 
 from ...core.checkpoints import load_module, save_module
 from ...core.objective import random_mask
-from ...core.protocol import ModelOutput
+from ...core.protocol import ConfiguredModel, ModelOutput
 
 MASK_TOKEN = 9
 N_VALUES = 9
@@ -68,7 +68,7 @@ class Block(nn.Module):
         return x + self.fc_out(F.gelu(self.fc(self.ln2(x))))
 
 
-class SudokuMDM(nn.Module):
+class SudokuMDM(nn.Module, ConfiguredModel):
     mask_id = MASK_TOKEN
 
     def __init__(self, config: MDMConfig):
@@ -95,17 +95,6 @@ class SudokuMDM(nn.Module):
             nn.init.zeros_(m.bias)
         elif isinstance(m, nn.Embedding):
             nn.init.normal_(m.weight, 0.0, 0.02)
-
-    def n_params(self) -> int:
-        return sum(p.numel() for p in self.parameters())
-
-    @property
-    def d_model(self) -> int:
-        return self.config.d_model
-
-    @property
-    def n_layers(self) -> int:
-        return self.config.n_layers
 
     def forward(self, tokens, keep: tuple[int, ...] = ()):
         """tokens (B, L) long -> logits (B, L, 9), hidden (B, L, D) [, {block: (B, L, D)} for block in keep]."""
