@@ -15,7 +15,7 @@ import functools
 import re
 import sys
 
-from .common import ROOT, R
+from .common import ROOT, R, block
 from .family import (
     FAMILIES,
     family_anchors_table,
@@ -92,7 +92,7 @@ def render(text: str) -> str:
     def sub(m):
         if m.group(2) not in BLOCKS:
             raise SystemExit(f"unknown generated block {m.group(2)!r}; known: {sorted(BLOCKS)}")
-        return m.group(1) + BLOCKS[m.group(2)]() + "\n" + m.group(4)
+        return m.group(1) + block(BLOCKS[m.group(2)]) + "\n" + m.group(4)
 
     return BLOCK.sub(sub, text)
 
@@ -104,7 +104,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if not (a.write or a.check):
         for name, fn in BLOCKS.items():
-            print(f"### {name}\n\n{fn()}\n")
+            print(f"### {name}\n\n{block(fn)}\n")
         return 0
     stale = []
     for doc in DOCS:

@@ -44,6 +44,27 @@ def lead(diff: float, sd_a: float, sd_b: float, vs: str = "") -> str:
     return f"{diff:+.3f} ({diff - half:+.3f} .. {diff + half:+.3f}{f'; vs {vs}' if vs else ''})"
 
 
+class Missing(Exception):
+    """A block's results file is not there yet; the block then reads as this message."""
+
+
+def need(path, how: str) -> Path:
+    """`path` if it exists, else Missing naming it and `how` to make it (`{rel}`: the path, relative)."""
+    p = Path(path)
+    if not p.exists():
+        rel = p.relative_to(ROOT)
+        raise Missing(f"(no {rel} yet: `{how.format(rel=rel)}`)")
+    return p
+
+
+def block(fn) -> str:
+    """A block's text: what `fn` renders, or why it cannot yet."""
+    try:
+        return fn()
+    except Missing as e:
+        return str(e)
+
+
 def read_json(path) -> dict | None:
     p = Path(path)
     return json.loads(p.read_text()) if p.exists() else None

@@ -7,7 +7,7 @@ import json
 
 from mi_viz.domains.family import SHIPPED
 
-from .common import ROOT, R, label, lead, read_json, rows_of
+from .common import ROOT, R, label, lead, need, read_json, rows_of
 from .models import n_params
 
 FAMILIES = SHIPPED  # every shipped family, in the order the tables list them
@@ -151,9 +151,7 @@ def family_head_table() -> str:
 
 def family_pairs_table(fam: str) -> str:
     """One family's pair statistics per sampler setting, the natural-vs-natural floor first."""
-    path = R / "family" / fam / "sweep.csv"
-    if not path.exists():
-        return f"(no {path.relative_to(ROOT)} yet: `make family-results`)"
+    path = need(R / "family" / fam / "sweep.csv", "make family-results")
     out = [
         "| sampler | avg passes | pair-correlation Pearson (+- sd) | column-frequency Pearson | Potts energy: "
         "mean / W1 to natural | identity to the nearest training row |",

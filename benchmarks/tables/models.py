@@ -7,7 +7,7 @@ from pathlib import Path
 
 from mi_viz.domains.family import SHIPPED as FAMILIES
 
-from .common import ROOT, R, rows_of
+from .common import ROOT, R, need, rows_of
 
 MODEL_DATA = {  # what each shipped checkpoint was trained on (words); every number comes from its files
     "sudoku_mdm": "100,000 random grids under random Sudoku symmetries",
@@ -93,10 +93,7 @@ def models_table() -> str:
 
 def float16_table(path=None) -> str:
     """What storing the two backbones in float16 changed (benchmarks/float16_storage.py)."""
-    path = Path(path or R / "float16_storage.json")
-    if not path.exists():
-        rel = path.relative_to(ROOT)
-        return f"(no {rel} yet: `python -m benchmarks.float16_storage --out {rel}`)"
+    path = need(path or R / "float16_storage.json", "python -m benchmarks.float16_storage --out {rel}")
     f = json.loads(path.read_text())
     out = [
         "| backbone | states (masked positions) | max / mean abs logit change | max abs probability change "

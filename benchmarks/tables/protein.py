@@ -9,7 +9,7 @@ from mi_viz.core.samplers import config_for
 from mi_viz.domains.protein import DOMAIN as PROTEIN
 from mi_viz.domains.protein import PAPER_TABLE2
 
-from .common import ROOT, R, label, rows_of
+from .common import R, label, need, rows_of
 from .sudoku import metric_table
 
 PAPER_JSD = {  # our row's label -> the paper's passes / JSD
@@ -64,10 +64,8 @@ def protein_rows(path, short: bool) -> list[dict]:
 def protein_table(path=None, floor=None) -> str:
     """Table 2 as run here: one row per setting (500 proteins, lengths 50-100) with every metric
     against the test reference, the natural-vs-natural floor, and the paper's rows beside."""
-    path = Path(path or R / "protein" / "table2" / "sweep.csv")
+    path = need(path or R / "protein" / "table2" / "sweep.csv", "make protein-results")
     floor = Path(floor or R / "protein" / "floor.json")
-    if not path.exists():
-        return f"(no {path.relative_to(ROOT)} yet: `make protein-results`)"
     head = (
         "| sampler | avg passes | k-means JSD (bits) | the same, UniRep | composition JSD | Frechet | "
         "distinct 3-mers | longest run | low-complexity share | paper: passes / JSD |"
@@ -93,10 +91,8 @@ def protein_table(path=None, floor=None) -> str:
 
 def protein_table_short(path=None, floor=None) -> str:
     """The README's Table 2: passes and the two JSDs, the floor and the paper beside."""
-    path = Path(path or R / "protein" / "table2" / "sweep.csv")
+    path = need(path or R / "protein" / "table2" / "sweep.csv", "make protein-results")
     floor = Path(floor or R / "protein" / "floor.json")
-    if not path.exists():
-        return f"(no {path.relative_to(ROOT)} yet: `make protein-results`)"
     out = [
         "| sampler | avg passes | k-means JSD to natural (bits) | the same, UniRep embeddings | paper: passes / JSD |",
         "|---|---|---|---|---|",
@@ -118,9 +114,7 @@ def protein_table_short(path=None, floor=None) -> str:
 def protein_oracle_table(path=None) -> str:
     """The exact-MI oracle (mi-gt) beside the head (mi) and sequential on the first 50 of the 500
     lengths: passes, the oracle's extra passes, and the metrics (noisy at n = 50)."""
-    path = Path(path or R / "protein" / "table2_gt_subset" / "sweep.csv")
-    if not path.exists():
-        return f"(no {path.relative_to(ROOT)} yet: `make protein-mi-results`)"
+    path = need(path or R / "protein" / "table2_gt_subset" / "sweep.csv", "make protein-mi-results")
     out = [
         "| sampler (50 proteins) | avg passes | oracle passes / protein | k-means JSD | UniRep JSD | composition JSD |",
         "|---|---|---|---|---|---|",
@@ -135,9 +129,7 @@ def protein_oracle_table(path=None) -> str:
 
 
 def protein_backbones_table(path=None) -> str:
-    path = Path(path or R / "protein" / "backbones.json")
-    if not path.exists():
-        return f"(no {path.relative_to(ROOT)} yet: `make protein-results`)"
+    path = need(path or R / "protein" / "backbones.json", "make protein-results")
     b = json.loads(path.read_text())
     sets = list(b["unigram_ppl"])
     out = [
@@ -162,24 +154,19 @@ def protein_backbones_table(path=None) -> str:
 def protein_mi_short_table() -> str:
     """The README's extract of protein_mi_table: fidelity, and the step's latency."""
     rows = protein_mi_rows()
-    if isinstance(rows, str):
-        return rows
     return metric_table(rows[k] for k in ("pearson", "directional", "step") if k in rows)
 
 
 def protein_mi_table(path=None, lat_path=None) -> str:
     """The protein head against the ground truth on held-out states (results/protein/mi_report.json)
     and one decode step's latency (results/protein/latency.txt)."""
-    rows = protein_mi_rows(path, lat_path)
-    return rows if isinstance(rows, str) else metric_table(rows.values())
+    return metric_table(protein_mi_rows(path, lat_path).values())
 
 
-def protein_mi_rows(path=None, lat_path=None) -> dict | str:
-    """{name: (metric, measured, target)} of protein_mi_table, or why there is none yet."""
-    path = Path(path or R / "protein" / "mi_report.json")
+def protein_mi_rows(path=None, lat_path=None) -> dict:
+    """{name: (metric, measured, target)} of protein_mi_table."""
+    path = need(path or R / "protein" / "mi_report.json", "make protein-mi-results")
     lat_path = Path(lat_path or R / "protein" / "latency.txt")
-    if not path.exists():
-        return f"(no {path.relative_to(ROOT)} yet: `make protein-mi-results`)"
     rep = json.loads(path.read_text())
     rows = {
         "pearson": (
@@ -216,9 +203,7 @@ def protein_mi_rows(path=None, lat_path=None) -> dict | str:
 def protein_head_baselines_table(path=None) -> str:
     """The protein head beside two trivial baselines on the same held-out pairs, and the truth under
     shuffled residues (results/protein/head_baselines.json, benchmarks/protein_head_baselines.py)."""
-    path = Path(path or R / "protein" / "head_baselines.json")
-    if not path.exists():
-        return f"(no {path.relative_to(ROOT)} yet: `python -m benchmarks.protein_head_baselines`)"
+    path = need(path or R / "protein" / "head_baselines.json", "python -m benchmarks.protein_head_baselines")
     r = json.loads(path.read_text())
     out = [
         f"| predictor ({r['eval_states']} held-out states, {r['eval_pairs']:,} pairs) | pooled Pearson | "
@@ -242,9 +227,7 @@ def protein_head_baselines_table(path=None) -> str:
 
 def protein_separation_table(path=None) -> str:
     """Mean MI by sequence separation |i - j|, truth and head: local against long-range dependence."""
-    path = Path(path or R / "protein" / "mi_report.json")
-    if not path.exists():
-        return f"(no {path.relative_to(ROOT)} yet: `make protein-mi-results`)"
+    path = need(path or R / "protein" / "mi_report.json", "make protein-mi-results")
     rep = json.loads(path.read_text())
     out = [
         "| separation \\|i - j\\| | pairs | mean MI, truth (nats) | mean MI, head | Pearson within the bin |",

@@ -10,7 +10,7 @@ from mi_viz.core.samplers import config_for
 from mi_viz.domains.sudoku import DOMAIN as SUDOKU
 from mi_viz.domains.sudoku import PAPER_TABLE1
 
-from .common import ROOT, R, interpolate, label, rows_of
+from .common import R, interpolate, label, need, rows_of
 
 SUDOKU_DEFAULTS = SUDOKU.sampler_defaults
 PAPER = {  # our row's label -> the paper's passes / solved beside it
@@ -73,9 +73,7 @@ def matched_passes(path, method="mi lam=10", against=("eb", "mi-zero", "topk", "
 def fronts_table(path=None) -> str:
     """Every sampler front against the MI rule's at matched passes, with paired bootstrap intervals
     (results/sudoku/fronts.json, benchmarks/sudoku_fronts.py)."""
-    path = Path(path or R / "sudoku" / "fronts.json")
-    if not path.exists():
-        return f"(no {path.relative_to(ROOT)} yet: `python -m benchmarks.sudoku_fronts --out {path.relative_to(ROOT)}`)"
+    path = need(path or R / "sudoku" / "fronts.json", "python -m benchmarks.sudoku_fronts --out {rel}")
     f = json.loads(path.read_text())
     fams = sorted({fam for cell in f["at"].values() for fam in cell["vs"]})
     xs = list(f["at"])
