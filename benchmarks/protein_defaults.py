@@ -12,13 +12,9 @@ sampler of the registry takes its (gamma, lambda) (ProteinDomain.sampler_default
 
 from __future__ import annotations
 
-import argparse
-import csv
 from pathlib import Path
 
-from benchmarks.report import save
-
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.report import save, validation_sweep
 
 
 def choose(rows: list[dict], sampler: str, max_passes: float) -> dict | None:
@@ -31,12 +27,7 @@ def choose(rows: list[dict], sampler: str, max_passes: float) -> dict | None:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sweep", default=str(ROOT / "results" / "protein" / "val_sweep" / "sweep.csv"))
-    ap.add_argument("--out", default=str(ROOT / "results" / "protein" / "val_sweep" / "choice.json"))
-    a = ap.parse_args(argv)
-    rows = list(csv.DictReader(open(a.sweep)))
-    seq = next(r for r in rows if r["sampler"] == "sequential")
+    a, rows, seq = validation_sweep("protein", __doc__, argv)
     cap = float(seq["avg_passes"]) / 5
     res = {
         "sweep": Path(a.sweep).name,

@@ -11,13 +11,10 @@ sampler_defaults are then set to the choice (tests/test_sudoku.py checks they ag
 
 from __future__ import annotations
 
-import argparse
-import csv
 from pathlib import Path
 
-from benchmarks.report import save
+from benchmarks.report import save, validation_sweep
 
-ROOT = Path(__file__).resolve().parents[1]
 PARAMS = ("gamma", "lam", "k", "tau", "kl", "d")
 SAMPLERS = ("mi", "mi-tc", "mi-zero", "mi-pairs", "eb", "threshold", "margin", "klass", "dilated")
 
@@ -39,12 +36,7 @@ def choose(rows: list[dict], sampler: str, max_passes: float, n: int) -> dict | 
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sweep", default=str(ROOT / "results" / "sudoku" / "val_sweep" / "sweep.csv"))
-    ap.add_argument("--out", default=str(ROOT / "results" / "sudoku" / "val_sweep" / "choice.json"))
-    a = ap.parse_args(argv)
-    rows = list(csv.DictReader(open(a.sweep)))
-    seq = next(r for r in rows if r["sampler"] == "sequential")
+    a, rows, seq = validation_sweep("sudoku", __doc__, argv)
     n = int(seq["n"])
     cap = float(seq["avg_passes"]) / 3.5
     res = {

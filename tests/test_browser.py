@@ -804,7 +804,8 @@ def test_the_viewer_colours_positions_by_decode_order(server, browser):
         return page.evaluate(
             """() => { const q = (s) => document.querySelector(s) || [...document.querySelectorAll('*')]
                          .map(e => e.shadowRoot).filter(Boolean).map(r => r.querySelector(s)).find(Boolean);
-                       return [...q('[data-testid="mv-seq"]').querySelectorAll('[data-pos]')].map(c => c.style.background); }"""
+                       return [...q('[data-testid="mv-seq"]').querySelectorAll('[data-pos]')]
+                         .map(c => c.style.background); }"""
         )
 
     page.get_by_test_id("mv-end").click()

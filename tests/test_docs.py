@@ -5,6 +5,7 @@ from conftest import ROOT
 
 def test_generated_tables_match_the_results_files():
     from benchmarks import tables
+
     for doc in tables.DOCS:
         text = doc.read_text()
         assert tables.render(text) == text, f"{doc.name}: run python -m benchmarks.tables --write"

@@ -18,7 +18,6 @@ gloo on CPU, nccl on GPU.
 
 from __future__ import annotations
 
-import argparse
 import csv
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -27,7 +26,7 @@ import torch
 
 from mi_viz.core.plots import save_png
 from mi_viz.core.samplers import SamplerConfig, decode
-from mi_viz.core.training import CsvLog, Dist, Resumable, StepInfo, add_config_flags, config_from, fit
+from mi_viz.core.training import CsvLog, Dist, Resumable, StepInfo, config_from, fit, trainer_parser
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.mdm import MDM_KIND, MDMConfig, SudokuMDM, boards_to_tokens, mdm_loss, save_mdm
 from mi_viz.domains.sudoku.symmetries import apply_symmetry, random_symmetries
@@ -117,20 +116,14 @@ def plot_loss(log_path: Path, out_png: Path):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--preset", choices=sorted(PRESETS), default="cpu")
-    ap.add_argument("--run-dir", required=True, help="run folder (resumes from RUN/last.* if present)")
-    ap.add_argument("--data", default="data/sudoku/generated/train_grids.txt")
-    ap.add_argument("--val", default="data/sudoku/generated/train_puzzles.csv")
-    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    add_config_flags(ap, TrainConfig)
-    ap.add_argument("--no-augment", action="store_true")
-    ap.add_argument(
-        "--stop-at-step",
-        type=int,
-        default=None,
-        help="stop (and save) at this step without changing the schedule: split a long run into chunks",
+    ap = trainer_parser(
+        __doc__,
+        PRESETS,
+        TrainConfig,
+        "data/sudoku/generated/train_grids.txt",
+        "data/sudoku/generated/train_puzzles.csv",
     )
+    ap.add_argument("--no-augment", action="store_true")
     a = ap.parse_args(argv)
     d = Dist.setup(a.device)
     mcfg_d, tc_d = PRESETS[a.preset]

@@ -20,14 +20,13 @@ is a pure function of (seed, step, rank), so a resumed run replays nothing.
 
 from __future__ import annotations
 
-import argparse
 import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
 
-from mi_viz.core.training import CsvLog, Dist, Resumable, StepInfo, add_config_flags, config_from, fit
+from mi_viz.core.training import CsvLog, Dist, Resumable, StepInfo, config_from, fit, trainer_parser
 from mi_viz.domains.protein.alphabet import PAD, encode
 from mi_viz.domains.protein.backbone import (
     PROTEIN_MDM_KIND,
@@ -112,17 +111,10 @@ def evaluate(model, val: torch.Tensor, device, bs: int = 64) -> dict:
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--preset", choices=sorted(PRESETS), default="cpu")
-    ap.add_argument("--run-dir", required=True, help="run folder (resumes from RUN/last.* if present)")
-    ap.add_argument("--data", default="runs/protein_data/train.fasta")
-    ap.add_argument("--val", default="runs/protein_data/val.fasta")
+    ap = trainer_parser(__doc__, PRESETS, TrainConfig, "runs/protein_data/train.fasta", "runs/protein_data/val.fasta")
     ap.add_argument("--limit", type=int, default=None, help="first N training sequences only (tests)")
-    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     for k in ("d_model", "n_heads", "n_layers"):
         ap.add_argument("--" + k.replace("_", "-"), type=int, default=None)
-    add_config_flags(ap, TrainConfig)
-    ap.add_argument("--stop-at-step", type=int, default=None, help="stop (and save) here without changing the schedule")
     a = ap.parse_args(argv)
     d = Dist.setup(a.device)
     mcfg, tcd = PRESETS[a.preset]

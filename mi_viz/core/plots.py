@@ -154,14 +154,36 @@ def mi_map_figure(
     edge = strip - 0.6 if chosen else lo
     fig.update_xaxes(**ticks, tickangle=-90, showgrid=False, constrain="domain", range=[edge, hi], zeroline=False)
     fig.update_yaxes(**ticks, range=[hi, edge], showgrid=False, scaleanchor="x", zeroline=False)
+    return square_layout(fig, px + 70, px, title, bottom=50)
+
+
+def square_layout(fig: go.Figure, width: int, height: int, title: str, bottom: int, **layout) -> go.Figure:
+    """The frame every pairwise map shares: white, a small title, margins for the tick names."""
     fig.update_layout(
-        width=px + 70,
-        height=px,
-        margin=dict(l=50, r=10, t=34, b=50),
+        width=width,
+        height=height,
+        margin=dict(l=50, r=10, t=34, b=bottom),
         title=dict(text=title, font=dict(size=13)),
         plot_bgcolor="white",
+        **layout,
     )
     return fig
+
+
+def cell_markers(x, y, hover: list[str], marker: dict, name: str) -> go.Scatter:
+    """A state figure's clickable cells: square markers whose customdata is the position (the
+    viewer's click-to-focus reads it), one hover text per cell."""
+    return go.Scatter(
+        x=x,
+        y=y,
+        mode="markers",
+        customdata=np.arange(len(hover)),
+        hovertext=hover,
+        hoverinfo="text",
+        marker=dict(symbol="square", **marker),
+        name=name,
+        showlegend=False,
+    )
 
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]

@@ -207,6 +207,25 @@ def add_config_flags(ap: argparse.ArgumentParser, config: type, skip: tuple[str,
         ap.add_argument("--" + f.name.replace("_", "-"), type=kind, default=None, help=f"default {f.default}")
 
 
+def trainer_parser(doc: str | None, presets: dict, config: type, data: str, val: str) -> argparse.ArgumentParser:
+    """The flags every MDM trainer takes: a preset, the run folder it resumes from, its data, the
+    device, a flag per field of its training config, and a stop that splits a long run into chunks."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--preset", choices=sorted(presets), default="cpu")
+    ap.add_argument("--run-dir", required=True, help="run folder (resumes from RUN/last.* if present)")
+    ap.add_argument("--data", default=data)
+    ap.add_argument("--val", default=val)
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    add_config_flags(ap, config)
+    ap.add_argument(
+        "--stop-at-step",
+        type=int,
+        default=None,
+        help="stop (and save) at this step without changing the schedule: split a long run into chunks",
+    )
+    return ap
+
+
 def config_from(config: type, base: dict, a: argparse.Namespace):
     """The config dataclass from a preset's values, overridden by the flags a user gave."""
     c = config(**base)

@@ -161,11 +161,20 @@ def heldout_states(rows: np.ndarray, n: int, seed: int) -> torch.Tensor:
 # --------------------------------------------------------------------------- top-level verbs
 
 
-def add_train_arguments(p):
-    p.add_argument("--msa", required=True, help="the family's alignment: aligned FASTA, one width, '-' = gap")
-    p.add_argument("--structure", default=None, help="a member's structure (PDB): its contact map ships beside")
+def add_alignment_arguments(p, msa: str, structure: str):
+    """The inputs train and contacts share: the alignment, a structure, its column map and chain."""
+    p.add_argument("--msa", required=True, help=msa)
+    p.add_argument("--structure", default=None, help=structure)
     p.add_argument("--map", default=None, help="column -> residue map (indices file); without it, aligned here")
     p.add_argument("--chain", default=None, help="the structure's chain (default: its first)")
+
+
+def add_train_arguments(p):
+    add_alignment_arguments(
+        p,
+        msa="the family's alignment: aligned FASTA, one width, '-' = gap",
+        structure="a member's structure (PDB): its contact map ships beside",
+    )
     p.add_argument("--out", required=True, help="checkpoint path, e.g. checkpoints/family_PF00595")
     p.add_argument("--family", default=None, help="the family's name (default: from --out)")
     p.add_argument("--minutes", type=finite_float, default=None, help="wall-time budget across resumes (default 28)")
@@ -200,10 +209,11 @@ def train_family_cli(a) -> dict:
 
 def add_contacts_arguments(p):
     p.add_argument("--backbone", required=True, help="family checkpoint (name or path)")
-    p.add_argument("--msa", required=True, help="the alignment the backbone was trained on")
-    p.add_argument("--structure", default=None, help="PDB file (default: the contact map shipped beside the backbone)")
-    p.add_argument("--map", default=None, help="column -> residue map (indices file); without it, aligned here")
-    p.add_argument("--chain", default=None)
+    add_alignment_arguments(
+        p,
+        msa="the alignment the backbone was trained on",
+        structure="PDB file (default: the contact map shipped beside the backbone)",
+    )
     p.add_argument("--rows", type=int, default=200, help="held-out rows averaged over")
     p.add_argument("--masks-per-row", type=int, default=4)
     p.add_argument("--frac", type=finite_float, default=0.1, help="share of a row's columns masked per state")

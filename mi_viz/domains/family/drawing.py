@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from ...core.plots import square_layout
 from .structure import ContactMap
 
 
@@ -62,12 +63,5 @@ def contact_map_figure(score: np.ndarray, cmap: ContactMap, title: str, top: int
             )
     fig.update_yaxes(autorange="reversed", scaleanchor="x", title="column")
     fig.update_xaxes(title="column")
-    fig.update_layout(
-        width=size + 160,
-        height=size,
-        margin=dict(l=50, r=10, t=34, b=40),
-        title=dict(text=title, font=dict(size=13)),
-        plot_bgcolor="white",
-        legend=dict(orientation="h", y=-0.15),
-    )
+    square_layout(fig, size + 160, size, title, bottom=40, legend=dict(orientation="h", y=-0.15))
     return fig

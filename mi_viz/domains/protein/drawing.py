@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
+from ...core.plots import cell_markers
 from .alphabet import AMINO_ACIDS
 
 CLUSTALX = {
@@ -42,19 +43,8 @@ def track_figure(seq: str, selected=(), focus=None, title="", width=900, chosen_
     hover = [f"position {i + 1}: {'masked' if ch == '_' else ch}" for i, ch in enumerate(seq)]
     cell = min(18.0, (width - 40) / PER_ROW)
     fig = go.Figure()
-    fig.add_trace(
-        go.Scatter(
-            x=x,
-            y=y,
-            mode="markers",
-            customdata=pos,
-            hovertext=hover,
-            hoverinfo="text",
-            marker=dict(symbol="square", size=cell, color=colors, line=dict(width=0.5, color="#aaa")),
-            showlegend=False,
-            name="residues",
-        )
-    )
+    squares = dict(size=cell, color=colors, line=dict(width=0.5, color="#aaa"))
+    fig.add_trace(cell_markers(x, y, hover, squares, "residues"))
     fig.add_trace(
         go.Scatter(
             x=x,

@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import torch
 
 from ...core.mi import ground_truth_mi
-from ...core.plots import ENTROPY_COLORSCALE, save_png
+from ...core.plots import ENTROPY_COLORSCALE, cell_markers, save_png
 from ...core.reading import read_state
 from ...core.samplers import SamplerConfig, decode
 from .mdm import MASK_TOKEN, boards_to_tokens, tokens_to_boards
@@ -51,15 +51,11 @@ def board_figure(
     ]
     fig = go.Figure()
     fig.add_trace(
-        go.Scatter(
-            x=x,
-            y=y,
-            mode="markers",
-            customdata=np.arange(81),
-            hovertext=hover,
-            hoverinfo="text",
-            marker=dict(
-                symbol="square",
+        cell_markers(
+            x,
+            y,
+            hover,
+            dict(
                 size=size / 11.5,
                 color=heat_vals if heat is not None else "white",
                 colorscale=colorscale,
@@ -69,8 +65,7 @@ def board_figure(
                 showscale=heat is not None and show_scale,
                 colorbar=dict(title=heat_name, thickness=10, len=0.8) if heat is not None else None,
             ),
-            name="cells",
-            showlegend=False,
+            "cells",
         )
     )
     wrong = set(int(c) for c in wrong)
