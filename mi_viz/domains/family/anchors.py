@@ -14,9 +14,11 @@ Samples: arDCA draws a member exactly, one column after another (L steps of its 
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 from typing import Any
+from unittest.mock import patch
 
 import numpy as np
 import torch
@@ -28,6 +30,10 @@ from .structure import apc
 
 class AnchorUnavailable(UserError, RuntimeError):
     """An anchor's package is not installed; the message says how to install it."""
+
+
+class AnchorError(UserError, RuntimeError):
+    """An anchor's fit failed (did not converge); the message says how."""
 
 
 @dataclass
@@ -46,7 +52,9 @@ def _ardca():
 
 
 def fit_ardca(rows: np.ndarray, weights: np.ndarray, seed: int = 0, epochs: int = 1000) -> ArDCAFit:
-    """arDCA on rows (N, L) value indices with their sequence weights, the package's defaults."""
+    """arDCA on rows (N, L) value indices with their sequence weights, the package's defaults.
+    AnchorError when the fit does not converge: a negative or non-finite loss (the package's
+    own stop), or `epochs` epochs without its convergence test passing; nothing is returned then."""
     ArDCA = _ardca()
     torch.manual_seed(seed)
     t0 = time.perf_counter()
@@ -56,17 +64,31 @@ def fit_ardca(rows: np.ndarray, weights: np.ndarray, seed: int = 0, epochs: int 
     settings["pseudo_count"] = 1.0 / float(w.sum())
     model = ArDCA(L=rows.shape[1], q=Q)
     opt = torch.optim.Adam(model.parameters(), lr=settings["lr"])
-    model.fit(
-        X=X,
-        weights=w,
-        optimizer=opt,
-        max_epochs=epochs,
-        epsconv=settings["epsconv"],
-        pseudo_count=settings["pseudo_count"],
-        use_entropic_order=True,
-        reg_h=settings["reg_h"],
-        reg_J=settings["reg_J"],
-    )
+    steps = [0]  # the package's fit says nothing of how it ended: count its optimiser steps
+    opt.register_step_post_hook(lambda *_: steps.__setitem__(0, steps[0] + 1))
+    try:
+        with patch.dict(os.environ, {"TQDM_DISABLE": "1"}):  # its progress bar, one line an epoch
+            model.fit(
+                X=X,
+                weights=w,
+                optimizer=opt,
+                max_epochs=epochs,
+                epsconv=settings["epsconv"],
+                pseudo_count=settings["pseudo_count"],
+                use_entropic_order=True,
+                reg_h=settings["reg_h"],
+                reg_J=settings["reg_J"],
+            )
+    except ValueError as e:  # "Negative loss encountered"
+        raise AnchorError(f"arDCA did not converge: {e}") from None
+    if not all(bool(torch.isfinite(p).all()) for p in model.parameters()):
+        raise AnchorError(f"arDCA did not converge: its parameters are not finite after {steps[0]} epochs")
+    if steps[0] >= epochs:
+        raise AnchorError(
+            f"arDCA did not converge in {epochs} epochs (its test: the loss changes by less than "
+            f"{settings['epsconv']} in one epoch); allow more epochs or check the alignment"
+        )
+    settings["epochs_run"] = steps[0]
     return ArDCAFit(model, time.perf_counter() - t0, settings)
 
 

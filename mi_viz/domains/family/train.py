@@ -31,7 +31,7 @@ import torch
 from ...core.objective import random_mask
 from ...core.schedule import progress_of
 from ...core.training import CsvLog, Resumable, StepInfo, fit
-from .alignment import IDENTITY, Alignment, frequencies, sequence_weights, split_heldout
+from .alignment import GAP, IDENTITY, Alignment, AlignmentError, frequencies, sequence_weights, split_heldout
 from .backbone import FAMILY_MDM_KIND, FamilyBackbone, FamilyMDMConfig, family_lm_loss, save_family_mdm, to_tokens
 
 log = logging.getLogger(__name__)
@@ -77,14 +77,23 @@ def prepare(
     """Subsample (a seeded uniform draw of max_rows rows, before anything else, so the split and
     the weights are those of the subsample), split off whole identity groups, weight each side."""
     if alignment.width > MAX_WIDTH:
-        raise ValueError(f"{alignment.source}: {alignment.width} columns; a family backbone takes at most {MAX_WIDTH}")
+        raise AlignmentError(
+            f"{alignment.source}: {alignment.width} columns; a family backbone takes at most {MAX_WIDTH}"
+        )
+    empty = np.flatnonzero((alignment.rows == GAP).all(0))
+    if len(empty):
+        raise AlignmentError(
+            f"{alignment.source}: column{'s' if len(empty) > 1 else ''} {', '.join(str(c + 1) for c in empty[:10])}"
+            f"{' ...' if len(empty) > 10 else ''} {'are gaps' if len(empty) > 1 else 'is a gap'} in every row: "
+            "remove such columns first (they hold no residue to model or to map a structure onto)"
+        )
     n_all, sha_all = len(alignment), alignment.sha256()
     if n_all > max_rows:
         keep = np.sort(np.random.default_rng(seed).choice(n_all, max_rows, replace=False))
         alignment = alignment.subset(keep)
     held = split_heldout(alignment.rows, frac, seed, theta)
     if held.all() or not held.any():
-        raise ValueError(f"{alignment.source}: the rows form too few identity groups to hold {frac:.0%} out")
+        raise AlignmentError(f"{alignment.source}: the rows form too few identity groups to hold {frac:.0%} out")
     w = np.empty(len(alignment))
     w[~held] = sequence_weights(alignment.rows[~held], theta)
     w[held] = sequence_weights(alignment.rows[held], theta)
