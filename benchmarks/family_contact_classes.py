@@ -8,7 +8,9 @@ Reads each family's committed maps (results/family/NAME/contacts.npz: the backbo
 MI and its head's, MIp, the Potts model's, all APC'd), computes the categorical Jacobian of its
 backbone (jacobian.categorical_jacobian) on --rows held-out rows (2 random half-masks each) and on
 the alignment's consensus row (--consensus-masks masks), caches those maps beside (jacobian.npz),
-and writes results/family/NAME/contact_classes.json. The alignment is the user's
+fits the field's anchors on the training rows from their packages (anchors.py: arDCA, plmDCA;
+cached as ardca.npz, plmdca.npz with their 200 members), and writes
+results/family/NAME/contact_classes.json. The alignment is the user's
 (../shared/data/protein_families here, --data elsewhere); nothing of it is written.
 """
 
@@ -25,7 +27,14 @@ import torch
 from mi_viz.core import strict_json
 from mi_viz.domains.family import family_domain, shipped_families
 from mi_viz.domains.family.alignment import read_alignment
-from mi_viz.domains.family.anchors import ardca_contacts, ardca_sample, fit_ardca
+from mi_viz.domains.family.anchors import (
+    ardca_contacts,
+    ardca_sample,
+    coupling_contacts,
+    fit_ardca,
+    fit_plmdca,
+    potts_sample,
+)
 from mi_viz.domains.family.jacobian import categorical_jacobian
 from mi_viz.domains.family.pairstats import FamilyReference
 from mi_viz.domains.family.structure import apc, class_precisions
@@ -66,19 +75,37 @@ def jacobian_maps(name: str, dom, model, data, rows: int, consensus_masks: int, 
     return out
 
 
-def ardca_maps(name: str, data, n_samples: int, seed: int) -> tuple[dict, dict]:
-    """arDCA fitted on the training rows (cached): its contact map, and n_samples members drawn from
-    it, as {map}, {"samples": (n, L), "fit_seconds", "sample_seconds", "settings"}."""
-    cache = ROOT / "results" / "family" / name / "ardca.npz"
+def _fit_ardca(data, seed: int):
+    fit = fit_ardca(data.train_rows, data.weights[~data.heldout], seed=seed)
+    return fit, ardca_contacts(fit), lambda n: ardca_sample(fit, n, seed=seed)
+
+
+def _fit_plmdca(data, seed: int):
+    fit = fit_plmdca(data.train_rows)
+    return fit, coupling_contacts(fit.J), lambda n: potts_sample(fit, n, seed=seed)
+
+
+ANCHORS = {  # name -> fit on the training rows: (fit, contact map, draw n members)
+    "ardca": _fit_ardca,
+    "plmdca": _fit_plmdca,
+}
+
+
+def anchor_maps(name: str, anchor: str, data, n_samples: int, seed: int) -> tuple[dict, dict]:
+    """An anchor fitted on the training rows (cached in results/family/NAME/ANCHOR.npz): its contact
+    map, and n_samples members drawn from it, as {map}, {"samples": (n, L), "fit_seconds", ...}."""
+    cache = ROOT / "results" / "family" / name / f"{anchor}.npz"
     if cache.exists():
         z = np.load(cache)
-        return {"ardca": z["ardca"]}, {"samples": z["samples"], **json.loads(str(z["about"]))}
-    fit = fit_ardca(data.train_rows, data.weights[~data.heldout], seed=seed)
-    samples, sample_seconds = ardca_sample(fit, n_samples, seed=seed)
+        return {anchor: z[anchor]}, {"samples": z["samples"], **json.loads(str(z["about"]))}
+    fit, score, draw = ANCHORS[anchor](data, seed)
+    samples, sample_seconds = draw(n_samples)
     about = {"fit_seconds": round(fit.seconds, 1), "sample_seconds": round(sample_seconds, 2), "settings": fit.settings}
-    score = ardca_contacts(fit).astype(np.float32)
-    np.savez_compressed(cache, ardca=score, samples=samples.astype(np.int8), about=np.array(strict_json.dumps(about)))
-    return {"ardca": score}, {"samples": samples, **about}
+    score = score.astype(np.float32)
+    np.savez_compressed(
+        cache, **{anchor: score}, samples=samples.astype(np.int8), about=np.array(strict_json.dumps(about))
+    )
+    return {anchor: score}, {"samples": samples, **about}
 
 
 def main(argv=None):
@@ -88,7 +115,7 @@ def main(argv=None):
     ap.add_argument("--rows", type=int, default=50, help="held-out rows the Jacobian averages over")
     ap.add_argument("--consensus-masks", type=int, default=40, help="masks of the consensus row")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--no-anchors", action="store_true", help="skip arDCA (its package is an optional install)")
+    ap.add_argument("--no-anchors", action="store_true", help="skip arDCA and plmDCA (optional installs)")
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
     for name in a.families or shipped_families():
@@ -103,8 +130,8 @@ def main(argv=None):
         jac = jacobian_maps(name, dom, model, data, a.rows, a.consensus_masks, a.seed)
         maps.update({k: v for k, v in jac.items() if k != "cost"})
         anchors = {}
-        if not a.no_anchors:
-            amap, anchors = ardca_maps(name, data, 200, a.seed)
+        for anchor in [] if a.no_anchors else ANCHORS:
+            amap, anchors[anchor] = anchor_maps(name, anchor, data, 200, a.seed)
             maps.update(amap)
         res = {
             "family": name,
@@ -113,12 +140,12 @@ def main(argv=None):
             "jacobian_cost": json.loads(str(jac["cost"])),
             "predictors": {k: class_precisions(m, dom.contact_map) for k, m in maps.items()},
         }
-        if anchors:
+        ref = FamilyReference(data.heldout_rows, data.train_rows)
+        for anchor, about in anchors.items():
             # its 200 members through the pair statistics every sampler's rows get (sweep.csv: the same
             # held-out rows, the same 200)
-            ref = FamilyReference(data.heldout_rows, data.train_rows)
-            pairs = ref(anchors["samples"].astype(np.int64), bootstrap=100)
-            res["ardca"] = {**{k: v for k, v in anchors.items() if k != "samples"}, "members": 200, **pairs}
+            pairs = ref(about["samples"].astype(np.int64), bootstrap=100)
+            res[anchor] = {**{k: v for k, v in about.items() if k != "samples"}, "members": 200, **pairs}
         (folder / "contact_classes.json").write_text(strict_json.dumps(res, indent=1) + "\n")
         print(strict_json.dumps({"family": name, **{k: v["precision_long_L"] for k, v in res["predictors"].items()}}))
 

@@ -467,3 +467,31 @@ def test_ardca_anchor_on_a_tiny_alignment():
     assert (iu[0][best], iu[1][best]) == (2, 7)
     x, _ = ardca_sample(fit, 300)
     assert x.shape == (300, 10) and x.min() >= 0 and x.max() < 21
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("pydca") is None and not os.environ.get("CI"),
+    reason="pydca not installed (make anchors; make test installs it)",
+)
+def test_plmdca_anchor_on_a_tiny_alignment():
+    """The packaged plmDCA on an alignment with one copied column and one constant column, its
+    parameters mapped into our symbol order: the copied pair ranks first, the constant column's
+    field favours its symbol, and adabmDCA's chains on those parameters keep both (so the
+    mapping of pydca's and adabmDCA's alphabets onto ours is the right one)."""
+    from mi_viz.domains.family.alignment import SYMBOLS
+    from mi_viz.domains.family.anchors import coupling_contacts, fit_plmdca, potts_sample
+
+    g = np.random.default_rng(0)
+    rows = g.integers(0, 4, (600, 10))
+    rows[:, 7] = rows[:, 2]
+    rows[:, 5] = SYMBOLS.index("W")
+    fit = fit_plmdca(rows)
+    assert np.allclose(fit.J, fit.J.transpose(2, 3, 0, 1))
+    s = coupling_contacts(fit.J)
+    iu = np.triu_indices(10, 1)
+    best = int(np.argmax(s[iu]))
+    assert (iu[0][best], iu[1][best]) == (2, 7)
+    assert SYMBOLS[int(fit.h[5].argmax())] == "W"
+    x, _ = potts_sample(fit, 200, sweeps=200)
+    assert x.shape == (200, 10)
+    assert (x[:, 5] == SYMBOLS.index("W")).mean() > 0.9 and (x[:, 2] == x[:, 7]).mean() > 0.8

@@ -9,14 +9,22 @@ columns before it); each pair's 20 x 20 block (the gap dropped) is taken from wh
 holds it, double-centred, its Frobenius norm the score, then APC, as for every predictor.
 Samples: arDCA draws a member exactly, one column after another (L steps of its own model).
 
-`ardca` is an optional install (`make anchors`): absent, AnchorUnavailable says how to get it.
+plmDCA (the `pydca` package's C++ backend: pseudo-likelihood, its documented defaults: sequence
+identity 0.8 for the weights, lambda_h = lambda_J = 0.2 (L - 1), 100 L-BFGS iterations) on the
+same training rows (it weights them itself). Its couplings give contacts the same way. It is not
+a sampler: its members are drawn by adabmDCA's Metropolis chains on its parameters (1,000
+sweeps, the package's default), which is how the field generates from a Potts model.
+
+Both packages are optional installs (`make anchors`): absent, AnchorUnavailable says how.
 """
 
 from __future__ import annotations
 
-import os
+import functools
+import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from unittest.mock import patch
 
@@ -24,7 +32,7 @@ import numpy as np
 import torch
 
 from ...core.errors import UserError
-from .alignment import GAP, Q
+from .alignment import GAP, SYMBOLS, Q
 from .structure import apc
 
 
@@ -41,6 +49,12 @@ class ArDCAFit:
     model: Any  # arDCA.models.arDCA
     seconds: float
     settings: dict
+
+
+def _tqdm():
+    from tqdm import tqdm
+
+    return tqdm
 
 
 def _ardca():
@@ -67,7 +81,7 @@ def fit_ardca(rows: np.ndarray, weights: np.ndarray, seed: int = 0, epochs: int 
     steps = [0]  # the package's fit says nothing of how it ended: count its optimiser steps
     opt.register_step_post_hook(lambda *_: steps.__setitem__(0, steps[0] + 1))
     try:
-        with patch.dict(os.environ, {"TQDM_DISABLE": "1"}):  # its progress bar, one line an epoch
+        with patch("arDCA.models.tqdm", functools.partial(_tqdm(), disable=True)):  # its bar: a line an epoch
             model.fit(
                 X=X,
                 weights=w,
@@ -92,22 +106,36 @@ def fit_ardca(rows: np.ndarray, weights: np.ndarray, seed: int = 0, epochs: int 
     return ArDCAFit(model, time.perf_counter() - t0, settings)
 
 
-def ardca_contacts(fit: ArDCAFit) -> np.ndarray:
-    """(L, L) APC'd Frobenius norms of the double-centred couplings in the alignment's column order."""
-    m = fit.model
-    J = m.J.detach().double()  # (L, q, L, q) in the entropic order: J[i, :, j, :] for j before i
-    pos = m.sorting.detach().long()  # column -> its place in that order
+def coupling_contacts(J: np.ndarray) -> np.ndarray:
+    """(L, L) contact scores of a Potts model's couplings J (L, Q, L, Q) in the alignment's symbol
+    order: each pair's 20 x 20 amino-acid block (the gap dropped), double-centred, its Frobenius
+    norm, then APC. The one extraction every coupling-based anchor goes through."""
+    aa = np.array([v for v in range(Q) if v != GAP])
+    B = J[:, aa][:, :, :, aa].transpose(0, 2, 1, 3)  # (L, L, 20, 20)
+    B = B - B.mean(2, keepdims=True) - B.mean(3, keepdims=True) + B.mean((2, 3), keepdims=True)
+    score = np.sqrt((B**2).sum((2, 3)))
+    np.fill_diagonal(score, 0.0)
+    return apc(score)
+
+
+def ardca_couplings(fit: ArDCAFit) -> np.ndarray:
+    """arDCA's one-sided couplings in the alignment's column order, as a symmetric (L, Q, L, Q):
+    J[pa, :, pb, :] of its entropic order holds a pair for pb before pa."""
+    J = fit.model.J.detach().double().numpy()  # (L, q, L, q) in the entropic order
+    pos = fit.model.sorting.detach().long().numpy()  # column -> its place in that order
     L = len(pos)
-    aa = [v for v in range(Q) if v != GAP]
-    score = np.zeros((L, L))
+    out = np.zeros((L, Q, L, Q))
     for a in range(L):
         for b in range(a + 1, L):
-            pa, pb = int(pos[a]), int(pos[b])
+            pa, pb = pos[a], pos[b]
             block = J[pa, :, pb, :] if pb < pa else J[pb, :, pa, :].T  # (q of a, q of b)
-            block = block[aa][:, aa]
-            block = block - block.mean(0, keepdim=True) - block.mean(1, keepdim=True) + block.mean()
-            score[a, b] = score[b, a] = float(block.pow(2).sum().sqrt())
-    return apc(score)
+            out[a, :, b, :], out[b, :, a, :] = block, block.T
+    return out
+
+
+def ardca_contacts(fit: ArDCAFit) -> np.ndarray:
+    """(L, L) APC'd Frobenius norms of arDCA's couplings (coupling_contacts)."""
+    return coupling_contacts(ardca_couplings(fit))
 
 
 def ardca_sample(fit: ArDCAFit, n: int, seed: int = 0) -> tuple[np.ndarray, float]:
@@ -117,3 +145,80 @@ def ardca_sample(fit: ArDCAFit, n: int, seed: int = 0) -> tuple[np.ndarray, floa
     with torch.no_grad():
         X = fit.model.sample(n_samples=n)  # (n, L, q) one-hot, alignment order
     return X.argmax(-1).numpy().astype(np.int64), time.perf_counter() - t0
+
+
+# --------------------------------------------------------------------------- plmDCA (pydca)
+
+PYDCA_STATES = "ACDEFGHIKLMNPQRSTVWY-"  # pydca's protein states (its RES_TO_INT - 1)
+ADABM_STATES = "-ACDEFGHIKLMNPQRSTVWY"  # adabmDCA's protein tokens
+
+
+@dataclass
+class PottsFit:
+    """A Potts model's parameters in the alignment's symbol order (alignment.SYMBOLS)."""
+
+    h: np.ndarray  # (L, Q) fields
+    J: np.ndarray  # (L, Q, L, Q) couplings, symmetric: J[i, a, j, b] = J[j, b, i, a]; J[i, :, i, :] = 0
+    seconds: float
+    settings: dict
+
+
+def _pydca():
+    try:
+        from pydca.plmdca import plmdca  # KIT-MBS/pydca (PyPI: pydca), its C++ plmDCA backend
+    except ImportError:
+        raise AnchorUnavailable(
+            "pydca is not installed: `make anchors` (pip install --no-deps --no-build-isolation pydca==1.23)"
+        ) from None
+    return plmdca
+
+
+def fit_plmdca(rows: np.ndarray, threads: int = 1) -> PottsFit:
+    """plmDCA on rows (N, L) value indices with the package's defaults (it weights the rows at
+    identity 0.8 itself). AnchorError when its parameters are not finite."""
+    plmdca = _pydca()
+    N, L = rows.shape
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        fasta = Path(tmp) / "train.fasta"
+        fasta.write_text("".join(f">r{n}\n{''.join(SYMBOLS[v] for v in row)}\n" for n, row in enumerate(rows)))
+        model = plmdca.PlmDCA(str(fasta), "protein", num_threads=threads)
+        flat = np.asarray(model.get_fields_and_couplings_from_backend(), dtype=np.float64)
+        settings = {
+            "seqid": model.sequence_identity,
+            "lambda_h": model.lambda_h,
+            "lambda_J": model.lambda_J,
+            "max_iterations": model.max_iterations,
+        }
+    if not np.isfinite(flat).all():
+        raise AnchorError("plmDCA did not converge: its parameters are not finite")
+    perm = [PYDCA_STATES.index(c) for c in SYMBOLS]  # our value index -> pydca's state
+    h = flat[: L * Q].reshape(L, Q)[:, perm]
+    Jp = np.zeros((L, Q, L, Q))
+    k = L * Q
+    for i in range(L - 1):  # pydca's layout: for i < j, a q x q block, a-major
+        for j in range(i + 1, L):
+            block = flat[k : k + Q * Q].reshape(Q, Q)
+            Jp[i, :, j, :], Jp[j, :, i, :] = block, block.T
+            k += Q * Q
+    J = Jp[:, perm][:, :, :, perm]
+    return PottsFit(h, J, time.perf_counter() - t0, settings)
+
+
+def potts_sample(fit: PottsFit, n: int, seed: int = 0, sweeps: int = 1000) -> tuple[np.ndarray, float]:
+    """n members of a Potts model from adabmDCA's Metropolis chains -> ((n, L) value indices, seconds)."""
+    try:
+        from adabmDCA.api import DCAModel  # bmDCA's package (PyPI: adabmdca), installed with ardca
+    except ImportError:
+        raise AnchorUnavailable("adabmDCA is not installed: `make anchors` (pip install adabmdca==1.0.0)") from None
+    to_adabm = [SYMBOLS.index(c) for c in ADABM_STATES]  # adabmDCA's token -> our value index
+    params = {
+        "bias": torch.as_tensor(np.ascontiguousarray(fit.h[:, to_adabm]), dtype=torch.float32),
+        "coupling_matrix": torch.as_tensor(
+            np.ascontiguousarray(fit.J[:, to_adabm][:, :, :, to_adabm]), dtype=torch.float32
+        ),
+    }
+    t0 = time.perf_counter()
+    seqs = DCAModel(params, alphabet="protein").sample(n, n_sweeps=sweeps, seed=seed)
+    rows = np.array([[SYMBOLS.index(c) for c in s] for s in seqs], dtype=np.int64)
+    return rows, time.perf_counter() - t0
