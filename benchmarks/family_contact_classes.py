@@ -32,6 +32,7 @@ from mi_viz.domains.family.anchors import (
     ardca_sample,
     coupling_contacts,
     fit_ardca,
+    fit_bmdca,
     fit_plmdca,
     potts_sample,
 )
@@ -75,30 +76,36 @@ def jacobian_maps(name: str, dom, model, data, rows: int, consensus_masks: int, 
     return out
 
 
-def _fit_ardca(data, seed: int):
-    fit = fit_ardca(data.train_rows, data.weights[~data.heldout], seed=seed)
-    return fit, ardca_contacts(fit), lambda n: ardca_sample(fit, n, seed=seed)
+def _fit_ardca(data, a):
+    fit = fit_ardca(data.train_rows, data.weights[~data.heldout], seed=a.seed)
+    return fit, ardca_contacts(fit), lambda n: ardca_sample(fit, n, seed=a.seed)
 
 
-def _fit_plmdca(data, seed: int):
+def _fit_plmdca(data, a):
     fit = fit_plmdca(data.train_rows)
-    return fit, coupling_contacts(fit.J), lambda n: potts_sample(fit, n, seed=seed)
+    return fit, coupling_contacts(fit.J), lambda n: potts_sample(fit, n, seed=a.seed)
+
+
+def _fit_bmdca(data, a):
+    fit = fit_bmdca(data.train_rows, chains=a.bmdca_chains, max_steps=a.bmdca_steps, seed=a.seed)
+    return fit, coupling_contacts(fit.J), lambda n: potts_sample(fit, n, seed=a.seed)
 
 
 ANCHORS = {  # name -> fit on the training rows: (fit, contact map, draw n members)
     "ardca": _fit_ardca,
     "plmdca": _fit_plmdca,
+    "bmdca": _fit_bmdca,
 }
 
 
-def anchor_maps(name: str, anchor: str, data, n_samples: int, seed: int) -> tuple[dict, dict]:
+def anchor_maps(name: str, anchor: str, data, n_samples: int, a) -> tuple[dict, dict]:
     """An anchor fitted on the training rows (cached in results/family/NAME/ANCHOR.npz): its contact
     map, and n_samples members drawn from it, as {map}, {"samples": (n, L), "fit_seconds", ...}."""
     cache = ROOT / "results" / "family" / name / f"{anchor}.npz"
     if cache.exists():
         z = np.load(cache)
         return {anchor: z[anchor]}, {"samples": z["samples"], **json.loads(str(z["about"]))}
-    fit, score, draw = ANCHORS[anchor](data, seed)
+    fit, score, draw = ANCHORS[anchor](data, a)
     samples, sample_seconds = draw(n_samples)
     about = {"fit_seconds": round(fit.seconds, 1), "sample_seconds": round(sample_seconds, 2), "settings": fit.settings}
     score = score.astype(np.float32)
@@ -115,7 +122,10 @@ def main(argv=None):
     ap.add_argument("--rows", type=int, default=50, help="held-out rows the Jacobian averages over")
     ap.add_argument("--consensus-masks", type=int, default=40, help="masks of the consensus row")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--no-anchors", action="store_true", help="skip arDCA and plmDCA (optional installs)")
+    ap.add_argument("--no-anchors", action="store_true", help="skip the anchors (optional installs)")
+    ap.add_argument("--anchors", nargs="*", default=list(ANCHORS), choices=list(ANCHORS))
+    ap.add_argument("--bmdca-chains", type=int, default=1000, help="bmDCA's persistent chains (its default 10,000)")
+    ap.add_argument("--bmdca-steps", type=int, default=2000, help="bmDCA's gradient-step budget")
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
     for name in a.families or shipped_families():
@@ -130,8 +140,8 @@ def main(argv=None):
         jac = jacobian_maps(name, dom, model, data, a.rows, a.consensus_masks, a.seed)
         maps.update({k: v for k, v in jac.items() if k != "cost"})
         anchors = {}
-        for anchor in [] if a.no_anchors else ANCHORS:
-            amap, anchors[anchor] = anchor_maps(name, anchor, data, 200, a.seed)
+        for anchor in [] if a.no_anchors else a.anchors:
+            amap, anchors[anchor] = anchor_maps(name, anchor, data, 200, a)
             maps.update(amap)
         res = {
             "family": name,

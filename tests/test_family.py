@@ -495,3 +495,27 @@ def test_plmdca_anchor_on_a_tiny_alignment():
     x, _ = potts_sample(fit, 200, sweeps=200)
     assert x.shape == (200, 10)
     assert (x[:, 5] == SYMBOLS.index("W")).mean() > 0.9 and (x[:, 2] == x[:, 7]).mean() > 0.8
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    importlib.util.find_spec("adabmDCA") is None and not os.environ.get("CI"),
+    reason="adabmDCA not installed (make anchors; make test installs it)",
+)
+def test_bmdca_anchor_on_a_tiny_alignment():
+    """adabmDCA's bmDCA on a small budget: the copied pair ranks first, the constant column's field
+    favours its symbol; the budget it was given and whether it reached its target are recorded."""
+    from mi_viz.domains.family.alignment import SYMBOLS
+    from mi_viz.domains.family.anchors import coupling_contacts, fit_bmdca
+
+    g = np.random.default_rng(0)
+    rows = g.integers(0, 4, (600, 10))
+    rows[:, 7] = rows[:, 2]
+    rows[:, 5] = SYMBOLS.index("W")
+    fit = fit_bmdca(rows, chains=300, max_steps=150)
+    s = coupling_contacts(fit.J)
+    iu = np.triu_indices(10, 1)
+    best = int(np.argmax(s[iu]))
+    assert (iu[0][best], iu[1][best]) == (2, 7)
+    assert SYMBOLS[int(fit.h[5].argmax())] == "W"
+    assert fit.settings["gradient_steps"] <= 150 and fit.settings["pearson"] is not None
