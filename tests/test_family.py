@@ -519,3 +519,27 @@ def test_bmdca_anchor_on_a_tiny_alignment():
     assert (iu[0][best], iu[1][best]) == (2, 7)
     assert SYMBOLS[int(fit.h[5].argmax())] == "W"
     assert fit.settings["gradient_steps"] <= 150 and fit.settings["pearson"] is not None
+
+
+def test_matched_pair_statistics_share_the_ceilings_terms():
+    """`matched` scores every set as the ceiling is scored: n rows against held-out half B. A
+    generated set that is half B itself scores 1 (random rows: every weight 1); the natural half A
+    scores below it; n past half A's size, or past the set's, is refused."""
+    from mi_viz.domains.family.pairstats import FamilyReference
+
+    g = np.random.default_rng(0)
+    held = g.integers(0, 20, (60, 12))
+    ref = FamilyReference(held, held)
+    a, b = ref.halves()
+    assert sorted(np.concatenate([a, b]).tolist()) == list(range(60))
+    same = ref.matched(held[b], n=len(b))
+    assert same["pair_corr_pearson"] == 1.0 and same["n"] == 30
+    ceiling = ref.matched(None, n=30, bootstrap=20)
+    assert ceiling["pair_corr_pearson"] < 0.5 and ceiling["pair_corr_sd"] > 0
+    assert ref.matched(None, n=10)["n"] == 10
+    assert FamilyReference(held, held[b]).training_bound() == 1.0  # training rows that are half B itself
+    assert ref.training_bound() < 1.0
+    with pytest.raises(ValueError, match="more than the natural half"):
+        ref.matched(None, n=31)
+    with pytest.raises(ValueError, match="fewer than n"):
+        ref.matched(held[:5], n=10)

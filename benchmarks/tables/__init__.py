@@ -19,6 +19,7 @@ from .common import ROOT, R, block
 from .family import (
     FAMILIES,
     family_anchors_table,
+    family_ceiling_table,
     family_contact_classes_table,
     family_contacts_full_table,
     family_contacts_table,
@@ -75,6 +76,7 @@ BLOCKS = {
     "family_contacts_full": family_contacts_full_table,
     "family_contact_classes": family_contact_classes_table,
     "family_anchors": family_anchors_table,
+    "family_ceiling": family_ceiling_table,
     "family_head": family_head_table,
     "family_matched": family_matched_table,
     "family_matched_short": family_matched_short_table,

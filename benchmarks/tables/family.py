@@ -7,7 +7,7 @@ import json
 
 from mi_viz.domains.family import SHIPPED
 
-from .common import ROOT, R, label, lead, need, read_json, rows_of
+from .common import ROOT, R, label, lead, md_table, need, read_json, rows_of
 from .models import n_params
 
 FAMILIES = SHIPPED  # every shipped family, in the order the tables list them
@@ -99,31 +99,62 @@ def family_contact_classes_table() -> str:
     return "\n".join(out)
 
 
+ANCHOR_NAMES = {"ardca": "arDCA", "plmdca": "plmDCA", "bmdca": "bmDCA"}
+
+
 def family_anchors_table() -> str:
-    """arDCA's 200 members beside the MDM's sequential decode, by the same pair statistics against the
-    same held-out rows (results/family/NAME/contact_classes.json, sweep.csv)."""
+    """The field's anchors' 200 members beside the MDM's sequential decode, by the same pair statistics
+    against the same held-out rows (results/family/NAME/contact_classes.json, sweep.csv)."""
     out = [
-        "| family | arDCA: pair-correlation Pearson (90 % interval) | its fit / 200 members | "
-        "MDM sequential: Pearson (interval), passes | MDM sequential minus arDCA |",
-        "|---|---|---|---|---|",
+        "| family | anchor | its pair-correlation Pearson (90 % interval) | its fit / 200 members | "
+        "MDM sequential: Pearson (interval), passes | MDM sequential minus the anchor |",
+        "|---|---|---|---|---|---|",
     ]
     for fam in FAMILIES:
         r = _family_json(fam, "contact_classes.json")
-        if r is None or "ardca" not in r:
-            continue
-        a = r["ardca"]
         seq = next((x for x in rows_of(R / "family" / fam / "sweep.csv") if x["sampler"] == "sequential"), None)
-        if seq is None:
+        if r is None or seq is None:
             continue
-        diff = float(seq["pair_corr_pearson"]) - a["pair_corr_pearson"]
-        lo, hi = a["pair_corr_ci90"]
         slo, shi = json.loads(seq["pair_corr_ci90"])
-        out.append(
-            f"| {fam} | {a['pair_corr_pearson']:.3f} ({lo:.3f} .. {hi:.3f}) | {a['fit_seconds']:.0f} s / "
-            f"{a['sample_seconds']:.2f} s | {float(seq['pair_corr_pearson']):.3f} ({slo:.3f} .. {shi:.3f}), "
-            f"{float(seq['avg_passes']):.0f} | {diff:+.3f} |"
-        )
+        for key, name in ANCHOR_NAMES.items():
+            if key not in r:
+                continue
+            a = r[key]
+            lo, hi = a["pair_corr_ci90"]
+            fit = a.get("settings", {})
+            note = "" if fit.get("converged", True) else f" ({fit['gradient_steps']} steps, short of its target)"
+            out.append(
+                f"| {fam} | {name}{note} | {a['pair_corr_pearson']:.3f} ({lo:.3f} .. {hi:.3f}) | "
+                f"{a['fit_seconds']:.0f} s / {a['sample_seconds']:.2f} s | "
+                f"{float(seq['pair_corr_pearson']):.3f} ({slo:.3f} .. {shi:.3f}), {float(seq['avg_passes']):.0f} | "
+                f"{float(seq['pair_corr_pearson']) - a['pair_corr_pearson']:+.3f} |"
+            )
     return "\n".join(out)
+
+
+def family_ceiling_table() -> str:
+    """Every set on one set of terms (results/family/ceiling.json, benchmarks/family_ceiling.py): n rows
+    against held-out half B; the natural half A and the training rows' own statistics beside."""
+    c = read_json(need(R / "family" / "ceiling.json", "python -m benchmarks.family_ceiling"))
+    assert c is not None
+    labels: list[str] = []
+    for f in c["families"].values():
+        labels += [k for k in f["rows"] if k not in labels]
+
+    def cell(r: dict) -> str:
+        lo, hi = r["pair_corr_ci90"]
+        passes = f", {r['avg_passes']:.0f} passes" if r.get("avg_passes") is not None else ""
+        return f"{r['pair_corr_pearson']:.3f} ({lo:.2f} .. {hi:.2f}){passes}"
+
+    head = ["family", "n", "natural half A", "training statistics (n -> inf)"]
+    head += [ANCHOR_NAMES.get(k, k) for k in labels]
+    rows = []
+    for fam, f in c["families"].items():
+        rows.append(
+            [fam, f["n"], cell(f["natural"]), f"{f['training_bound']:.3f}"]
+            + [cell(f["rows"][k]) if k in f["rows"] else "" for k in labels]
+        )
+    return md_table(head, rows)
 
 
 def family_head_table() -> str:

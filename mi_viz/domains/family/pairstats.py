@@ -17,6 +17,17 @@ family backbone was trained; generated rows count once each. The floor is two ra
 halves of the held-out rows against each other: how well a perfect generator of the same
 size as half the reference could score, given the reference's own sampling noise.
 Intervals: the spread of a bootstrap over the generated rows (pair_corr_sd; +-1.645 sd).
+
+The floor is not a ceiling for a sweep's rows: they are 200 members against all held-out
+rows, and the Pearson of connected correlations grows with both sets' sizes. `matched` puts
+every set on the ceiling's terms: the same n rows (the natural half's size, or fewer) against
+the same reference (the other half), the same bootstrap; natural half A on those terms is
+the ceiling at that n for another natural sample. It is not a bound on a generator: natural
+rows are related by descent (weighting removes only near-copies), a generator's members are
+independent draws, so a good generator can sit above it at the same n. The bound is
+`training_bound`: the training rows' statistics themselves against half B, a generator with
+infinitely many members that reproduced them exactly (benchmarks/family_ceiling.py,
+docs/results-family.md).
 """
 
 from __future__ import annotations
@@ -72,17 +83,55 @@ class FamilyReference:
         self.energy_natural = potts.energy(heldout) if potts is not None else None
         self.seed = seed
 
+    def halves(self) -> tuple[np.ndarray, np.ndarray]:
+        """The held-out rows split in two at random (seeded): (half A, half B) row indices."""
+        perm = np.random.default_rng(self.seed).permutation(len(self.heldout))
+        return perm[: len(perm) // 2], perm[len(perm) // 2 :]
+
     def floor(self) -> dict:
         """Two random halves of the held-out rows scored against each other (the same metrics)."""
-        g = np.random.default_rng(self.seed)
-        perm = g.permutation(len(self.heldout))
-        a, b = perm[: len(perm) // 2], perm[len(perm) // 2 :]
+        a, b = self.halves()
         fa, Ca = connected(self.heldout[a], sequence_weights(self.heldout[a]))
         fb, Cb = connected(self.heldout[b], sequence_weights(self.heldout[b]))
         return {
             "n": int(len(a)),
             "pair_corr_pearson": round(_pearson(Ca, Cb), 4),
             "single_freq_pearson": round(_pearson(fa, fb), 4),
+        }
+
+    def training_bound(self) -> float:
+        """The training rows' own statistics (all of them, weighted) against held-out half B: what
+        a generator that reproduced its training statistics exactly would score with infinitely
+        many members. The n -> infinity bound of `matched`; a set of n rows sits below it."""
+        _, b = self.halves()
+        _, Cb = connected(self.heldout[b], sequence_weights(self.heldout[b]))
+        return round(_pearson(connected(self.train, sequence_weights(self.train))[1], Cb), 4)
+
+    def matched(self, rows: np.ndarray | None, n: int, bootstrap: int = 100) -> dict:
+        """The ceiling's terms: a set of exactly n rows against held-out half B, with a bootstrap
+        interval over its rows. rows None: the natural set, the first n rows of half A (weighted as
+        every natural set is); else the first n generated rows (members are independent draws, so
+        the first n are a random subset). n <= len(half A): the natural half bounds it."""
+        a, b = self.halves()
+        if n > len(a):
+            raise ValueError(f"n = {n} is more than the natural half's {len(a)} rows")
+        _, Cb = connected(self.heldout[b], sequence_weights(self.heldout[b]))
+        x = self.heldout[a[:n]] if rows is None else rows[:n]
+        if len(x) < n:
+            raise ValueError(f"{len(x)} rows, fewer than n = {n}")
+        w = sequence_weights(x) if rows is None else np.ones(n)
+        est = _pearson(connected(x, w)[1], Cb)
+        g = np.random.default_rng(self.seed + 2)
+        bs = []
+        for _ in range(bootstrap):
+            i = g.integers(0, n, n)
+            bs.append(_pearson(connected(x[i], w[i])[1], Cb))
+        sd = float(np.std(bs)) if bootstrap else float("nan")
+        return {
+            "n": n,
+            "pair_corr_pearson": round(est, 4),
+            "pair_corr_sd": round(sd, 4),
+            "pair_corr_ci90": [round(est - 1.645 * sd, 4), round(est + 1.645 * sd, 4)],
         }
 
     def __call__(self, rows: np.ndarray, bootstrap: int = 200) -> dict:
