@@ -285,3 +285,57 @@ def test_domain_defaults_fill_what_the_user_leaves_out():
     g = parse_grid("eb; mi:gamma=1", protein)
     assert g[0].gamma == protein["eb"]["gamma"] and (g[1].gamma, g[1].lam) == (1.0, protein["mi"]["lam"])
     assert parse_grid("eb")[0].gamma == SAMPLERS["eb"].params["gamma"]
+
+
+def _dawn_graph():
+    """Seven positions: 0 and 6 are context (committed with certainty), 1..5 masked. Every row
+    leans on 0 (an attention sink, 0.6 a row); 1 leans on the anchor 6; 3 and 4 on each other;
+    5 on 2. Top probabilities of 1..5: 0.75, 0.95, 0.8, 0.78, 0.85."""
+    A = np.full((7, 7), 0.02)
+    A[:, 0] = 0.6
+    A[1, 6] = 0.5
+    A[3, 4] = A[4, 3] = 0.4
+    A[5, 2] = 0.4
+    committed = np.array([1.0, np.nan, np.nan, np.nan, np.nan, np.nan, 1.0])
+    return np.array([0.75, 0.95, 0.8, 0.78, 0.85]), np.arange(1, 6), A, committed
+
+
+def test_dawn_on_a_made_up_graph():
+    """DAWN by hand. With the sink filtered (sink 2: column 0's mean 0.6 > 2 / 7): 2 is confident,
+    1 is induced by the anchor 6 (0.75 >= induce 0.7); of the rest, 5 conflicts with 2 (taken) and
+    3 with 4, so the independent set adds 3 (more confident than 4). Candidates 1..5 are indices
+    0..4, most confident first: [1 (pos 2), 2 (pos 3), 0 (pos 1)]."""
+    from mi_viz.core.samplers.dawn_rule import select_dawn
+
+    p1, pos, A, committed = _dawn_graph()
+    assert select_dawn(p1, pos, A, committed, tau=0.9, induce=0.7, low=0.7, edge=0.3, sink=2.0) == [1, 2, 0]
+    # the sink left in (sink 10: the bar is 10 / 7): every masked position leans on the anchor 0,
+    # so all five are "induced": the failure DAWN's filter exists for
+    assert select_dawn(p1, pos, A, committed, tau=0.9, induce=0.7, low=0.7, edge=0.3, sink=10.0) == [1, 4, 2, 3, 0]
+    # 6 committed at 0.5 is no anchor: 1 is not induced, and below low = 0.76 it is not free either
+    weak = committed.copy()
+    weak[6] = 0.5
+    assert select_dawn(p1, pos, A, weak, tau=0.9, induce=0.7, low=0.76, edge=0.3, sink=2.0) == [1, 2]
+    # nothing clears any bar: the most confident position alone
+    assert select_dawn(p1 * 0.5, pos, A, committed, tau=0.9, induce=0.7, low=0.7, edge=0.3, sink=2.0) == [1]
+
+
+def test_dawn_reads_the_attention_of_the_same_pass():
+    """decode hands dawn the backbone's own attention (core.attention; tests/test_attention.py checks
+    it against an explicit softmax) and the commit probabilities: a tiny model decodes to the end,
+    one pass a step, in parallel."""
+    from mi_viz.core.attention import recording
+    from mi_viz.core.samplers import SamplerConfig, decode
+    from mi_viz.domains.sudoku.mdm import MDMConfig, SudokuMDM
+
+    torch.manual_seed(0)
+    model = SudokuMDM(MDMConfig(n_layers=1, n_heads=2, d_model=16)).eval()
+    x = torch.full((2, 81), model.mask_id)
+    x[:, :10] = torch.randint(0, 9, (2, 10))
+    cfg = SamplerConfig("dawn", tau=0.12, induce=0.11, low=0.115, edge=0.013, sink=3.0)
+    res = decode(model, x, cfg, record=True)
+    assert (res.tokens != model.mask_id).all() and res.passes.tolist() == [len(t.steps) for t in res.traces]
+    assert max(max(s) for s in res.batch_sizes) > 1  # it does decode in parallel here
+    with torch.inference_mode(), recording(model) as box:
+        model.forward_tokens(x[:1])
+    assert box[-1].shape == (1, 81, 81) and torch.allclose(box[-1].sum(-1), torch.ones(1, 81), atol=1e-5)

@@ -7,10 +7,12 @@ the sampler decided on.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import torch
 
+from .attention import recording
 from .mi import marginals
 from .protocol import ModelOutput
 
@@ -22,13 +24,16 @@ class Reading:
     logp: torch.Tensor  # (B, L, V) float32 log-marginals
     entropy: torch.Tensor  # (B, L) nats, 0 on unmasked positions
     mi: torch.Tensor | None  # (B, L, L) the head's map, None without a head
+    attention: torch.Tensor | None = None  # (B, L, L) the last block's head-averaged attention, when asked
 
 
-def read_state(model, tokens: torch.Tensor, head=None) -> Reading:
-    """One backbone pass over tokens (B, L) and, with a head, its MI map from the same pass.
+def read_state(model, tokens: torch.Tensor, head=None, attention: bool = False) -> Reading:
+    """One backbone pass over tokens (B, L) and, with a head, its MI map from the same pass;
+    with attention, the pass's last-block attention too (core.attention: no second pass).
     Autograd follows the caller's mode (decode and the app run under inference_mode)."""
-    out = head.backbone_pass(model, tokens) if head is not None else model.forward_tokens(tokens)
+    with recording(model) if attention else nullcontext([]) as box:
+        out = head.backbone_pass(model, tokens) if head is not None else model.forward_tokens(tokens)
     masked = tokens == model.mask_id
     logp, H = marginals(out.logits, masked)
     mi = head.read(out, masked, logp, H) if head is not None else None
-    return Reading(out, masked, logp, H, mi)
+    return Reading(out, masked, logp, H, mi, box[-1] if attention else None)

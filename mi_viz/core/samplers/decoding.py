@@ -127,7 +127,10 @@ def decode(
         else []
     )
     prev: dict[int, np.ndarray] = {}  # sequence -> its marginals (L, V) at its previous pass ("prev")
-    wants_probs = bool({"probs", "prev"} & rule.reads)
+    wants_attention = "attention" in rule.reads
+    wants_probs = bool({"probs", "prev", "attention"} & rule.reads)
+    # ("attention") (B, L) the probability each position was unmasked with: 1 for the context, nan while masked
+    committed = np.where((tokens == model.mask_id).cpu().numpy(), np.nan, 1.0)
     total_masked = int((tokens == mask_id).sum())
     step = 0
     states: list[torch.Tensor] = []
@@ -141,7 +144,8 @@ def decode(
             idx = active[s : s + batch_size]
             x = tokens[idx]  # (b, L)
             # one pass; with the mi sampler the head reads the same pass (read_state)
-            rd = read_state(model, x, head if rule.needs_head else None)
+            rd = read_state(model, x, head if rule.needs_head else None, attention=wants_attention)
+            A_np = rd.attention.cpu().double().numpy() if rd.attention is not None else None  # (b, L, L)
             out, masked, H, MI = rd.out, rd.masked, rd.entropy, rd.mi  # (b, L), (b, L), (b, L, L) or None
             logits = out.logits.float()  # (b, L, V)
             passes[idx.cpu()] += 1
@@ -177,6 +181,8 @@ def decode(
                     probs=P_np[r][pos] if P_np is not None else None,
                     pos=pos,
                     prev=prev[b][pos] if b in prev else None,
+                    attention=A_np[r] if A_np is not None else None,
+                    committed=committed[b] if wants_attention else None,
                 )
                 chosen = [int(pos[i]) for i in rule.select(cands, cfg)]
                 if "prev" in rule.reads and P_np is not None:
@@ -198,6 +204,8 @@ def decode(
                         )
                     )
                 tokens[b, chosen] = torch.tensor(written, device=dev)
+                if wants_attention and P_np is not None:
+                    committed[b, chosen] = P_np[r, chosen, vals[r, chosen].numpy()]
                 sizes[b].append(len(chosen))
         step += 1
         if progress is not None:

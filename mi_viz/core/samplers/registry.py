@@ -2,8 +2,10 @@
 it reads, how it selects), and SamplerConfig is one setting of one rule.
 
 A rule reads some of: "probs" (its candidates' marginals), "prev" (the same positions' marginals
-one pass earlier), "mi" (the MI head's map, from the same backbone pass) and "exact-mi" (the
-ground-truth map: an oracle whose extra passes are counted apart). `decode` hands each rule what
+one pass earlier), "mi" (the MI head's map, from the same backbone pass), "exact-mi" (the
+ground-truth map: an oracle whose extra passes are counted apart) and "attention" (the
+backbone's own last-block attention over the whole sequence, from the same pass, with the
+confidence each unmasked position was committed at). `decode` hands each rule what
 it reads and nothing else, so no name is special-cased there.
 """
 
@@ -17,7 +19,7 @@ import numpy as np
 
 from .params import PARAMS, Param
 
-READS = ("probs", "prev", "mi", "exact-mi")  # what a rule may ask decode for
+READS = ("probs", "prev", "mi", "exact-mi", "attention")  # what a rule may ask decode for
 
 
 @dataclass
@@ -29,6 +31,10 @@ class Candidates:
     probs: np.ndarray | None = None  # (m, V) marginals ("probs")
     pos: np.ndarray | None = None  # (m,) places in the sequence
     prev: np.ndarray | None = None  # (m, V) the same positions' marginals one pass earlier ("prev"; None at the first)
+    # ("attention") the whole sequence's attention (L, L), row q attending to column k; and (L,) the
+    # probability each position's value had when it was unmasked (1 for the starting context, nan while masked)
+    attention: np.ndarray | None = None
+    committed: np.ndarray | None = None
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
+from ...core.attention import softmax_weights
 from ...core.checkpoints import CheckpointError, checkpoint_paths, load_module, load_state_strict, save_module
 from ...core.errors import UserError
 from ...core.objective import masked_cross_entropy
@@ -110,6 +111,23 @@ class ESMCBackbone(nn.Module, ConfiguredModel):
         v0, v1 = int(vt[0]), int(vt[-1]) + 1
         layers = {i: hidden[i][:, 1:-1] for i in hidden_layers}  # type: ignore[index]  # hidden: (n_layers, B, T, D)
         return logits[:, 1:-1, v0:v1], emb[:, 1:-1], layers  # (B, L, 20): the 20 standard amino acids only
+
+    def attention_probe(self):
+        """The last block's attention module, and its head-averaged weights (B, L, L) over the
+        residues (BOS / EOS dropped) recomputed as esm's MultiHeadAttention forms them: the QKV
+        projection, q / k LayerNorms, rotary, the sequence-id mask (core.attention.recording)."""
+        m = self.esmc.transformer.blocks[-1].attn
+
+        def weights(args, kwargs):
+            x, seq_id = args  # (B, T, D), (B, T) bool
+            q, k, _ = torch.chunk(m.layernorm_qkv(x), 3, dim=-1)
+            q, k = m._apply_rotary(m.q_ln(q).to(q.dtype), m.k_ln(k).to(q.dtype))
+            B, T, D = q.shape
+            q, k = (t.view(B, T, m.n_heads, D // m.n_heads).transpose(1, 2) for t in (q, k))  # (B, H, T, Dh)
+            allowed = None if seq_id is None else (seq_id.unsqueeze(-1) == seq_id.unsqueeze(-2)).unsqueeze(1)
+            return softmax_weights(q, k, allowed)[:, 1:-1, 1:-1]
+
+        return m, weights
 
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         """(B, L) residues -> 20-way logits (B, L, 20): what training (and DDP) calls."""
