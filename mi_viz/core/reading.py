@@ -7,7 +7,7 @@ the sampler decided on.
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 
 import torch
@@ -31,7 +31,8 @@ def read_state(model, tokens: torch.Tensor, head=None, attention: bool = False) 
     """One backbone pass over tokens (B, L) and, with a head, its MI map from the same pass;
     with attention, the pass's last-block attention too (core.attention: no second pass).
     Autograd follows the caller's mode (decode and the app run under inference_mode)."""
-    with recording(model) if attention else nullcontext([]) as box:
+    ctx: AbstractContextManager[list[torch.Tensor]] = recording(model) if attention else nullcontext([])
+    with ctx as box:
         out = head.backbone_pass(model, tokens) if head is not None else model.forward_tokens(tokens)
     masked = tokens == model.mask_id
     logp, H = marginals(out.logits, masked)
