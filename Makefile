@@ -72,10 +72,13 @@ VAL := data/sudoku/generated/val_puzzles.txt
 GRID_VAL := sequential; topk:k=2,4,7; eb:gamma=0.1,0.2,0.5,1,0.001,0.003,0.01,0.03,1e-6,1e-5,3e-5,1e-4; mi-pairs:gamma=1e-4,0.001,0.01,0.03,0.1,0.3:lam=0.25,0.5,1; mi-pairs:gamma=0.01,0.1,0.3:lam=0; mi-pairs:gamma=0.01,0.1:lam=0.5:scan=skip
 GRID := sequential; topk:k=4,7; eb:gamma=1e-5,3e-5,1e-4,0.001,0.01,0.03,0.2,0.5; mi-pairs:gamma=0.3,0.6:lam=0; mi-pairs:gamma=0.001,0.01,0.03,0.1,0.3:lam=0.25; mi-pairs:gamma=0.01,0.1:lam=1; mi-pairs:gamma=0.01:lam=0.25:scan=skip
 # Table 1's rule-4 rows (mi, mi-tc, mi-zero and the oracle mi-gt; the rule-3 rows are mi-pairs') (the paper's gamma and lambda, docs/samplers.md) and the samplers of the field, each at its validation choice and around it
+# DAWN on the test sets: its validation choice (which is Fast-dLLM's threshold at 0.99: no extra position
+# clears 0.99), one step looser, and the paper's LLaDA defaults: a front of three
+GRID_DAWN := dawn:tau=0.99:induce=0.99:low=0.99:edge=0.03; dawn:tau=0.99:induce=0.95:low=0.95:edge=0.07; dawn:tau=0.9:induce=0.7:low=0.7:edge=0.07
 GRID4 := mi:gamma=0.3,0.6:lam=1; mi:gamma=0.02,0.04,0.1,0.3,1,3:lam=10; mi-tc:gamma=0.02,0.1:lam=10; mi-zero:gamma=0.01,0.04,0.1,0.3; \
-  threshold:tau=0.95,0.99,0.999; margin:tau=0.8,0.9,0.95; klass:tau=0.9,0.95:kl=0.01; dilated:k=4,8:d=2; mi-gt:gamma=0.04:lam=10
+  threshold:tau=0.95,0.99,0.999; margin:tau=0.8,0.9,0.95; klass:tau=0.9,0.95:kl=0.01; dilated:k=4,8:d=2; mi-gt:gamma=0.04:lam=10; $(GRID_DAWN)
 GRID_EXT := sequential; topk:k=4,7; eb:gamma=1e-4,0.01,0.2,0.5; mi-pairs:gamma=0.3,0.6:lam=0; mi-pairs:gamma=0.01,0.1:lam=0.25; mi:gamma=0.04,0.3:lam=10; mi-zero:gamma=0.04,0.3; \
-  mi-tc:gamma=0.02,0.1:lam=10; threshold:tau=0.95,0.99; margin:tau=0.8,0.9; klass:tau=0.9,0.95:kl=0.01; dilated:k=4,8:d=2
+  mi-tc:gamma=0.02,0.1:lam=10; threshold:tau=0.95,0.99; margin:tau=0.8,0.9; klass:tau=0.9,0.95:kl=0.01; dilated:k=4,8:d=2; $(GRID_DAWN)
 # settings decoded side by side (sweep --jobs): about 1.3x the throughput of one 2-thread decode on 2 cores
 JOBS ?= 2
 
@@ -102,9 +105,11 @@ head: setup data/sudoku/mi_states.safetensors
 GRID_VAL4 := mi:gamma=0.01,0.02,0.04,0.1,0.2,0.3,0.6:lam=1,4,10; mi-tc:gamma=0.02,0.04,0.1,0.2:lam=4,10; \
   mi-zero:gamma=1e-4,0.001,0.01,0.02,0.03,0.04,0.1,0.2,0.3,0.6,1; threshold:tau=0.7,0.8,0.9,0.95,0.99; margin:tau=0.5,0.8,0.9; margin:k=4; \
   klass:tau=0.8,0.9,0.95:kl=0.01,0.05; dilated:k=4,8:d=2,4
+# DAWN (the attention rival, issue 42): its confidence bars and edge threshold around the paper's defaults
+GRID_VAL_DAWN := dawn:tau=0.9,0.95,0.99:induce=0.7,0.9:low=0.7,0.9:edge=0.03,0.05,0.07,0.1; dawn:tau=0.99,0.999:induce=0.95,0.99:low=0.95,0.99:edge=0.03,0.07
 # choosing the MI defaults on validation puzzles (never the test sets); benchmarks/sudoku_defaults.py's criterion
 val-sweep: setup
-	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(VAL) --grid "$(GRID_VAL); $(GRID_VAL4)" --out-dir results/sudoku/val_sweep --resume --jobs $(JOBS)
+	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(VAL) --grid "$(GRID_VAL); $(GRID_VAL4); $(GRID_VAL_DAWN)" --out-dir results/sudoku/val_sweep --resume --jobs $(JOBS)
 	$(BIN)/python -m benchmarks.sudoku_defaults
 
 # wall time on this machine: backbone throughput by batch and thread layout, then the whole Table 1 run (about 15 min)

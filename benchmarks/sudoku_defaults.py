@@ -15,8 +15,8 @@ from pathlib import Path
 
 from benchmarks.report import save, validation_sweep
 
-PARAMS = ("gamma", "lam", "k", "tau", "kl", "d")
-SAMPLERS = ("mi", "mi-tc", "mi-zero", "mi-pairs", "eb", "threshold", "margin", "klass", "dilated")
+PARAMS = ("gamma", "lam", "k", "tau", "kl", "d", "induce", "low", "edge", "sink")
+SAMPLERS = ("mi", "mi-tc", "mi-zero", "mi-pairs", "eb", "threshold", "margin", "klass", "dilated", "dawn")
 
 
 def choose(rows: list[dict], sampler: str, max_passes: float, n: int) -> dict | None:

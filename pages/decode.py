@@ -67,6 +67,7 @@ def instant(view: View, b, dom, item, trace, tkey, head_path, eps, caption, key)
                 value_tokens=backbone_model(b).value_tokens.tolist(),
                 mask_id=dom.mask_id,
                 est=caches.estimates_for(b, head_path, tkey, trace),
+                att=caches.attention_for(b, tkey, trace),
                 contacts=view.contacts(dom),
             )
 
@@ -169,12 +170,26 @@ def server_steps(view: View, b, dom, item, trace, head_path, eps, caption, key, 
             st.caption(
                 f"max pruned mass per {view.unit} {gt['dropped']:.2e}; max asymmetry {float(gt['asym'].max()):.3f} nats"
             )
-    if est is not None and gt is not None:
-        st.plotly_chart(
-            mi_map_figure(est - gt["mi"], masked, labels, None, "Estimated minus true MI", diverging=True, **kw),
-            key=f"{key}_diff_{t}",
-            config={"displayModeBar": False},
-        )
+    att = caches.attention_of(b, tokens)
+    diff = st.columns(2)
+    with diff[0]:
+        if est is not None and gt is not None:
+            st.plotly_chart(
+                mi_map_figure(est - gt["mi"], masked, labels, None, "Estimated minus true MI", diverging=True, **kw),
+                key=f"{key}_diff_{t}",
+                config={"displayModeBar": False},
+            )
+    with diff[1]:
+        if att is not None:
+            st.plotly_chart(
+                mi_map_figure(att, masked, labels, None, "Attention (last block, sinks removed; a share)", **kw),
+                key=f"{key}_att_{t}",
+                config={"displayModeBar": False},
+            )
+            st.caption(
+                "The backbone's own attention, the dependency proxy DAWN decodes on: where it and the MI maps "
+                "disagree is where the two proxies would batch differently (results: docs/samplers.md)."
+            )
     view.state_extras(dom, key, masked, {"ground truth": gt["mi"] if gt else None, "estimated": est}, focus)
     if focus is not None:
         rows = {name: v[focus] for name, v in (("Estimated", est), ("True", gt["mi"] if gt else None)) if v is not None}

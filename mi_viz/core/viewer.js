@@ -83,7 +83,7 @@ function mountViewer(root, data, callbacks) {
   keep.t = Math.min(keep.t, n - 1);
   const cache = {};
   const mapOf = (t, which) => {
-    const src = which === "gt" ? (data.gt || {})[t] : S[t].mi;
+    const src = which === "gt" ? (data.gt || {})[t] : which === "att" ? S[t].att : S[t].mi;
     if (!src) return null;
     const key = which + t;
     if (!cache[key]) cache[key] = miSquare(miF16(src), S[t].masked.length);
@@ -143,6 +143,8 @@ function mountViewer(root, data, callbacks) {
     return c;
   };
   const estCanvas = panel("Estimated MI (the head, same pass)", "mv-est");
+  // the backbone's own attention read as a dependency graph (DAWN's proxy): a share, not nats, on its own scale
+  const attCanvas = S.some((st) => st.att) ? panel("Attention (last block, sinks removed)", "mv-att") : null;
   const gtCanvas = panel("Ground-truth MI", "mv-gt");
   const gtNote = miEl("div", { "data-testid": "mv-gt-note", style: "max-width: 420px" });
   gtCanvas.parentNode.appendChild(gtNote);
@@ -206,7 +208,7 @@ function mountViewer(root, data, callbacks) {
     g.fillText(`marginal entropy before this step (nats; top ${hmax.toFixed(2)})`, 4, 11);
   }
 
-  function drawMap(canvas, m, t, zmax) {
+  function drawMap(canvas, m, t, zmax, unit = "nats") {
     const pos = S[t].masked, M = pos.length;
     const size = Math.max(200, Math.min(460, 8 * M + 40)), pad = 14;
     canvas.width = size + pad; canvas.height = size + pad;
@@ -233,7 +235,7 @@ function mountViewer(root, data, callbacks) {
     }
     canvas.onmousemove = (ev) => {
       const r = canvas.getBoundingClientRect(), i = Math.floor((ev.clientY - r.top - pad) / c), j = Math.floor((ev.clientX - r.left - pad) / c);
-      if (i >= 0 && j >= 0 && i < M && j < M) showTip(ev, `${data.labels[pos[i]]} · ${data.labels[pos[j]]}: ${m[i * M + j].toFixed(4)} nats`); else hideTip();
+      if (i >= 0 && j >= 0 && i < M && j < M) showTip(ev, `${data.labels[pos[i]]} · ${data.labels[pos[j]]}: ${m[i * M + j].toFixed(4)} ${unit}`); else hideTip();
     };
     canvas.onmouseleave = hideTip;
     canvas.onclick = (ev) => {
@@ -281,6 +283,12 @@ function mountViewer(root, data, callbacks) {
     drawMap(estCanvas, est, t, zmax);
     gtCanvas.parentNode.style.display = gt || gtButton ? "" : "none";
     drawMap(gtCanvas, gt, t, zmax);
+    if (attCanvas) {
+      const att = mapOf(t, "att");
+      let amax = 1e-6;
+      if (att) for (const v of att) amax = Math.max(amax, v);
+      drawMap(attCanvas, att, t, amax, "attention share");
+    }
     const pairs = st.masked.length > 1;  // one masked position has no pair: nothing to compute
     if (gtButton) gtButton.style.display = gt || !pairs ? "none" : "";
     gtNote.textContent = gt ? ((data.gtNote || {})[t] || "") : gtButton && pairs ? "exact map: one pass per masked position and kept value" : "";

@@ -45,6 +45,7 @@ def viewer_payload(
     value_tokens: list[int],
     mask_id: int,
     est: list[np.ndarray | None] | None = None,
+    att: list[np.ndarray] | None = None,
     contacts: np.ndarray | None = None,
     title: str = "",
     top: int = 3,
@@ -52,7 +53,9 @@ def viewer_payload(
     """trace: a recorded decode (StepRecord per pass); kind: "board" (a 9 x 9 Sudoku) or "track"
     (a sequence); labels: a name per position; symbols: a display name per value (value_tokens
     order); est: the estimated MI map (L, L) of every step's state, or None (a sampler that read
-    none and no head); contacts: (L, L) bool known relations drawn as dots (a family's contacts).
+    none and no head); att: the backbone's attention read as a dependency map (L, L) of every
+    step's state (core.attention.dependency_map), or None; contacts: (L, L) bool known relations
+    drawn as dots (a family's contacts).
     """
     sym_of = {int(t): k for k, t in enumerate(value_tokens)}
     initial = [-1 if t == mask_id else sym_of.get(int(t), -1) for t in trace.initial]
@@ -73,6 +76,8 @@ def viewer_payload(
         m = est[t] if est is not None else (np.asarray(rec.mi) if rec.mi is not None else None)
         if m is not None and len(masked) > 1:
             step["mi"] = upper(np.asarray(m), masked)
+        if att is not None and len(masked) > 1:
+            step["att"] = upper(np.asarray(att[t]), masked)
         steps.append(step)
     out = {
         "version": PAYLOAD_VERSION,

@@ -18,6 +18,7 @@ import streamlit as st
 import torch
 
 from mi_viz.core import strict_json
+from mi_viz.core.attention import NoAttention, dependency_map
 from mi_viz.core.mi import ground_truth_cost, ground_truth_mi
 from mi_viz.core.reading import read_state
 from mi_viz.core.samplers import SamplerConfig, Trace, decode
@@ -122,6 +123,45 @@ def estimates_for(b: Backbone, head_path: str | None, key: tuple, trace: Trace) 
         return out
 
     return cached("estimates", (key, head_path), run, max_entries=32)
+
+
+def attention_for(b: Backbone, key: tuple, trace: Trace) -> list[np.ndarray] | None:
+    """The backbone's own attention read as a dependency map (core.attention.dependency_map, the
+    graph DAWN decodes on) for every step's state, in batched passes; None for a backbone that
+    does not expose it."""
+    if not trace.steps:
+        return None
+
+    def run():
+        model = backbone_model(b)
+        x = torch.tensor([s.tokens for s in trace.steps])
+        out: list[np.ndarray] = []
+        try:
+            with torch.inference_mode():
+                for i in range(0, len(x), 64):
+                    A = read_state(model, x[i : i + 64], attention=True).attention
+                    assert A is not None
+                    out += [m.numpy() for m in dependency_map(A)]
+        except NoAttention:
+            return None
+        return out
+
+    return cached("attention", key, run, max_entries=32)
+
+
+def attention_of(b: Backbone, tokens: tuple) -> np.ndarray | None:
+    """One state's attention dependency map (L, L), or None for a backbone without attention."""
+
+    def run():
+        try:
+            with torch.inference_mode():
+                A = read_state(backbone_model(b), torch.tensor([tokens]), attention=True).attention
+        except NoAttention:
+            return None
+        assert A is not None
+        return dependency_map(A)[0].numpy()
+
+    return cached("attention_one", (b.key, tokens), run, max_entries=512)
 
 
 def estimate_of(b: Backbone, head_path: str, tokens: tuple) -> np.ndarray:

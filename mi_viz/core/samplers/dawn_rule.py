@@ -90,7 +90,7 @@ register(
         DAWN_DEFAULTS,
         _select,
         reads=frozenset({"probs", "attention"}),
-        curve=("edge",),
+        curve=(),  # every setting on one front: its bars move it along together
         help={"tau": "least top probability of a position taken outright, and of an anchor"},
         family="attention",
     )

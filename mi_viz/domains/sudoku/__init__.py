@@ -87,6 +87,7 @@ class SudokuDomain:
         "margin": {"k": 4, "tau": 0.9},
         "klass": {"tau": 0.95, "kl": 0.01},
         "dilated": {"k": 4, "d": 2},
+        "dawn": {"tau": 0.99, "induce": 0.99, "low": 0.99, "edge": 0.03, "sink": 10.0},
     }
 
     def load_model(self, spec=None, device: str = "cpu"):
