@@ -190,13 +190,13 @@ protein-mi-results: setup
 # --- Protein families (README "Protein families"; the alignments and structures are the user's:
 # ../shared/data/protein_families here, FAMILY_DATA=... elsewhere; nothing of them is committed) ----
 FAMILY_DATA ?= ../shared/data/protein_families
-FAMILIES ?= PF00595 PF00076 PF00072
+FAMILIES ?= PF00595 PF00076 PF00072 PF00018 PF00085
 fam_msa = $(FAMILY_DATA)/$(1)/$(1).align.80.fasta
 # pair-statistics grid: every sampler at several budgets (family columns carry 0.5-2.5 nats, pair MI
 # mostly under 0.05 with a few couplings at 0.3-0.6: lambda 10 makes those cost as much as an uncertain column)
 FAMILY_GRID := sequential; topk:k=4,8,16; eb:gamma=1,4,8,16; mi-zero:gamma=1,4,8,16; mi:gamma=1,4,8,16:lam=10; \
   mi:gamma=4:lam=1; mi-tc:gamma=4,16:lam=10; mi-cap:k=8:gamma=32:lam=100,300,1000; mi-cap:k=8:gamma=6,10,16:lam=0; threshold:tau=0.5,0.8; margin:tau=0.3; \
-  klass:tau=0.7:kl=0.05; dilated:k=8:d=4
+  klass:tau=0.7:kl=0.05; dilated:k=8:d=4; dawn:induce=0.5:low=0.3,0.5,0.7
 # choosing the family defaults: the same samplers against the *training* rows, another sample seed (never the held-out rows)
 FAMILY_VAL_GRID := $(FAMILY_GRID)
 # the test tables add the oracle (the MI rule on the backbone's exact MI) beside the head's mi gamma 4 lambda 10:

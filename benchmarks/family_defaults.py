@@ -1,6 +1,6 @@
 """The family sampler defaults, chosen on validation sweeps by a criterion fixed before they ran.
 
-    python -m benchmarks.family_defaults [--families PF00595 PF00076 PF00072] [--out results/family/choice.json]
+    python -m benchmarks.family_defaults [--families PF00595 ...] [--out results/family/choice.json]
 
 Validation never touches the held-out rows: each family's validation sweep
 (results/family/NAME/val_sweep/sweep.csv, `make family-val-sweep`) scores generated members
@@ -22,9 +22,10 @@ import json
 from pathlib import Path
 
 from benchmarks.report import save
+from mi_viz.domains.family import SHIPPED
 
 ROOT = Path(__file__).resolve().parents[1]
-PARAMS = ("gamma", "lam", "k", "tau", "kl", "d")
+PARAMS = ("gamma", "lam", "k", "tau", "kl", "d", "induce", "low", "edge", "sink")
 MAX_DROP = 0.02
 
 
@@ -34,7 +35,7 @@ def setting(r: dict) -> tuple:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--families", nargs="+", default=["PF00595", "PF00076", "PF00072"])
+    ap.add_argument("--families", nargs="+", default=list(SHIPPED), help="default: every shipped family")
     ap.add_argument("--out", default=str(ROOT / "results" / "family" / "choice.json"))
     a = ap.parse_args(argv)
     per: dict[tuple, dict] = {}

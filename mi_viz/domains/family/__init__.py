@@ -30,8 +30,9 @@ from .structure import ContactMap
 
 REPO = Path(__file__).resolve().parents[3]
 CHECKPOINTS = REPO / "checkpoints"
-# checkpoints/family_NAME.* (+ .contacts.json, _mi_head.*), in the order tables and pickers list them (smallest first)
-SHIPPED = ("PF00595", "PF00076", "PF00072")
+# checkpoints/family_NAME.* (+ .contacts.json, _mi_head.*), in the order tables and pickers list them (the order
+# they were shipped in: PDZ, RRM, the response regulator, then SH3 and thioredoxin)
+SHIPPED = ("PF00595", "PF00076", "PF00072", "PF00018", "PF00085")
 DEFAULT_FAMILY = "PF00595"
 RELATION_NAMES = ("contact (C-beta < 8 A, |i - j| >= 6)",)
 
