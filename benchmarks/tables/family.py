@@ -112,7 +112,8 @@ def family_anchors_table() -> str:
     ]
     for fam in FAMILIES:
         r = _family_json(fam, "contact_classes.json")
-        seq = next((x for x in rows_of(R / "family" / fam / "sweep.csv") if x["sampler"] == "sequential"), None)
+        sweep = R / "family" / fam / "sweep.csv"
+        seq = next((x for x in rows_of(sweep) if x["sampler"] == "sequential"), None) if sweep.exists() else None
         if r is None or seq is None:
             continue
         slo, shi = json.loads(seq["pair_corr_ci90"])
