@@ -8,12 +8,13 @@ import numpy as np
 import streamlit as st
 
 from mi_viz.core.plots import mi_map_figure, offline_html
+from mi_viz.core.samplers import SamplerConfig
 from mi_viz.core.viewer import viewer_payload
 
 from .kit import caches
 from .kit.models import backbone_model
 from .kit.viewer import mount_viewer
-from .kit.widgets import instant_view, sampler_picker, step_controls
+from .kit.widgets import instant_view, sampler_picker, step_controls, twin_picker
 from .views.base import Hint, View, open_page
 
 
@@ -34,6 +35,11 @@ def render(view: View, title: str) -> None:
             domain_defaults=dom.sampler_defaults,
         )
         eps = st.select_slider("ground-truth pruning eps", [1e-4, 1e-3, 1e-2], value=1e-3, key=f"{key}_eps")
+        try:
+            twin = twin_picker(key, cfg, head is not None, dom.sampler_defaults)
+        except ValueError as e:
+            st.error(str(e))
+            twin = None
     if item is None:
         (st.info if isinstance(problem, Hint) else st.error)(problem or "Choose an input in the sidebar.")
         st.stop()
@@ -48,30 +54,44 @@ def render(view: View, title: str) -> None:
         f" · temperature {cfg.temperature:g}, seed {cfg.seed}" if cfg.temperature > 0 else ""
     )
     if instant_view(f"{key}_view", view.unit):
-        instant(view, b, dom, item, trace, tkey, head_path, eps, caption, key)
+        instant(view, b, dom, item, trace, tkey, head_path, eps, caption, key, twin)
     else:
+        if twin is not None:
+            st.info("Side by side runs in the instant view (one timeline in the browser).")
         server_steps(view, b, dom, item, trace, head_path, eps, caption, key, cfg)
     view.decode_extras(dom, key)
 
 
-def instant(view: View, b, dom, item, trace, tkey, head_path, eps, caption, key) -> None:
-    """Every step of the decode packed once for the in-browser viewer."""
+def instant(view: View, b, dom, item, trace, tkey, head_path, eps, caption, key, twin=None) -> None:
+    """Every step of the decode packed once for the in-browser viewer; with a twin setting, its
+    decode of the same input beside it on one timeline of passes."""
 
-    def pack():
-        with st.spinner("Packing the decode for the browser ..."):
-            return viewer_payload(
-                trace,
-                kind=view.kind,
-                labels=view.labels(dom, item, len(trace.initial)),
-                symbols=view.symbols(dom),
-                value_tokens=backbone_model(b).value_tokens.tolist(),
-                mask_id=dom.mask_id,
-                est=caches.estimates_for(b, head_path, tkey, trace),
-                att=caches.attention_for(b, tkey, trace),
-                contacts=view.contacts(dom),
-            )
+    def payload_of(tr, k, title=""):
+        def pack():
+            with st.spinner("Packing the decode for the browser ..."):
+                return viewer_payload(
+                    tr,
+                    kind=view.kind,
+                    labels=view.labels(dom, item, len(tr.initial)),
+                    symbols=view.symbols(dom),
+                    value_tokens=backbone_model(b).value_tokens.tolist(),
+                    mask_id=dom.mask_id,
+                    est=caches.estimates_for(b, head_path, k, tr),
+                    att=caches.attention_for(b, k, tr),
+                    contacts=view.contacts(dom),
+                    title=title,
+                )
 
-    payload = caches.cached("payload", (tkey, head_path), pack, max_entries=32)
+        return caches.cached("payload", (k, head_path, title), pack, max_entries=32)
+
+    if twin is None:
+        payload = payload_of(trace, tkey)
+    else:
+        tr2 = caches.trace_for(b, head_path, item.key, item.value, twin)
+        payload = {
+            **payload_of(trace, tkey, SamplerConfig.from_dict(trace.sampler).label()),
+            "twin": payload_of(tr2, caches.trace_key(b, head_path, item.key, twin), twin.label()),
+        }
     mount_viewer(
         payload,
         f"{key}_viewer",

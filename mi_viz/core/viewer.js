@@ -96,7 +96,7 @@ function mountViewer(root, data, callbacks) {
   box.style.cssText = "font-family: sans-serif; font-size: 13px; color: #222;";
   root.appendChild(box);
   if (data.title) box.appendChild(miEl("div", { style: "font-weight: 600; margin-bottom: 4px" }, data.title));
-  const bar = miEl("div", { style: "display: flex; gap: 6px; align-items: center; margin: 4px 0 8px" });
+  const bar = miEl("div", { style: "display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 4px 0 8px" });
   const mk = (icon, label, id) => {
     const b = miEl("button", { "data-testid": id, title: label, "aria-label": label, style: "padding: 2px 8px; display: inline-flex; align-items: center; gap: 3px" });
     b.appendChild(miIcon(icon));
@@ -211,10 +211,11 @@ function mountViewer(root, data, callbacks) {
   function drawMap(canvas, m, t, zmax, unit = "nats") {
     const pos = S[t].masked, M = pos.length;
     const size = Math.max(200, Math.min(460, 8 * M + 40)), pad = 14;
-    canvas.width = size + pad; canvas.height = size + pad;
+    const empty = !m || M < 2;  // a one-line note, not a blank square
+    canvas.width = empty ? 260 : size + pad; canvas.height = empty ? 40 : size + pad;
     const g = canvas.getContext("2d");
     g.clearRect(0, 0, canvas.width, canvas.height);
-    if (!m || M < 2) { g.fillStyle = "#888"; g.fillText(M < 2 ? "fewer than two masked positions" : "no map for this step", 10, 30); return; }
+    if (empty) { g.fillStyle = "#888"; g.fillText(M < 2 ? "fewer than two masked positions" : "no map for this step", 10, 24); return; }
     const c = size / M;
     for (let i = 0; i < M; i++) for (let j = 0; j < M; j++) {
       g.fillStyle = i === j ? "#fff" : miColor(m[i * M + j] / zmax);
@@ -312,4 +313,41 @@ function mountViewer(root, data, callbacks) {
   };
   stop();
   draw();
+  return { go, n, passesAt: (t) => S[t].passes, title: data.title || "" };
+}
+
+// Two decodes of the same input side by side on one timeline of backbone passes (they take different
+// numbers of steps): at pass p each shows its last step taken by then. Each keeps its own controls and maps.
+function mountPair(root, a, b, callbacks) {
+  root.replaceChildren();
+  const box = miEl("div", { class: "mi-pair", "data-testid": "mv-pair" });
+  box.style.cssText = "font-family: sans-serif; font-size: 13px; color: #222;";
+  root.appendChild(box);
+  const bar = miEl("div", { style: "display: flex; gap: 8px; align-items: center; margin: 4px 0 8px" });
+  const label = miEl("span", { style: "font-weight: 600" }, "Both, by pass:");
+  const slider = miEl("input", { type: "range", min: "1", value: "1", "data-testid": "mv-pair-slider", style: "flex: 1" });
+  const counter = miEl("span", { "data-testid": "mv-pair-counter", style: "min-width: 120px; text-align: right" });
+  bar.append(label, slider, counter);
+  box.appendChild(bar);
+  const row = miEl("div", { style: "display: flex; gap: 24px; flex-wrap: wrap; align-items: flex-start" });
+  box.appendChild(row);
+  const halves = [a, b].map((d) => {
+    const el = miEl("div", { style: "flex: 1 1 480px; min-width: 0" });
+    row.appendChild(el);
+    return el;
+  });
+  const va = mountViewer(halves[0], a, callbacks), vb = mountViewer(halves[1], b, {});
+  const last = (v) => v.passesAt(v.n - 1);
+  const P = Math.max(last(va), last(vb));
+  slider.max = String(P);
+  const stepAt = (v, p) => { let t = 0; for (let k = 0; k < v.n; k++) if (v.passesAt(k) <= p) t = k; return t; };
+  const go = (p) => {
+    slider.value = String(p);
+    counter.textContent = `pass ${p} / ${P}`;
+    va.go(stepAt(va, p));
+    vb.go(stepAt(vb, p));
+  };
+  slider.oninput = () => go(parseInt(slider.value, 10));
+  go(1);
+  return { go, passes: P };
 }

@@ -102,7 +102,7 @@ def ground_truth_entry(mi: np.ndarray, masked: list[int]) -> str:
 
 def offline_viewer_html(payload: dict, title: str = "mi-viz decode") -> str:
     """The viewer as one self-contained HTML file: the same JavaScript the app mounts, every step
-    in it, no network. Every user string (labels, titles, FASTA headers) reaches the page as
+    in it (both decodes when the payload carries a "twin": side by side on one timeline), no network. Every user string (labels, titles, FASTA headers) reaches the page as
     JSON data rendered with textContent, never as markup; the title is escaped here."""
     data = strict_json.dumps(payload, separators=(",", ":")).replace("</", "<\\/")  # no early </script>
     return (
@@ -110,7 +110,8 @@ def offline_viewer_html(payload: dict, title: str = "mi-viz decode") -> str:
         + html.escape(title)
         + "</title></head><body><div id='mi-viz-viewer'></div><script>"
         + JS.read_text()
-        + "\nmountViewer(document.getElementById('mi-viz-viewer'), "
+        + "\nconst d = "
         + data
-        + ", {});</script></body></html>"
+        + ";\nconst r = document.getElementById('mi-viz-viewer');\n"
+        + "if (d.twin) mountPair(r, d, d.twin, {}); else mountViewer(r, d, {});</script></body></html>"
     )

@@ -22,7 +22,8 @@ export default function (component) {
     root.className = "mi-viewer-root";
     parentElement.appendChild(root);
   }
-  mountViewer(root, data, data.gtEnabled ? { onGroundTruth: (t) => setTriggerValue("gt_step", t) } : {});
+  const cb = data.gtEnabled ? { onGroundTruth: (t) => setTriggerValue("gt_step", t) } : {};
+  if (data.twin) mountPair(root, data, data.twin, cb); else mountViewer(root, data, cb);
 }
 """
 

@@ -77,6 +77,23 @@ def sampler_picker(
     return SamplerConfig(name, temperature=t, seed=int(seed), **kw)
 
 
+def twin_picker(key: str, first: SamplerConfig, has_head: bool, domain_defaults=None) -> SamplerConfig | None:
+    """A second sampler decoding the same input side by side, at the first one's temperature and
+    seed (one timeline of passes in the viewer); None when off. ValueError when it is the same
+    setting as the first (nothing to compare)."""
+    about = "The same input and seed, one shared timeline of backbone passes; each decode keeps its own maps."
+    if not st.toggle("Side by side: a second sampler", help=about, **kept(f"{key}_twin_on", False)):
+        return None
+    names = [n for n in SAMPLERS if has_head or not SAMPLERS[n].needs_head]
+    default = "dawn" if first.name != "dawn" else "eb"
+    name = st.selectbox("Second sampler", names, **kept(f"{key}_twin", default, names))
+    kw = sampler_params(f"{key}_twin_{name}", name, defaults_for(name, domain_defaults))
+    twin = SamplerConfig(name, temperature=first.temperature, seed=first.seed, **kw)
+    if twin.label() == first.label():
+        raise ValueError(f"the second sampler is the first one's setting ({first.label()}): choose another")
+    return twin
+
+
 def grid_text(cfgs) -> str:
     """SamplerConfigs as one line of grid syntax (parse_grid reads it back to the same settings)."""
     return "; ".join(c.grid_text() for c in cfgs)
