@@ -822,3 +822,38 @@ def test_the_viewer_colours_positions_by_decode_order(server, browser):
     page.get_by_test_id("mv-order").uncheck()
     _no_exception(page)
     ctx.close()
+
+
+def test_the_offline_pair_opens_from_disk_and_steps(browser, tmp_path):
+    """The side-by-side export: one HTML file, opened from disk with every network request refused,
+    steps both decodes on one timeline of passes (issue 42)."""
+    from test_exports import payload
+
+    from mi_viz.core.viewer import offline_viewer_html
+
+    pair = {**payload([1, 2, 3, 4], title="one"), "twin": payload([1, 3, 5], title="two")}
+    path = tmp_path / "pair.html"
+    path.write_text(offline_viewer_html(pair, "pair"))
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    asked = []
+
+    def refuse(route):
+        if not route.request.url.startswith("file:"):
+            asked.append(route.request.url)
+            route.abort()
+        else:
+            route.continue_()
+
+    ctx.route("**/*", refuse)
+    page = ctx.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(path.as_uri())
+    page.get_by_test_id("mv-pair").wait_for(timeout=10_000)
+    slider = page.get_by_test_id("mv-pair-slider")
+    assert page.get_by_test_id("mv-pair-counter").text_content() == "pass 1 / 5"
+    slider.evaluate("(e) => { e.value = '4'; e.dispatchEvent(new Event('input')); }")
+    counters = [c.text_content() for c in page.get_by_test_id("mv-counter").all()]
+    assert counters == ["Step 4 / 4 · passes 4", "Step 2 / 3 · passes 3"], counters
+    assert not asked and not errors, (asked, errors)
+    ctx.close()

@@ -102,8 +102,9 @@ def ground_truth_entry(mi: np.ndarray, masked: list[int]) -> str:
 
 def offline_viewer_html(payload: dict, title: str = "mi-viz decode") -> str:
     """The viewer as one self-contained HTML file: the same JavaScript the app mounts, every step
-    in it (both decodes when the payload carries a "twin": side by side on one timeline), no network. Every user string (labels, titles, FASTA headers) reaches the page as
-    JSON data rendered with textContent, never as markup; the title is escaped here."""
+    in it (both decodes when the payload carries a "twin": side by side on one timeline), no
+    network. Every user string (labels, titles, FASTA headers) reaches the page as JSON data
+    rendered with textContent, never as markup; the title is escaped here."""
     data = strict_json.dumps(payload, separators=(",", ":")).replace("</", "<\\/")  # no early </script>
     return (
         '<!DOCTYPE html><html><head><meta charset="utf-8"><title>'

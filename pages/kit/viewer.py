@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from mi_viz.core.animation import MAX_FRAMES, decode_gif, frame_count
 from mi_viz.core.viewer import JS, ground_truth_entry, offline_viewer_html
 
 from .caches import GT_SECONDS_CAP
@@ -68,10 +69,24 @@ def mount_viewer(payload: dict, key: str, tokens_of, gt_for, cost_for=None, capt
             st.rerun()
     if caption:
         st.caption(caption)
-    st.download_button(
+    c1, c2 = st.columns(2)
+    c1.download_button(
         "The whole decode as one offline HTML page (this viewer, every step)",
         lambda: offline_viewer_html(payload, f"mi-viz: {caption}"),
         file_name=f"{export_name}.html",
         mime="text/html",
         key=f"{key}_html",
     )
+    frames = frame_count(payload)
+    if frames == 0:
+        c2.caption("No step to animate: the input had nothing masked.")
+    elif frames > MAX_FRAMES:
+        c2.caption(f"{frames} passes: too many frames for an animation ({MAX_FRAMES} at most); the HTML has them all.")
+    else:
+        c2.download_button(
+            f"The whole decode as an animated GIF ({frames} frames)",
+            lambda: decode_gif(payload),
+            file_name=f"{export_name}.gif",
+            mime="image/gif",
+            key=f"{key}_gif",
+        )

@@ -1,0 +1,159 @@
+"""A whole decode as an animated GIF, drawn from the viewer's payload (core.viewer.viewer_payload:
+the same data the in-browser viewer and the offline HTML draw, so all three show one decode).
+
+Each frame is one step: the state before it (a 9 x 9 board or a sequence track; the batch this
+step unmasks outlined, the values it writes shown) beside that step's estimated MI over the
+masked positions (the batch on both axes). A payload with a "twin" (side by side) gets one row per
+decode, both at the same backbone pass. Rendered with matplotlib (Agg) and written by Pillow: no
+network, no browser. Kept small on purpose (a low dpi, a 64-colour palette): a whole Sudoku
+decode is tens of kB, a 100-residue protein decoded a residue a pass about a megabyte
+(benchmarks/app_latency.py measures both).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+
+import numpy as np
+
+MAX_FRAMES = 400  # a longer decode is refused: the file would be too large to share
+
+
+class EmptyDecode(ValueError):
+    """A decode with no step has nothing to animate."""
+
+
+def _square(b64: str | None, m: int) -> np.ndarray | None:
+    """A payload map (upper triangle over the m masked positions, float16 base64) -> (m, m)."""
+    if not b64 or m < 2:
+        return None
+    tri = np.frombuffer(base64.b64decode(b64), dtype="<f2").astype(np.float64)
+    out = np.zeros((m, m))
+    iu = np.triu_indices(m, 1)
+    out[iu] = tri
+    return out + out.T
+
+
+def _states(payload: dict) -> list[list[int]]:
+    """The state before every step (symbol indices, -1 masked), then the final one."""
+    s = list(payload["initial"])
+    out = [s[:]]
+    for st in payload["steps"]:
+        for p, v in zip(st["sel"], st["val"]):
+            s[p] = v
+        out.append(s[:])
+    return out
+
+
+def _passes_index(payload: dict, p: int) -> int:
+    t = 0
+    for k, st in enumerate(payload["steps"]):
+        if st["passes"] <= p:
+            t = k
+    return t
+
+
+def _draw_state(ax, payload: dict, state: list[int], t: int) -> None:
+    sym, step = payload["symbols"], payload["steps"][t]
+    sel = dict(zip(step["sel"], step["val"]))
+    L = len(state)
+    if payload["kind"] == "board":
+        cols, rows = 9, 9
+    else:
+        cols = min(L, 25)
+        rows = -(-L // cols)
+    ax.set_xlim(0, cols)
+    ax.set_ylim(rows, 0)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    for p in range(L):
+        r, c = divmod(p, cols)
+        masked = state[p] < 0
+        face = "#e6e6e6" if masked else "white"
+        edge, lw = ("#ff7f0e", 2.0) if p in sel else ("#999", 0.4)
+        ax.add_patch(_rect((c, r), face, edge, lw))
+        text = sym[sel[p]] if p in sel else ("" if masked else sym[state[p]])
+        if text:
+            ax.text(
+                c + 0.5, r + 0.55, text, ha="center", va="center", fontsize=7, color="#c05000" if p in sel else "black"
+            )
+    if payload["kind"] == "board":
+        for k in (3, 6):
+            ax.plot([k, k], [0, 9], color="black", lw=1.2)
+            ax.plot([0, 9], [k, k], color="black", lw=1.2)
+
+
+def _rect(xy, face, edge, lw):
+    from matplotlib.patches import Rectangle
+
+    return Rectangle(xy, 1, 1, facecolor=face, edgecolor=edge, linewidth=lw)
+
+
+def _draw_map(ax, payload: dict, t: int, zmax: float) -> None:
+    step = payload["steps"][t]
+    m = _square(step.get("mi"), len(step["masked"]))
+    ax.set_xticks([])
+    ax.set_yticks([])
+    if m is None:
+        ax.text(0.5, 0.5, "no map", ha="center", va="center", transform=ax.transAxes, color="#888")
+        return
+    ax.imshow(m, cmap="viridis", vmin=0, vmax=zmax, interpolation="nearest")
+    pos = {p: k for k, p in enumerate(step["masked"])}
+    for p in step["sel"]:
+        k = pos[p]
+        ax.plot([k, k], [-1.2, -0.6], color="#ff7f0e", lw=2, clip_on=False)
+        ax.plot([-1.2, -0.6], [k, k], color="#ff7f0e", lw=2, clip_on=False)
+
+
+def frame_count(payload: dict) -> int:
+    """The frames decode_gif would draw: the passes at which either decode takes a step."""
+    decodes = [payload] + ([payload["twin"]] if payload.get("twin") else [])
+    return len({st["passes"] for d in decodes for st in d["steps"]})
+
+
+def decode_gif(payload: dict, ms_per_frame: int = 500, dpi: int = 80) -> bytes:
+    """The decode (and its twin, if any) as an animated GIF, one frame per backbone pass at which
+    either decode takes a step. EmptyDecode for a decode with no step; ValueError past MAX_FRAMES."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    decodes = [payload] + ([payload["twin"]] if payload.get("twin") else [])
+    if any(not d["steps"] for d in decodes):
+        raise EmptyDecode("the decode has no step: nothing to animate")
+    passes = sorted({st["passes"] for d in decodes for st in d["steps"]})
+    if len(passes) > MAX_FRAMES:
+        raise ValueError(f"{len(passes)} frames, over the {MAX_FRAMES} an animation may have: export the HTML instead")
+    states = [_states(d) for d in decodes]
+    zmax = max(
+        [1e-6]
+        + [
+            float(m.max())
+            for d in decodes
+            for st in d["steps"]
+            if (m := _square(st.get("mi"), len(st["masked"]))) is not None
+        ]
+    )
+    frames = []
+    for p in passes:
+        fig, axes = plt.subplots(len(decodes), 2, figsize=(6.4, 3.0 * len(decodes)), squeeze=False)
+        for row, d in enumerate(decodes):
+            t = _passes_index(d, p)
+            _draw_state(axes[row][0], d, states[row][t], t)
+            _draw_map(axes[row][1], d, t, zmax)
+            name = (d.get("title") or "decode")[:48]
+            axes[row][0].set_title(f"{name}: step {t + 1} / {len(d['steps'])}", fontsize=7)
+            axes[row][1].set_title("estimated MI (masked positions)", fontsize=8)
+        fig.suptitle(f"pass {p}", fontsize=9)
+        fig.tight_layout()
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png", dpi=dpi)
+        plt.close(fig)
+        buf.seek(0)
+        frames.append(Image.open(buf).convert("RGB").quantize(64))
+    out = io.BytesIO()
+    frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:], duration=ms_per_frame, loop=0)
+    return out.getvalue()

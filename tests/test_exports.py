@@ -1,0 +1,57 @@
+"""The decode exports (issue 42): the animated GIF drawn from the viewer's payload, the side-by-side
+pair in the offline page, and their bad inputs."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from mi_viz.core.animation import EmptyDecode, decode_gif, frame_count
+from mi_viz.core.samplers import StepRecord, Trace
+from mi_viz.core.viewer import offline_viewer_html, viewer_payload
+
+
+def payload(passes: list[int], L: int = 6, title: str = "toy") -> dict:
+    """A toy track decode: step k unmasks position k at pass passes[k], an MI map at every step."""
+    steps, tokens = [], [9] * L
+    for k, p in enumerate(passes):
+        masked = [t == 9 for t in tokens]
+        rng = np.random.default_rng(k)
+        mi = rng.random((L, L))
+        steps.append(StepRecord(k, tokens[:], masked, [0.5] * L, [[0.5, 0.5]] * L, (mi + mi.T).tolist(), [k], [1], p))
+        tokens[k] = 1
+    trace = Trace({"name": "topk"}, [9] * L, tokens, steps)
+    return viewer_payload(trace, kind="track", labels=list("abcdef"[:L]), symbols=["A", "B"], value_tokens=[0, 1],
+                          mask_id=9, title=title)  # fmt: skip
+
+
+def gif_frames(data: bytes) -> int:
+    im = Image.open(io.BytesIO(data))
+    assert im.format == "GIF"
+    return im.n_frames
+
+
+def test_the_gif_has_a_frame_per_pass():
+    p = payload([1, 2, 3, 4])
+    data = decode_gif(p)
+    assert data[:6] == b"GIF89a" and gif_frames(data) == 4 == frame_count(p)
+
+
+def test_side_by_side_shares_the_timeline():
+    """Two decodes of 4 and 3 steps at passes {1,2,3,4} and {1,3,5}: one frame per pass either
+    takes a step at (1, 2, 3, 4, 5); the offline page mounts the pair."""
+    pair = {**payload([1, 2, 3, 4], title="one"), "twin": payload([1, 3, 5], title="two")}
+    assert frame_count(pair) == 5 and gif_frames(decode_gif(pair)) == 5
+    page = offline_viewer_html(pair, "pair")
+    assert "if (d.twin) mountPair(r, d, d.twin, {})" in page and '"twin":{' in page
+
+
+def test_an_empty_decode_is_refused():
+    empty = viewer_payload(Trace({"name": "topk"}, [1, 1], [1, 1], []), kind="track", labels=["a", "b"],
+                           symbols=["A", "B"], value_tokens=[0, 1], mask_id=9)  # fmt: skip
+    assert frame_count(empty) == 0
+    with pytest.raises(EmptyDecode, match="no step"):
+        decode_gif(empty)
