@@ -349,3 +349,30 @@ def plot_sweep(
     if html_path:  # the app's chart (core.plots.sweep_figure), as a file
         fig = sweep_figure({"": summaries}, metric, ylabel, title, paper=paper, scale=scale, paper_label=paper_label)
         fig.write_html(html_path, include_plotlyjs="cdn")  # small file; the app shows the same chart offline
+
+
+def pca_figure(sets: dict, shown: list[str], title: str, axes: tuple[str, str] = ("PC1", "PC2")) -> go.Figure:
+    """Generated sets beside natural ones in a 2-D projection (the paper's Figure 3): sets
+    {name: {"pc": [[x, y], ...]}}, the first natural, drawn grey under the others."""
+    fig = go.Figure()
+    names = list(sets)
+    for k, name in enumerate([names[0]] + [n for n in shown if n != names[0]]):
+        z = np.asarray(sets[name]["pc"], dtype=float)
+        fig.add_trace(
+            go.Scattergl(
+                x=z[:, 0],
+                y=z[:, 1],
+                mode="markers",
+                name=name,
+                marker=dict(size=4, color="#bbbbbb" if k == 0 else family_color(name.split()[0]), opacity=0.8),
+            )
+        )
+    fig.update_layout(
+        title=dict(text=title, font=dict(size=13)),
+        xaxis_title=axes[0],
+        yaxis_title=axes[1],
+        height=460,
+        legend=dict(orientation="h", y=-0.2),
+        margin=dict(l=50, r=10, t=40, b=40),
+    )
+    return fig

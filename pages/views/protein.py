@@ -17,7 +17,7 @@ import torch
 
 from mi_viz.core import strict_json
 from mi_viz.core.mi_report import read_pairs
-from mi_viz.core.plots import sweep_figure
+from mi_viz.core.plots import pca_figure, sweep_figure
 from mi_viz.core.samplers import SamplerConfig, Trace, config_for
 from mi_viz.domains.family import shipped_families
 from mi_viz.domains.protein import DATA, PAPER_TABLE2, prompts_of_lengths
@@ -297,6 +297,7 @@ class ProteinView(View):
             "A small sweep's JSD is noisier than the committed 500-protein rows: with few proteins the "
             "cluster histogram itself is coarse (README, the natural-vs-natural floor)."
         )
+        figure3(key)
 
     # --- the estimator ------------------------------------------------------------------------------------------
     def estimator(self, key: str) -> None:
@@ -358,6 +359,30 @@ class ProteinView(View):
             )
             st.plotly_chart(fig, key=f"{key}_sep")
         st.dataframe(prof, hide_index=True)
+
+
+def figure3(key: str) -> None:
+    """The paper's Figure 3 from the committed run (benchmarks/protein_figure3.py): each setting's
+    Table 2 proteins in the natural proteins' own principal components."""
+    path = RESULTS / "protein" / "figure3.json"
+    res = json.loads(path.read_text()) if path.exists() else None
+    st.markdown("**The paper's Figure 3: generated proteins in the natural proteins' principal components**")
+    if res is None:
+        st.caption("Not run yet: `python -m benchmarks.protein_figure3` (results/protein/figure3.json).")
+        return
+    gen = [k for k in res["sets"] if not k.startswith("natural")]
+    shown = st.multiselect("Settings shown", gen, default=gen[:2], key=f"{key}_fig3")
+    ev = res["explained_variance"]
+    st.plotly_chart(
+        pca_figure(res["sets"], shown, f"{res['embedding']}: PCA fitted on the natural test reference",
+                   (f"PC1 ({ev[0]:.0%})", f"PC2 ({ev[1]:.0%})")),
+        key=f"{key}_fig3_plot",
+    )  # fmt: skip
+    st.caption(
+        "Centroid shift from the natural proteins (in units of their spread over these two components): "
+        + "; ".join(f"{k} {v['centroid_shift']:.2f}" for k, v in res["sets"].items() if k in gen)
+        + ". Grey: the natural test reference."
+    )
 
 
 def validate_prompt(text: str | None) -> tuple[str | None, str | None]:
