@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from mi_viz.core.plots import mi_map_figure, offline_html
+from mi_viz.core.plots import PALETTE_NAME, mi_map_figure, offline_html
 from mi_viz.core.samplers import SamplerConfig
 from mi_viz.core.viewer import viewer_payload
 
@@ -82,7 +82,7 @@ def instant(view: View, b, dom, item, trace, tkey, head_path, eps, caption, key,
                     title=title,
                 )
 
-        return caches.cached("payload", (k, head_path, title), pack, max_entries=32)
+        return caches.cached("payload", (k, head_path, title, PALETTE_NAME.get()), pack, max_entries=32)
 
     if twin is None:
         payload = payload_of(trace, tkey)

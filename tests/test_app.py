@@ -436,3 +436,29 @@ def test_user_strings_are_escaped_in_the_exports():
     html_page = offline_viewer_html(payload, evil)
     assert evil not in html_page  # in the data as JSON (</ escaped), in the title escaped
     assert "<\\/script>" in html_page and "&lt;script&gt;" in html_page
+
+
+def test_colour_blind_marks_reach_every_figure_and_the_viewer():
+    """The sidebar's palette toggle (on every page, remembered): the step view's board and maps
+    outline the batch in Okabe-Ito blue instead of orange; the viewer's payload carries the marks."""
+    from mi_viz.core.plots import MARKS, PALETTE_NAME
+    from mi_viz.core.samplers import StepRecord, Trace
+    from mi_viz.core.viewer import viewer_payload
+
+    at = _run("pages/sudoku_decode.py")
+    specs = " ".join(c.proto.spec for c in at.get("plotly_chart"))
+    assert MARKS["classic"]["batch"] in specs and MARKS["safe"]["batch"] not in specs
+    at.toggle(key="look_palette").set_value(True).run()
+    assert not at.exception
+    specs = " ".join(c.proto.spec for c in at.get("plotly_chart"))
+    assert MARKS["safe"]["batch"] in specs and MARKS["classic"]["batch"] not in specs
+    at.switch_page("pages/protein_decode.py").run()  # another page keeps the choice
+    assert at.toggle(key="look_palette").value is True
+    rec = StepRecord(0, [9, 9], [True, True], [0.5, 0.4], [[0.5] * 2, [0.5] * 2], None, [0], [1], 1)
+    token = PALETTE_NAME.set("safe")
+    try:
+        p = viewer_payload(Trace({"name": "topk"}, [9, 9], [1, 9], [rec]), kind="track", labels=["a", "b"],
+                           symbols=["A", "B"], value_tokens=[1, 2], mask_id=9)  # fmt: skip
+    finally:
+        PALETTE_NAME.reset(token)
+    assert p["marks"] == MARKS["safe"]

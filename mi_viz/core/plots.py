@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import io
+from contextvars import ContextVar
 
 import numpy as np
 import plotly.graph_objects as go
@@ -12,6 +13,22 @@ from .samplers import SAMPLERS
 
 MI_COLORSCALE = "Viridis"
 ENTROPY_COLORSCALE = "Blues"
+
+
+# The marks every state figure and map shares: this step's batch and the focused position. "safe" is
+# Okabe-Ito's blue and orange (told apart by every colour vision, and in greyscale: one dark, one
+# light); "classic" the plotly orange and red. The palette is per session: a ContextVar the app
+# sets at the top of every page run (Streamlit runs each session's script in its own thread).
+MARKS = {  # batch, focus, and the other positions' bars (which must not look like the batch)
+    "classic": {"batch": "#ff7f0e", "focus": "#d62728", "rest": "#1f77b4"},
+    "safe": {"batch": "#0072B2", "focus": "#E69F00", "rest": "#aaaaaa"},
+}
+PALETTE_NAME: ContextVar[str] = ContextVar("mi_viz_palette", default="classic")
+
+
+def marks() -> dict[str, str]:
+    """{"batch": colour, "focus": colour} of the current palette."""
+    return MARKS[PALETTE_NAME.get()]
 
 
 def save_png(fig, path, dpi: int):
@@ -104,7 +121,7 @@ def mi_map_figure(
                 x=chosen + [strip] * len(chosen),
                 y=[strip] * len(chosen) + chosen,
                 mode="markers",
-                marker=dict(symbol="square", size=max(3, min(9, 360 // M)), color="#ff7f0e"),
+                marker=dict(symbol="square", size=max(3, min(9, 360 // M)), color=marks()["batch"]),
                 hoverinfo="skip",
                 name="this step's batch",
                 showlegend=False,
@@ -117,7 +134,7 @@ def mi_map_figure(
                 x=[lo, hi, hi, lo, lo, None, a, b, b, a, a],
                 y=[a, a, b, b, a, None, lo, lo, hi, hi, lo],
                 mode="lines",
-                line=dict(color="#d62728", width=2),
+                line=dict(color=marks()["focus"], width=2),
                 hoverinfo="skip",
                 showlegend=False,
             )

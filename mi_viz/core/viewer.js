@@ -65,6 +65,7 @@ function miIcon(name) {
 
 function mountViewer(root, data, callbacks) {
   callbacks = callbacks || {};
+  const MK = data.marks || { batch: "#ff7f0e", focus: "#d62728" };  // the session's palette (plots.MARKS)
   const S = data.steps, n = S.length, L = data.labels.length, sym = data.symbols;
   const states = [data.initial.slice()];
   const revealedAt = data.initial.map(() => -1);  // the step (0-based) that wrote each position; -1: given
@@ -173,7 +174,7 @@ function mountViewer(root, data, callbacks) {
       const c = miEl("div", { "data-pos": String(p) }, ch);
       let bg = v < 0 ? "#e6e6e6" : board ? (before[p] < 0 ? "#eef4ff" : "#fff") : MI_CLUSTALX[ch] || "#ccc";
       if (byOrder && v >= 0) bg = revealedAt[p] < 0 ? "#ffffff" : miColor(revealedAt[p] / Math.max(1, n - 1));
-      const outline = p === keep.focus ? "2px solid #d62728" : sel.has(p) ? "2px solid #ff7f0e" : "1px solid #bbb";
+      const outline = p === keep.focus ? `3px solid ${MK.focus}` : sel.has(p) ? `3px solid ${MK.batch}` : "1px solid #bbb";
       c.style.cssText = `width: ${cell}px; height: ${cell}px; line-height: ${cell}px; text-align: center; background: ${bg}; outline: ${outline}; outline-offset: -2px; cursor: pointer; font-family: monospace; font-size: ${board ? 16 : 11}px; box-sizing: border-box;`;
       if (board) {
         const r = Math.floor(p / 9), col = p % 9;
@@ -201,7 +202,7 @@ function mountViewer(root, data, callbacks) {
     const hmax = Math.max(1e-6, ...S[t].H, 0.1), sel = new Set(S[t].sel);
     S[t].masked.forEach((p, r) => {
       const h = (S[t].H[r] / hmax) * (Hh - 14);
-      g.fillStyle = sel.has(p) ? "#ff7f0e" : "#1f77b4";
+      g.fillStyle = sel.has(p) ? MK.batch : MK.rest || "#1f77b4";
       g.fillRect((p / L) * W, Hh - h, Math.max(1, W / L - 1), h);
     });
     g.fillStyle = "#444"; g.font = "11px sans-serif";
@@ -223,7 +224,7 @@ function mountViewer(root, data, callbacks) {
     }
     const sel = new Set(S[t].sel);
     pos.forEach((p, k) => {  // the batch as ticks on both axes (a strip), the focus in red
-      const color = p === keep.focus ? "#d62728" : sel.has(p) ? "#ff7f0e" : null;
+      const color = p === keep.focus ? MK.focus : sel.has(p) ? MK.batch : null;
       if (color) { g.fillStyle = color; g.fillRect(pad + k * c, 2, Math.max(2, c), 9); g.fillRect(2, pad + k * c, 9, Math.max(2, c)); }
     });
     if (contacts.size) {
@@ -294,7 +295,8 @@ function mountViewer(root, data, callbacks) {
     if (gtButton) gtButton.style.display = gt || !pairs ? "none" : "";
     gtNote.textContent = gt ? ((data.gtNote || {})[t] || "") : gtButton && pairs ? "exact map: one pass per masked position and kept value" : "";
     drawRow(t, est, gt);
-    caption.textContent = `orange: the ${st.sel.length} position(s) unmasked at this step · red: the focus · colour scale 0..${zmax.toFixed(3)} nats` + (contacts.size ? " · circles: structural contacts" : "") + (orderToggle.checked ? ` · decode order: step 1 (purple) .. step ${n} (yellow), white: given` : "");
+    const named = MK.batch === "#ff7f0e" ? ["orange", "red"] : ["blue", "light orange"];
+    caption.textContent = `${named[0]}: the ${st.sel.length} position(s) unmasked at this step · ${named[1]}: the focus · colour scale 0..${zmax.toFixed(3)} nats` + (contacts.size ? " · circles: structural contacts" : "") + (orderToggle.checked ? ` · decode order: step 1 (purple) .. step ${n} (yellow), white: given` : "");
   }
 
   const go = (t) => { keep.t = Math.max(0, Math.min(n - 1, t)); draw(); };

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from . import strict_json
+from .plots import marks
 from .samplers import Trace
 
 PAYLOAD_VERSION = 1
@@ -88,6 +89,7 @@ def viewer_payload(
         "initial": initial,
         "steps": steps,
         "sampler": trace.sampler,
+        "marks": marks(),
     }
     if contacts is not None:
         i, j = np.nonzero(np.triu(np.asarray(contacts, bool), 1))

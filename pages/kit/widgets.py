@@ -8,6 +8,7 @@ import time
 import numpy as np
 import streamlit as st
 
+from mi_viz.core.plots import PALETTE_NAME
 from mi_viz.core.samplers import PARAMS, SAMPLERS, SamplerConfig, defaults_for
 from mi_viz.core.sweep import parse_grid
 
@@ -75,6 +76,19 @@ def sampler_picker(
     t = st.slider("temperature (0 = argmax)", 0.0, 2.0, temperature, 0.1, key=f"{key}_temp")
     seed = st.number_input("seed", 0, 10_000, 0, key=f"{key}_seed") if t > 0 else 0
     return SamplerConfig(name, temperature=t, seed=int(seed), **kw)
+
+
+def palette_toggle() -> None:
+    """Colour-blind-safe marks for the batch and the focus on every figure and the viewer (Okabe-Ito
+    blue and orange, told apart in greyscale too), remembered across pages; sets this run's palette."""
+    with st.sidebar:
+        safe = st.toggle(
+            "Colour-blind-safe marks",
+            help="The batch in blue and the focus in light orange (Okabe-Ito), instead of orange and red: "
+            "distinct for every colour vision and in greyscale. The maps' viridis scale is safe either way.",
+            **kept("look_palette", False),
+        )
+    PALETTE_NAME.set("safe" if safe else "classic")
 
 
 def twin_picker(key: str, first: SamplerConfig, has_head: bool, domain_defaults=None) -> SamplerConfig | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import plotly.graph_objects as go
 
-from ...core.plots import cell_markers
+from ...core.plots import cell_markers, marks
 from .alphabet import AMINO_ACIDS
 
 CLUSTALX = {
@@ -57,8 +57,8 @@ def track_figure(seq: str, selected=(), focus=None, title="", width=900, chosen_
         )
     )
     for cells, color, name in (
-        (list(selected), "#ff7f0e", chosen_label),
-        ([focus] if focus is not None else [], "#d62728", "focus (its MI row below)"),
+        (list(selected), marks()["batch"], chosen_label),
+        ([focus] if focus is not None else [], marks()["focus"], "focus (its MI row below)"),
     ):
         if cells:
             fig.add_trace(
@@ -94,7 +94,8 @@ def entropy_figure(H, masked, selected=(), zmax=None, width=900, title="Marginal
     H = np.asarray(H, float)
     m = np.asarray(masked, bool)
     sel = set(int(i) for i in selected)
-    colors = ["#ff7f0e" if i in sel else ("#1f77b4" if m[i] else "#dddddd") for i in range(len(H))]
+    mk = marks()
+    colors = [mk["batch"] if i in sel else (mk["rest"] if m[i] else "#dddddd") for i in range(len(H))]
     fig = go.Figure(
         go.Bar(
             x=np.arange(1, len(H) + 1),
@@ -133,7 +134,7 @@ def mi_row_figure(rows: dict, focus: int, masked, width=900, zmax=None):
                 hovertemplate="position %{x}: %{y:.4f} nats<extra>" + name + "</extra>",
             )
         )
-    fig.add_vline(x=focus + 1, line=dict(color="#d62728", dash="dot"))
+    fig.add_vline(x=focus + 1, line=dict(color=marks()["focus"], dash="dot"))
     fig.update_layout(
         width=width,
         height=230,

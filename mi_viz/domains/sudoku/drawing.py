@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import torch
 
 from ...core.mi import ground_truth_mi
-from ...core.plots import ENTROPY_COLORSCALE, cell_markers, save_png
+from ...core.plots import ENTROPY_COLORSCALE, cell_markers, marks, save_png
 from ...core.reading import read_state
 from ...core.samplers import SamplerConfig, decode
 from .mdm import MASK_TOKEN, boards_to_tokens, tokens_to_boards
@@ -90,7 +90,10 @@ def board_figure(
     )
     # outlines and box lines as line traces, not one layout shape each (plotly validates every
     # shape on its own: the cost of a page run was mostly that)
-    for cells, color, width in ((selected, "#ff7f0e", 3), ([focus] if focus is not None else [], "#d62728", 3)):
+    for cells, color, width in (
+        (selected, marks()["batch"], 3),
+        ([focus] if focus is not None else [], marks()["focus"], 3),
+    ):
         xs, ys = [], []
         for i in cells:
             a, b, c, d = x[i] - 0.45, x[i] + 0.45, y[i] - 0.45, y[i] + 0.45
