@@ -46,6 +46,11 @@ def _states(payload: dict) -> list[list[int]]:
     return out
 
 
+def _batch(payload: dict) -> str:
+    """The batch's colour of the palette the payload was packed under (plots.MARKS)."""
+    return payload.get("marks", {}).get("batch", "#ff7f0e")
+
+
 def _passes_index(payload: dict, p: int) -> int:
     t = 0
     for k, st in enumerate(payload["steps"]):
@@ -71,13 +76,12 @@ def _draw_state(ax, payload: dict, state: list[int], t: int) -> None:
         r, c = divmod(p, cols)
         masked = state[p] < 0
         face = "#e6e6e6" if masked else "white"
-        edge, lw = ("#ff7f0e", 2.0) if p in sel else ("#999", 0.4)
+        edge, lw = (_batch(payload), 2.0) if p in sel else ("#999", 0.4)
         ax.add_patch(_rect((c, r), face, edge, lw))
         text = sym[sel[p]] if p in sel else ("" if masked else sym[state[p]])
         if text:
-            ax.text(
-                c + 0.5, r + 0.55, text, ha="center", va="center", fontsize=7, color="#c05000" if p in sel else "black"
-            )
+            ink = _batch(payload) if p in sel else "black"
+            ax.text(c + 0.5, r + 0.55, text, ha="center", va="center", fontsize=7, color=ink)
     if payload["kind"] == "board":
         for k in (3, 6):
             ax.plot([k, k], [0, 9], color="black", lw=1.2)
@@ -102,8 +106,8 @@ def _draw_map(ax, payload: dict, t: int, zmax: float) -> None:
     pos = {p: k for k, p in enumerate(step["masked"])}
     for p in step["sel"]:
         k = pos[p]
-        ax.plot([k, k], [-1.2, -0.6], color="#ff7f0e", lw=2, clip_on=False)
-        ax.plot([-1.2, -0.6], [k, k], color="#ff7f0e", lw=2, clip_on=False)
+        ax.plot([k, k], [-1.2, -0.6], color=_batch(payload), lw=2, clip_on=False)
+        ax.plot([-1.2, -0.6], [k, k], color=_batch(payload), lw=2, clip_on=False)
 
 
 def frame_count(payload: dict) -> int:
