@@ -471,7 +471,7 @@ def test_family_backbone_shows_its_contacts(server, browser):
     page.get_by_text("The structure cannot be used").wait_for(timeout=60_000)
     after = set(app_families.glob("*")) if app_families.exists() else set()
     assert after == before, sorted(map(str, after - before))  # nothing of the rejected upload stays behind
-    page.locator('[data-testid="stFileUploaderDeleteBtn"]').last.click()  # drop the PDB
+    page.locator('[data-testid="stFileChipDeleteBtn"]').last.click()  # drop the PDB
     _wait_idle(page)
     try:
         page.get_by_role("button", name="Train").click()

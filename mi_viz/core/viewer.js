@@ -24,11 +24,14 @@ function miSquare(tri, M) {
 }
 
 const MI_VIRIDIS = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
-function miColor(x) {
+function miRGB(x) {
   x = Math.max(0, Math.min(1, x)) * (MI_VIRIDIS.length - 1);
   const i = Math.min(MI_VIRIDIS.length - 2, Math.floor(x)), f = x - i, a = MI_VIRIDIS[i], b = MI_VIRIDIS[i + 1];
-  return `rgb(${a.map((v, k) => Math.round(v + f * (b[k] - v))).join(",")})`;
+  return a.map((v, k) => Math.round(v + f * (b[k] - v)));
 }
+function miColor(x) { return `rgb(${miRGB(x).join(",")})`; }
+const MI_LUT = Array.from({ length: 256 }, (_, k) => miRGB(k / 255));  // the scale in 256 steps
+const MI_WHITE = [255, 255, 255];
 
 const MI_CLUSTALX = {};
 for (const a of "AILMFWV") MI_CLUSTALX[a] = "#80a0f0";
@@ -218,19 +221,30 @@ function mountViewer(root, data, callbacks) {
     g.clearRect(0, 0, canvas.width, canvas.height);
     if (empty) { g.fillStyle = "#888"; g.fillText(M < 2 ? "fewer than two masked positions" : "no map for this step", 10, 24); return; }
     const c = size / M;
+    // one pixel per pair written into an M x M image, then scaled without smoothing: a 1,024 x 1,024
+    // map is one drawImage, not a million fillRects (benchmarks/app_latency.py times its repaint)
+    const img = new ImageData(M, M), px = img.data;
     for (let i = 0; i < M; i++) for (let j = 0; j < M; j++) {
-      g.fillStyle = i === j ? "#fff" : miColor(m[i * M + j] / zmax);
-      g.fillRect(pad + j * c, pad + i * c, Math.ceil(c), Math.ceil(c));
+      const o = (i * M + j) * 4, rgb = i === j ? MI_WHITE : MI_LUT[Math.max(0, Math.min(255, Math.round((m[i * M + j] / zmax) * 255)))];
+      px[o] = rgb[0]; px[o + 1] = rgb[1]; px[o + 2] = rgb[2]; px[o + 3] = 255;
     }
+    const off = document.createElement("canvas");
+    off.width = M; off.height = M;
+    off.getContext("2d").putImageData(img, 0, 0);
+    g.imageSmoothingEnabled = false;
+    g.drawImage(off, pad, pad, size, size);
     const sel = new Set(S[t].sel);
     pos.forEach((p, k) => {  // the batch as ticks on both axes (a strip), the focus in red
       const color = p === keep.focus ? MK.focus : sel.has(p) ? MK.batch : null;
       if (color) { g.fillStyle = color; g.fillRect(pad + k * c, 2, Math.max(2, c), 9); g.fillRect(2, pad + k * c, 9, Math.max(2, c)); }
     });
-    if (contacts.size) {
+    if (contacts.size) {  // over the contacts, not over every pair
       g.strokeStyle = "#ff2d2d"; g.lineWidth = 1;
-      for (let i = 0; i < M; i++) for (let j = i + 1; j < M; j++) {
-        if (contacts.has(pos[i] * L + pos[j])) for (const [a, b] of [[i, j], [j, i]]) {
+      const at = new Map(pos.map((p, k) => [p, k]));
+      for (const [pa, pb] of data.contacts) {
+        const i = at.get(pa), j = at.get(pb);
+        if (i === undefined || j === undefined) continue;
+        for (const [a, b] of [[i, j], [j, i]]) {
           g.beginPath(); g.arc(pad + (b + 0.5) * c, pad + (a + 0.5) * c, Math.max(1.5, c * 0.3), 0, 2 * Math.PI); g.stroke();
         }
       }
