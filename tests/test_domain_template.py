@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 import torch
 
+from mi_viz.core.attention import NoAttention
 from mi_viz.core.bench import run_bench
 from mi_viz.core.mi import ground_truth_mi
 from mi_viz.core.mi_head import HeadConfig, MIHead, check_head_fits
@@ -125,6 +126,11 @@ def test_every_sampler_decodes_the_toy_domain(name):
     check_head_fits(head, model)
     prompts = ["______", "a___c_", "__b___"]
     cfg = SamplerConfig(name, gamma=0.05 if name in ("mi-gt", "mi", "mi-zero", "eb") else None, temperature=1.0, seed=1)
+    if "attention" in SAMPLERS[name].reads and not hasattr(model, "attention_probe"):
+        # a rule that reads attention, on a model that exposes none: refused by name, nothing decoded
+        with pytest.raises(NoAttention, match="TwinsModel does not expose its attention"):
+            run_bench(DOMAIN, model, prompts, cfg)
+        return
     res = run_bench(DOMAIN, model, prompts, cfg, head=head if cfg.needs_head else None)
     assert all(r["keeps_prompt"] for r in res.rows) and all("_" not in r["output"] for r in res.rows)
     assert res.summary["n"] == 3 and res.summary["avg_passes"] >= 1
