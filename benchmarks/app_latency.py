@@ -10,6 +10,18 @@ in-browser viewer, by wall clock for the server-side step view of older apps); a
 decode (another puzzle) and a new length-100 protein decode, until their counters show; a
 protein step; the comparison page's first load in a new session. Medians over rounds. Prints
 a table and, last, a one-line JSON.
+
+    python -m benchmarks.app_latency --viewer [--out results/app/viewer.json]
+
+The decode viewer alone, offline pages opened from disk (no server): a step's repaint (click to
+the next frame painted, timed in Chromium, every step visited for the first time so its maps are
+decoded too) on track decodes of L = 100, 300 and 1,024 positions (eight steps, made-up maps:
+the repaint depends on the map's size, not its values), this viewer beside the previous one
+(commit 26d7c1c's parent: a fillRect per pair, every position a cell) on the same decodes; the
+whole decode of hard puzzle #0 (sequential, the longest: a step a cell; head and attention
+maps) as an offline page and a GIF, sizes in bytes; the side-by-side pair (sequential beside
+the Sudoku default `mi`) stepped on its shared pass slider. Issue 42's targets: a step and a
+side-by-side step <= 50 ms, an L = 1,024 map <= 200 ms, the page <= 6 MB, the GIF <= 5 MB.
 """
 
 from __future__ import annotations
@@ -20,11 +32,22 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
 
-from mi_viz.core import strict_json
+import numpy as np
+import torch
+
+from benchmarks.report import save
+from mi_viz.core import models, strict_json
+from mi_viz.core.animation import decode_gif
+from mi_viz.core.reading import read_steps
+from mi_viz.core.samplers import StepRecord, Trace, config_for, decode
+from mi_viz.core.viewer import JS, offline_viewer_html, viewer_payload
+from mi_viz.domains import get_domain
+from mi_viz.domains.sudoku.board import read_puzzle_file
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -191,29 +214,155 @@ def one_round(browser, url) -> dict:
     return out
 
 
+PREVIOUS_VIEWER = "26d7c1c~1"  # the viewer before the level of detail and the image repaint
+
+STEP_JS = """async (sel) => {
+  const el = document.querySelector(sel), t0 = performance.now();
+  if (el.type === "range") { el.value = String(parseInt(el.value, 10) + 1); el.dispatchEvent(new Event("input")); }
+  else el.click();
+  await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));  // until the frame is painted
+  return performance.now() - t0;
+}"""
+
+
+def _track(L: int, steps: int = 8):
+    """A made-up decode over L positions: step k unmasks the next L / steps positions; every state
+    an estimated and an attention map (uniform noise with a few strong pairs)."""
+    rng = np.random.default_rng(L)
+    order, tokens, recs, est = rng.permutation(L), [20] * L, [], []
+    for k, chunk in enumerate(np.array_split(order, steps)):
+        masked = [t == 20 for t in tokens]
+        probs = rng.dirichlet(np.ones(20), L)
+        H = (-(probs * np.log(probs)).sum(1) * np.array(masked)).tolist()
+        a = rng.random((L, L)) * 0.05
+        a[rng.integers(0, L, 40), rng.integers(0, L, 40)] = 1.0
+        est.append((a + a.T) / 2)
+        sel = [int(p) for p in chunk]
+        recs.append(StepRecord(k, tokens[:], masked, H, probs.tolist(), None, sel, [1] * len(sel), k + 1))
+        for p in sel:
+            tokens[p] = 1
+    return Trace({"name": "topk"}, [20] * L, tokens, recs), est
+
+
+def _open_html(browser, text: str):
+    path = Path(tempfile.mkdtemp()) / "decode.html"
+    path.write_text(text)
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
+    ctx.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:") else route.abort())
+    page = ctx.new_page()
+    page.goto(path.as_uri())
+    page.locator(VIEWER).first.wait_for(timeout=60_000)
+    return ctx, page
+
+
+def _repaints(browser, html_text: str, sel: str, n: int) -> list[float]:
+    """Milliseconds of n successive steps (each a step not seen before)."""
+    ctx, page = _open_html(browser, html_text)
+    out = [page.evaluate(STEP_JS, sel) for _ in range(n)]
+    ctx.close()
+    return out
+
+
+def viewer_measures(browser) -> dict:
+    show = ["git", "show", f"{PREVIOUS_VIEWER}:mi_viz/core/viewer.js"]
+    previous_js = subprocess.run(show, cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    res: dict = {"long": {}}
+    aa = [chr(ord("A") + k) for k in range(20)]
+    for L in (100, 300, 1024):
+        trace, est = _track(L)
+        kw = dict(kind="track", labels=[f"{k + 1}" for k in range(L)], symbols=aa, value_tokens=list(range(20)))
+        now = offline_viewer_html(viewer_payload(trace, mask_id=20, est=est, att=est, **kw))
+        # the previous viewer on the same decode at one cell a position (it knew no level of detail)
+        old = offline_viewer_html(viewer_payload(trace, mask_id=20, est=est, att=est, max_cells=10**6, **kw))
+        old = old.replace(JS.read_text(), previous_js)
+        ms_now = _repaints(browser, now, '[data-testid="mv-step"]', 7)
+        ms_old = _repaints(browser, old, '[data-testid="mv-step"]', 7)
+        res["long"][str(L)] = {
+            "step_ms": round(statistics.median(ms_now), 1),
+            "step_ms_max": round(max(ms_now), 1),
+            "previous_step_ms": round(statistics.median(ms_old), 1),
+            "page_bytes": len(now.encode()),
+            "previous_page_bytes": len(old.encode()),
+        }
+    dom = get_domain("sudoku")
+    model, head = models.load_models(dom, need_head=True)
+    x = dom.encode([read_puzzle_file(ROOT / "data" / "sudoku" / "test_hard.txt").puzzles[0]])  # (1, 81)
+
+    def packed(name: str) -> dict:
+        r = decode(model, x, config_for(name, dom.sampler_defaults), head=head, record=True)
+        tr = r.traces[0]
+        est, att = read_steps(model, [s.tokens for s in tr.steps], head, attention=True)
+        assert est is not None and att is not None
+        return viewer_payload(
+            tr,
+            kind="board",
+            labels=[dom.position_name(i) for i in range(81)],
+            symbols=[str(d) for d in range(1, 10)],
+            value_tokens=model.value_tokens.tolist(),
+            mask_id=dom.mask_id,
+            est=[m.numpy() for m in est],
+            att=[m.numpy() for m in att],
+            title=name,
+        )
+
+    with torch.inference_mode():
+        seq, mi = packed("sequential"), packed("mi")
+    page = offline_viewer_html(seq)
+    pair = {**seq, "twin": mi}
+    res["sudoku"] = {
+        "steps": len(seq["steps"]),
+        "page_bytes": len(page.encode()),
+        "gif_bytes": len(decode_gif(seq)),
+        "pair_page_bytes": len(offline_viewer_html(pair).encode()),
+        "pair_gif_bytes": len(decode_gif(pair)),
+        "step_ms": round(statistics.median(_repaints(browser, page, '[data-testid="mv-step"]', 10)), 1),
+        "pair_step_ms": round(
+            statistics.median(_repaints(browser, offline_viewer_html(pair), '[data-testid="mv-pair-slider"]', 10)), 1
+        ),
+    }
+    return res
+
+
+def _browser(p):
+    return p.chromium.launch(
+        executable_path=CHROMIUM,
+        headless=True,
+        args=[
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            "--disable-dev-shm-usage",
+        ],
+    )
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--viewer", action="store_true", help="the viewer alone: long maps, exports, side by side")
+    ap.add_argument("--out", default=str(ROOT / "results" / "app" / "viewer.json"), help="with --viewer")
     ap.add_argument("--before", default=None, help="an older checkout to time beside this one")
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--rounds", type=int, default=3)
     a = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
+    if a.viewer:
+        with sync_playwright() as p:
+            browser = _browser(p)
+            res = viewer_measures(browser)
+            browser.close()
+        for L, r in res["long"].items():
+            was = r["previous_step_ms"]
+            print(f"L={L:>5}: step {r['step_ms']:7.1f} ms (before {was:7.1f}), page {r['page_bytes'] / 1e6:.2f} MB")
+        print("sudoku: " + "  ".join(f"{k} {v}" for k, v in res["sudoku"].items()))
+        save(res, a.out)
+        return
     apps = {"this checkout": ROOT} | ({"before": Path(a.before).resolve()} if a.before else {})
     runs = {name: [] for name in apps}
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--no-first-run",
-                "--disable-dev-shm-usage",
-            ],
-        )
+        browser = _browser(p)
         for _ in range(a.rounds):
             for name, checkout in apps.items():  # alternating: drift hits both alike
                 url, proc = start(checkout, a.python)

@@ -55,3 +55,36 @@ def test_an_empty_decode_is_refused():
     assert frame_count(empty) == 0
     with pytest.raises(EmptyDecode, match="no step"):
         decode_gif(empty)
+
+
+def test_a_long_map_is_pooled_to_its_level_of_detail():
+    """Past MAX_CELLS masked positions a map is sent pooled: each cell the largest MI between two
+    distinct positions of its two runs (brute force here), read back exactly by the GIF's decoder;
+    at or under it, one cell a position and no cut."""
+    from mi_viz.core.animation import _square
+    from mi_viz.core.viewer import cuts, pooled, upper
+
+    assert cuts(256, 256) is None
+    rng = np.random.default_rng(0)
+    M, C = 600, 256
+    a = rng.random((M, M))
+    mi = (a + a.T) / 2  # (M, M)
+    pos = np.arange(M)
+    cut = cuts(M, C)
+    assert cut is not None and len(cut) == C + 1 and cut[0] == 0 and cut[-1] == M and min(np.diff(cut)) >= 1
+    want = np.zeros((C, C))
+    for x in range(C):
+        for y in range(C):
+            block = mi[cut[x] : cut[x + 1], cut[y] : cut[y + 1]].copy()
+            if x == y:
+                np.fill_diagonal(block, -1)
+            want[x, y] = block.max()
+    got = pooled(mi, pos, cut)
+    assert np.array_equal(got, want)
+    back = _square(upper(mi, pos, C), M, cut)
+    assert back is not None and back.shape == (C, C)
+    np.testing.assert_allclose(back, want.astype(np.float16), rtol=0, atol=0)
+    # a short decode keeps one cell a position, its diagonal empty
+    small = _square(upper(mi, pos[:10]), 10)
+    assert small is not None
+    np.testing.assert_allclose(small, (mi[:10, :10] * (1 - np.eye(10))).astype(np.float16), atol=0)

@@ -15,6 +15,7 @@ import functools
 import re
 import sys
 
+from .app import viewer_table
 from .common import ROOT, R, block
 from .family import (
     FAMILIES,
@@ -85,6 +86,7 @@ BLOCKS = {
     "family_oracle": family_oracle_table,
     "models": models_table,
     "float16": float16_table,
+    "viewer": viewer_table,
     **{f"family_pairs_{f}": functools.partial(family_pairs_table, f) for f in FAMILIES},
 }
 BLOCK = re.compile(r"(<!-- tables:(\w+) -->\n)(.*?)(<!-- /tables -->)", re.S)

@@ -24,15 +24,16 @@ class EmptyDecode(ValueError):
     """A decode with no step has nothing to animate."""
 
 
-def _square(b64: str | None, m: int) -> np.ndarray | None:
-    """A payload map (upper triangle over the m masked positions, float16 base64) -> (m, m)."""
+def _square(b64: str | None, m: int, cut: list[int] | None = None) -> np.ndarray | None:
+    """A payload map (float16 base64: the upper triangle over the m masked positions, or with a
+    step's cut the pooled map's upper triangle with its diagonal) -> (cells, cells)."""
     if not b64 or m < 2:
         return None
     tri = np.frombuffer(base64.b64decode(b64), dtype="<f2").astype(np.float64)
-    out = np.zeros((m, m))
-    iu = np.triu_indices(m, 1)
-    out[iu] = tri
-    return out + out.T
+    n, k = (m, 1) if cut is None else (len(cut) - 1, 0)
+    out = np.zeros((n, n))
+    out[np.triu_indices(n, k)] = tri
+    return out + np.triu(out, 1).T
 
 
 def _states(payload: dict) -> list[list[int]]:
@@ -96,14 +97,17 @@ def _rect(xy, face, edge, lw):
 
 def _draw_map(ax, payload: dict, t: int, zmax: float) -> None:
     step = payload["steps"][t]
-    m = _square(step.get("mi"), len(step["masked"]))
+    m = _square(step.get("mi"), len(step["masked"]), step.get("cut"))
     ax.set_xticks([])
     ax.set_yticks([])
     if m is None:
         ax.text(0.5, 0.5, "no map", ha="center", va="center", transform=ax.transAxes, color="#888")
         return
     ax.imshow(m, cmap="viridis", vmin=0, vmax=zmax, interpolation="nearest")
-    pos = {p: k for k, p in enumerate(step["masked"])}
+    cut = step.get("cut")
+    k = np.arange(len(step["masked"]))
+    cell = k if cut is None else np.searchsorted(cut, k, "right") - 1  # each masked position's cell
+    pos = {p: int(cell[k]) for k, p in enumerate(step["masked"])}
     for p in step["sel"]:
         k = pos[p]
         ax.plot([k, k], [-1.2, -0.6], color=_batch(payload), lw=2, clip_on=False)
@@ -138,7 +142,7 @@ def decode_gif(payload: dict, ms_per_frame: int = 500, dpi: int = 80) -> bytes:
             float(m.max())
             for d in decodes
             for st in d["steps"]
-            if (m := _square(st.get("mi"), len(st["masked"]))) is not None
+            if (m := _square(st.get("mi"), len(st["masked"]), st.get("cut"))) is not None
         ]
     )
     frames = []

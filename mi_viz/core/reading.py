@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .attention import recording
+from .attention import dependency_map, recording
 from .mi import marginals
 from .protocol import ModelOutput
 
@@ -38,3 +38,23 @@ def read_state(model, tokens: torch.Tensor, head=None, attention: bool = False) 
     logp, H = marginals(out.logits, masked)
     mi = head.read(out, masked, logp, H) if head is not None else None
     return Reading(out, masked, logp, H, mi, box[-1] if attention else None)
+
+
+def read_steps(
+    model, states: list[list[int]], head=None, attention: bool = False, batch: int = 64
+) -> tuple[list[torch.Tensor] | None, list[torch.Tensor] | None]:
+    """Every step's state of a decode (the trace's StepRecord.tokens) read in batched passes, never
+    a pass per step: the head's map of each state (None without a head) and, with attention, the
+    backbone's attention as a dependency map (core.attention.dependency_map; NoAttention for a
+    model without a probe). The viewer's payload and the export benchmark read both from here."""
+    est: list[torch.Tensor] = []
+    att: list[torch.Tensor] = []
+    x = torch.tensor(states)  # (T, L)
+    with torch.inference_mode():
+        for i in range(0, len(x), batch):
+            r = read_state(model, x[i : i + batch], head, attention=attention)
+            if r.mi is not None:
+                est += list(r.mi)
+            if r.attention is not None:
+                att += list(dependency_map(r.attention))
+    return (est if head is not None else None), (att if attention else None)

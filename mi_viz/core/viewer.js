@@ -15,11 +15,11 @@ function miF16(b64) {
   return out;
 }
 
-// (M x M) symmetric map from its upper triangle (row-major, i < j)
-function miSquare(tri, M) {
+// (M x M) symmetric map from its upper triangle (row-major, i < j; i <= j with diag: a pooled map)
+function miSquare(tri, M, diag = false) {
   const m = new Float32Array(M * M);
   let k = 0;
-  for (let i = 0; i < M; i++) for (let j = i + 1; j < M; j++) { m[i * M + j] = m[j * M + i] = tri[k++]; }
+  for (let i = 0; i < M; i++) for (let j = diag ? i : i + 1; j < M; j++) { m[i * M + j] = m[j * M + i] = tri[k++]; }
   return m;
 }
 
@@ -90,8 +90,19 @@ function mountViewer(root, data, callbacks) {
     const src = which === "gt" ? (data.gt || {})[t] : which === "att" ? S[t].att : S[t].mi;
     if (!src) return null;
     const key = which + t;
-    if (!cache[key]) cache[key] = miSquare(miF16(src), S[t].masked.length);
+    if (!cache[key]) cache[key] = miSquare(miF16(src), cellsOf(t).C, !!S[t].cut);
     return cache[key];
+  };
+  // a step's map cells: one a masked position, or past MAX_CELLS (viewer.py) a run of them (S[t].cut)
+  const cellsOf = (t) => {
+    const key = "cells" + t;
+    if (cache[key]) return cache[key];
+    const pos = S[t].masked, cut = S[t].cut || pos.map((_, k) => k).concat([pos.length]);
+    const C = cut.length - 1, of = new Map();
+    for (let c = 0; c < C; c++) for (let k = cut[c]; k < cut[c + 1]; k++) of.set(pos[k], c);
+    const name = (c) => cut[c + 1] - cut[c] === 1 ? data.labels[pos[cut[c]]] : `${data.labels[pos[cut[c]]]}..${data.labels[pos[cut[c + 1] - 1]]}`;
+    const mid = (c) => (pos[cut[c]] + pos[cut[c + 1] - 1]) / 2;
+    return (cache[key] = { C, of, name, mid, first: (c) => pos[cut[c]], pooled: !!S[t].cut });
   };
   const contacts = new Set((data.contacts || []).map(([a, b]) => a * L + b));
 
@@ -213,19 +224,19 @@ function mountViewer(root, data, callbacks) {
   }
 
   function drawMap(canvas, m, t, zmax, unit = "nats") {
-    const pos = S[t].masked, M = pos.length;
+    const pos = S[t].masked, cells = cellsOf(t), M = cells.C;
     const size = Math.max(200, Math.min(460, 8 * M + 40)), pad = 14;
     const empty = !m || M < 2;  // a one-line note, not a blank square
     canvas.width = empty ? 260 : size + pad; canvas.height = empty ? 40 : size + pad;
     const g = canvas.getContext("2d");
     g.clearRect(0, 0, canvas.width, canvas.height);
-    if (empty) { g.fillStyle = "#888"; g.fillText(M < 2 ? "fewer than two masked positions" : "no map for this step", 10, 24); return; }
+    if (empty) { g.fillStyle = "#888"; g.fillText(pos.length < 2 ? "fewer than two masked positions" : "no map for this step", 10, 24); return; }
     const c = size / M;
     // one pixel per pair written into an M x M image, then scaled without smoothing: a 1,024 x 1,024
     // map is one drawImage, not a million fillRects (benchmarks/app_latency.py times its repaint)
     const img = new ImageData(M, M), px = img.data;
     for (let i = 0; i < M; i++) for (let j = 0; j < M; j++) {
-      const o = (i * M + j) * 4, rgb = i === j ? MI_WHITE : MI_LUT[Math.max(0, Math.min(255, Math.round((m[i * M + j] / zmax) * 255)))];
+      const o = (i * M + j) * 4, rgb = i === j && !cells.pooled ? MI_WHITE : MI_LUT[Math.max(0, Math.min(255, Math.round((m[i * M + j] / zmax) * 255)))];
       px[o] = rgb[0]; px[o + 1] = rgb[1]; px[o + 2] = rgb[2]; px[o + 3] = 255;
     }
     const off = document.createElement("canvas");
@@ -233,16 +244,13 @@ function mountViewer(root, data, callbacks) {
     off.getContext("2d").putImageData(img, 0, 0);
     g.imageSmoothingEnabled = false;
     g.drawImage(off, pad, pad, size, size);
-    const sel = new Set(S[t].sel);
-    pos.forEach((p, k) => {  // the batch as ticks on both axes (a strip), the focus in red
-      const color = p === keep.focus ? MK.focus : sel.has(p) ? MK.batch : null;
-      if (color) { g.fillStyle = color; g.fillRect(pad + k * c, 2, Math.max(2, c), 9); g.fillRect(2, pad + k * c, 9, Math.max(2, c)); }
-    });
+    const mark = (k, color) => { g.fillStyle = color; g.fillRect(pad + k * c, 2, Math.max(2, c), 9); g.fillRect(2, pad + k * c, 9, Math.max(2, c)); };
+    for (const p of S[t].sel) mark(cells.of.get(p), MK.batch);  // the batch as ticks on both axes (a strip)
+    if (cells.of.has(keep.focus)) mark(cells.of.get(keep.focus), MK.focus);  // the focus in red
     if (contacts.size) {  // over the contacts, not over every pair
       g.strokeStyle = "#ff2d2d"; g.lineWidth = 1;
-      const at = new Map(pos.map((p, k) => [p, k]));
       for (const [pa, pb] of data.contacts) {
-        const i = at.get(pa), j = at.get(pb);
+        const i = cells.of.get(pa), j = cells.of.get(pb);
         if (i === undefined || j === undefined) continue;
         for (const [a, b] of [[i, j], [j, i]]) {
           g.beginPath(); g.arc(pad + (b + 0.5) * c, pad + (a + 0.5) * c, Math.max(1.5, c * 0.3), 0, 2 * Math.PI); g.stroke();
@@ -251,12 +259,12 @@ function mountViewer(root, data, callbacks) {
     }
     canvas.onmousemove = (ev) => {
       const r = canvas.getBoundingClientRect(), i = Math.floor((ev.clientY - r.top - pad) / c), j = Math.floor((ev.clientX - r.left - pad) / c);
-      if (i >= 0 && j >= 0 && i < M && j < M) showTip(ev, `${data.labels[pos[i]]} · ${data.labels[pos[j]]}: ${m[i * M + j].toFixed(4)} ${unit}`); else hideTip();
+      if (i >= 0 && j >= 0 && i < M && j < M) showTip(ev, `${cells.name(i)} · ${cells.name(j)}: ${cells.pooled ? "at most " : ""}${m[i * M + j].toFixed(4)} ${unit}`); else hideTip();
     };
     canvas.onmouseleave = hideTip;
     canvas.onclick = (ev) => {
       const r = canvas.getBoundingClientRect(), i = Math.floor((ev.clientY - r.top - pad) / c);
-      if (i >= 0 && i < M) { keep.focus = pos[i]; draw(); }
+      if (i >= 0 && i < M) { keep.focus = cells.first(i); draw(); }
     };
   }
 
@@ -265,19 +273,19 @@ function mountViewer(root, data, callbacks) {
     rowView.width = W; rowView.height = Hh;
     const g = rowView.getContext("2d");
     g.clearRect(0, 0, W, Hh);
-    const pos = S[t].masked, r = pos.indexOf(keep.focus);
+    const cells = cellsOf(t), r = cells.of.has(keep.focus) ? cells.of.get(keep.focus) : -1;
     g.fillStyle = "#444"; g.font = "11px sans-serif";
     if (r < 0) { g.fillText("click a masked position (or a map row) to draw its MI row", 4, 14); return; }
-    const M = pos.length, rows = [[est, "#1f77b4", "estimated"], [gt, "#ff7f0e", "ground truth"]].filter((x) => x[0]);
+    const M = cells.C, rows = [[est, "#1f77b4", "estimated"], [gt, "#ff7f0e", "ground truth"]].filter((x) => x[0]);
     let top = 1e-6;
     rows.forEach(([m]) => { for (let j = 0; j < M; j++) if (j !== r) top = Math.max(top, m[r * M + j]); });
-    g.fillText(`MI with ${data.labels[keep.focus]} (nats; top ${top.toFixed(3)})`, 4, 12);
+    g.fillText(`MI with ${cells.pooled ? cells.name(r) + " (pooled: the largest of each run)" : data.labels[keep.focus]} (nats; top ${top.toFixed(3)})`, 4, 12);
     rows.forEach(([m, color, name], k) => {
       g.strokeStyle = color; g.beginPath();
       let first = true;
       for (let j = 0; j < M; j++) {
         if (j === r) continue;
-        const x = (pos[j] / L) * (W - 10) + 5, y = Hh - 6 - (m[r * M + j] / top) * (Hh - 26);
+        const x = (cells.mid(j) / L) * (W - 10) + 5, y = Hh - 6 - (m[r * M + j] / top) * (Hh - 26);
         if (first) { g.moveTo(x, y); first = false; } else g.lineTo(x, y);
       }
       g.stroke(); g.fillStyle = color; g.fillText(name, W - 110, 14 + 12 * k);

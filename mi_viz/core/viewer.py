@@ -5,7 +5,8 @@ The app's decode viewer (pages/viewer/) and the offline HTML export draw the sam
 the same JavaScript (one code path). Compact on purpose: positions are sent once with their
 labels, a step sends only what it writes, entropies and marginals only for the masked
 positions (rounded), and each MI map only over the masked positions, as the upper triangle in
-float16, base64-encoded (a length-100 protein decoded one residue a pass: about 0.4 MB).
+float16, base64-encoded (a length-100 protein decoded one residue a pass: about 0.4 MB); past
+MAX_CELLS masked positions a map is pooled to MAX_CELLS cells a side (level of detail).
 
 No streamlit here: pages/ mounts it, benchmarks and the export read it as JSON.
 """
@@ -24,17 +25,45 @@ from .samplers import Trace
 
 PAYLOAD_VERSION = 1
 JS = Path(__file__).with_name("viewer.js")
+# a map's cells at most: past it, runs of consecutive masked positions pool into one cell (the
+# canvas is at most 460 px wide, so a 1,024-position map would draw under half a pixel a
+# position anyway) and a step's map costs the same whatever the length (benchmarks/app_latency.py)
+MAX_CELLS = 256
 
 
 def _f16(values: np.ndarray) -> str:
     return base64.b64encode(np.asarray(values, dtype="<f2").tobytes()).decode("ascii")
 
 
-def upper(mi: np.ndarray, pos: np.ndarray) -> str:
-    """The map's upper triangle over the positions pos (row-major, i < j), float16 base64."""
-    sub = np.asarray(mi, dtype=np.float64)[np.ix_(pos, pos)]
-    iu = np.triu_indices(len(pos), 1)
-    return _f16(np.clip(sub[iu], 0, 65000))
+def cuts(m: int, max_cells: int = MAX_CELLS) -> list[int] | None:
+    """The level of detail of a map over m masked positions: None (one cell a position) up to
+    max_cells, else the boundaries of max_cells runs of consecutive masked positions
+    ([0, ..., m]; cell k covers the positions cut[k] .. cut[k+1] - 1)."""
+    if m <= max_cells:
+        return None
+    return [int(c) for c in np.linspace(0, m, max_cells + 1).round()]
+
+
+def pooled(mi: np.ndarray, pos: np.ndarray, cut: list[int]) -> np.ndarray:
+    """(C, C) the largest MI between two distinct positions of cells a and b (max, not mean: one
+    strong pair stays visible at any zoom; the diagonal cell is the largest pair within its run)."""
+    sub = np.asarray(mi, dtype=np.float64)[np.ix_(pos, pos)].copy()  # (M, M)
+    np.fill_diagonal(sub, -np.inf)
+    rows = np.maximum.reduceat(sub, cut[:-1], axis=0)  # (C, M)
+    out = np.maximum.reduceat(rows, cut[:-1], axis=1)  # (C, C)
+    return np.where(np.isfinite(out), out, 0.0)
+
+
+def upper(mi: np.ndarray, pos: np.ndarray, max_cells: int = MAX_CELLS) -> str:
+    """The map over the positions pos, float16 base64: its upper triangle (row-major, i < j) at
+    one cell a position, or past max_cells positions the pooled map's upper triangle with its
+    diagonal (i <= j) over cuts(len(pos)) (the viewer reads the step's "cut")."""
+    cut = cuts(len(pos), max_cells)
+    if cut is None:
+        sub = np.asarray(mi, dtype=np.float64)[np.ix_(pos, pos)]
+        return _f16(np.clip(sub[np.triu_indices(len(pos), 1)], 0, 65000))
+    sq = pooled(mi, np.asarray(pos), cut)
+    return _f16(np.clip(sq[np.triu_indices(len(sq), 0)], 0, 65000))
 
 
 def viewer_payload(
@@ -50,13 +79,14 @@ def viewer_payload(
     contacts: np.ndarray | None = None,
     title: str = "",
     top: int = 3,
+    max_cells: int = MAX_CELLS,
 ) -> dict:
     """trace: a recorded decode (StepRecord per pass); kind: "board" (a 9 x 9 Sudoku) or "track"
     (a sequence); labels: a name per position; symbols: a display name per value (value_tokens
     order); est: the estimated MI map (L, L) of every step's state, or None (a sampler that read
     none and no head); att: the backbone's attention read as a dependency map (L, L) of every
     step's state (core.attention.dependency_map), or None; contacts: (L, L) bool known relations
-    drawn as dots (a family's contacts).
+    drawn as dots (a family's contacts); max_cells: the maps' level of detail (cuts).
     """
     sym_of = {int(t): k for k, t in enumerate(value_tokens)}
     initial = [-1 if t == mask_id else sym_of.get(int(t), -1) for t in trace.initial]
@@ -74,11 +104,14 @@ def viewer_payload(
             "top": [[[int(v), round(float(P[r, v]), 3)] for v in order[r]] for r in range(len(masked))],
             "passes": rec.passes,
         }
+        cut = cuts(len(masked), max_cells)
+        if cut is not None:
+            step["cut"] = cut
         m = est[t] if est is not None else (np.asarray(rec.mi) if rec.mi is not None else None)
         if m is not None and len(masked) > 1:
-            step["mi"] = upper(np.asarray(m), masked)
+            step["mi"] = upper(np.asarray(m), masked, max_cells)
         if att is not None and len(masked) > 1:
-            step["att"] = upper(np.asarray(att[t]), masked)
+            step["att"] = upper(np.asarray(att[t]), masked, max_cells)
         steps.append(step)
     out = {
         "version": PAYLOAD_VERSION,

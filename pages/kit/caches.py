@@ -20,7 +20,7 @@ import torch
 from mi_viz.core import strict_json
 from mi_viz.core.attention import NoAttention, dependency_map
 from mi_viz.core.mi import ground_truth_cost, ground_truth_mi
-from mi_viz.core.reading import read_state
+from mi_viz.core.reading import read_state, read_steps
 from mi_viz.core.samplers import SamplerConfig, Trace, decode
 
 from .models import Backbone, backbone_model, head_model
@@ -114,13 +114,9 @@ def estimates_for(b: Backbone, head_path: str | None, key: tuple, trace: Trace) 
 
     def run():
         model, head = backbone_model(b), head_model(head_path, f"{b.label} MI head")
-        x = torch.tensor([s.tokens for s in trace.steps])
-        out: list[np.ndarray | None] = []
-        with torch.inference_mode(), st.spinner("Reading every step with the MI head ..."):
-            for i in range(0, len(x), 64):
-                mi = read_state(model, x[i : i + 64], head).mi
-                out += [m.numpy() for m in mi] if mi is not None else [None] * len(x[i : i + 64])
-        return out
+        with st.spinner("Reading every step with the MI head ..."):
+            est, _ = read_steps(model, [s.tokens for s in trace.steps], head)
+        return None if est is None else [m.numpy() for m in est]
 
     return cached("estimates", (key, head_path), run, max_entries=32)
 
@@ -133,18 +129,11 @@ def attention_for(b: Backbone, key: tuple, trace: Trace) -> list[np.ndarray] | N
         return None
 
     def run():
-        model = backbone_model(b)
-        x = torch.tensor([s.tokens for s in trace.steps])
-        out: list[np.ndarray] = []
         try:
-            with torch.inference_mode():
-                for i in range(0, len(x), 64):
-                    A = read_state(model, x[i : i + 64], attention=True).attention
-                    assert A is not None
-                    out += [m.numpy() for m in dependency_map(A)]
+            _, att = read_steps(backbone_model(b), [s.tokens for s in trace.steps], attention=True)
         except NoAttention:
             return None
-        return out
+        return None if att is None else [m.numpy() for m in att]
 
     return cached("attention", key, run, max_entries=32)
 
