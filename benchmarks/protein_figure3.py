@@ -29,7 +29,7 @@ import torch
 from benchmarks.report import save
 from mi_viz.core.bench import run_bench
 from mi_viz.core.models import load_models
-from mi_viz.core.plots import save_png
+from mi_viz.core.plots import save_figure
 from mi_viz.core.sweep import parse_grid
 from mi_viz.domains.protein import DATA, DOMAIN, prompts_of_lengths
 from mi_viz.domains.protein.fasta import read_fasta
@@ -116,7 +116,7 @@ def draw(res: dict, path: Path) -> None:
     fig.supxlabel(f"PC1 of the natural proteins ({ev[0]:.0%})", fontsize=8)
     fig.supylabel(f"PC2 ({ev[1]:.0%})", fontsize=8)
     fig.tight_layout()
-    save_png(fig, path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 

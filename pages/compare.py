@@ -9,7 +9,7 @@ import streamlit as st
 from mi_viz.core.plots import timeline_figure
 
 from .kit import caches
-from .kit.widgets import sampler_rows
+from .kit.widgets import chart, sampler_rows
 from .views.base import Hint, View, open_page
 
 
@@ -48,12 +48,11 @@ def side_by_side(view: View, key: str, b, dom, item, head_path, rows: dict) -> N
     for k, (name, tr) in enumerate(traces.items()):
         tt = min(t, len(tr.steps))
         with cols[k % len(cols)]:
-            st.plotly_chart(
+            chart(
                 view.state_figure(dom, item, tr, tt, title=f"{name}: pass {tt} / {len(tr.steps)}", small=True),
-                key=f"{key}_state_{k}",
-                config={"displayModeBar": False},
+                f"{key}_state_{k}",
             )
         table.append({"sampler": name, "passes": len(tr.steps), **view.compare_row(dom, item, tr, tt)})
     st.dataframe(pd.DataFrame(table), hide_index=True)
     title, ylabel = view.timeline
-    st.plotly_chart(timeline_figure(traces, {n: c.name for n, c in rows.items()}, title, ylabel), key=f"{key}_timeline")
+    chart(timeline_figure(traces, {n: c.name for n, c in rows.items()}, title, ylabel), f"{key}_timeline")

@@ -14,7 +14,7 @@ from mi_viz.core.viewer import viewer_payload
 from .kit import caches
 from .kit.models import backbone_model
 from .kit.viewer import mount_viewer
-from .kit.widgets import instant_view, sampler_picker, step_controls, twin_picker
+from .kit.widgets import chart, instant_view, sampler_picker, step_controls, twin_picker
 from .views.base import Hint, View, open_page
 
 
@@ -127,14 +127,13 @@ def server_steps(view: View, b, dom, item, trace, head_path, eps, caption, key, 
     # a board beside its entropy; a track (a sequence, wide) above it
     c1, c2 = st.columns(2) if view.kind == "board" else (st.container(), st.container())
     with c1:
-        st.plotly_chart(
+        chart(
             view.state_figure(
                 dom, item, trace, t + 1, focus=focus, title=f"After step {t + 1} (click a masked {view.unit})"
             ),
-            key=f"{key}_state",
+            f"{key}_state",
             on_select="rerun",
             selection_mode="points",
-            config={"displayModeBar": False},
         )
     scale = st.select_slider(
         "Colour scale of the MI maps (nats)",
@@ -145,11 +144,7 @@ def server_steps(view: View, b, dom, item, trace, head_path, eps, caption, key, 
         "own largest value.",
     )
     with c2:
-        st.plotly_chart(
-            view.entropy_figure(dom, item, trace, t, fixed=scale != "per step"),
-            key=f"{key}_ent_{t}",
-            config={"displayModeBar": False},
-        )
+        chart(view.entropy_figure(dom, item, trace, t, fixed=scale != "per step"), f"{key}_ent_{t}")
     zmax = (
         scale
         if scale != "per step"
@@ -166,16 +161,12 @@ def server_steps(view: View, b, dom, item, trace, head_path, eps, caption, key, 
     maps = st.columns(2)  # two maps a row: each wide enough to read
     with maps[0]:
         if est is not None:
-            st.plotly_chart(
-                mi_map_figure(est, masked, labels, zmax, "Estimated MI (head, same pass)", **kw),
-                key=f"{key}_est_{t}",
-                config={"displayModeBar": False},
-            )
+            chart(mi_map_figure(est, masked, labels, zmax, "Estimated MI (head, same pass)", **kw), f"{key}_est_{t}")
         else:
             st.info("No MI head for this backbone.")
     with maps[1]:
         if gt is not None:
-            st.plotly_chart(
+            chart(
                 mi_map_figure(
                     gt["mi"],
                     masked,
@@ -184,8 +175,7 @@ def server_steps(view: View, b, dom, item, trace, head_path, eps, caption, key, 
                     f"Ground-truth MI ({gt['passes']:,} passes, {gt['seconds']:.2f} s)",
                     **kw,
                 ),
-                key=f"{key}_gt_{t}",
-                config={"displayModeBar": False},
+                f"{key}_gt_{t}",
             )
             st.caption(
                 f"max pruned mass per {view.unit} {gt['dropped']:.2e}; max asymmetry {float(gt['asym'].max()):.3f} nats"
@@ -194,17 +184,15 @@ def server_steps(view: View, b, dom, item, trace, head_path, eps, caption, key, 
     diff = st.columns(2)
     with diff[0]:
         if est is not None and gt is not None:
-            st.plotly_chart(
+            chart(
                 mi_map_figure(est - gt["mi"], masked, labels, None, "Estimated minus true MI", diverging=True, **kw),
-                key=f"{key}_diff_{t}",
-                config={"displayModeBar": False},
+                f"{key}_diff_{t}",
             )
     with diff[1]:
         if att is not None:
-            st.plotly_chart(
+            chart(
                 mi_map_figure(att, masked, labels, None, "Attention (last block, sinks removed; a share)", **kw),
-                key=f"{key}_att_{t}",
-                config={"displayModeBar": False},
+                f"{key}_att_{t}",
             )
             st.caption(
                 "The backbone's own attention, the dependency proxy DAWN decodes on: where it and the MI maps "
@@ -216,7 +204,7 @@ def server_steps(view: View, b, dom, item, trace, head_path, eps, caption, key, 
         figs = view.row_figures(dom, item, trace, t, rows, focus, zmax) if rows else []
         for col, fig in zip(st.columns(len(figs)) if len(figs) > 1 else [st.container()], figs):
             with col:
-                st.plotly_chart(fig, key=f"{key}_row_{t}_{figs.index(fig)}", config={"displayModeBar": False})
+                chart(fig, f"{key}_row_{t}_{figs.index(fig)}")
     with st.expander("Export"):
         st.download_button(
             "Trace (JSON)", trace.to_json(), file_name=f"{key}_trace.json", mime="application/json", key=f"{key}_trace"

@@ -121,6 +121,20 @@ def test_missing_head_disables_mi(tmp_path, monkeypatch):
     assert "mi" not in at.selectbox(key="dec_sampler").options
 
 
+def test_every_chart_saves_as_svg():
+    """Every plotly chart of a page carries the toolbar whose camera writes an SVG (drawn by
+    plotly.js in the browser, offline), named after the chart."""
+    at = _run("pages/sudoku_decode.py")
+    charts = at.get("plotly_chart")
+    assert len(charts) >= 3
+    for c in charts:
+        cfg = json.loads(c.proto.config)
+        assert cfg["toImageButtonOptions"]["format"] == "svg" and cfg["toImageButtonOptions"]["filename"].startswith(
+            "mi-viz_"
+        )
+        assert cfg.get("displayModeBar") is not False
+
+
 def _timeline(at) -> dict:
     """{trace name: y values} of the comparison page's 'filled vs passes' chart."""
     for chart in at.get("plotly_chart"):

@@ -35,3 +35,23 @@ def test_sweep_curves_group_settings_by_what_moves_along_them():
     assert {sweep_family(r) for r in rows} == {"mi-cap k=8"}
     assert sweep_family({"sampler": "mi-cap", "k": "4", "gamma": "32.0", "lam": "100.0"}) == "mi-cap k=4"
     assert sweep_family({"sampler": "mi-cap", "k": "8", "gamma": "6.0", "lam": "0.0"}) == "mi-cap k=8 lam=0"
+
+
+def test_a_figure_saves_as_a_vector_by_its_suffix(tmp_path):
+    """save_figure: .svg and .pdf as vectors (for papers), anything else a palette PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from mi_viz.core.plots import save_figure
+
+    fig, ax = plt.subplots()
+    ax.imshow(np.arange(16.0).reshape(4, 4))
+    for name in ("f.svg", "f.pdf", "f.png"):
+        save_figure(fig, tmp_path / name, dpi=50)
+    plt.close(fig)
+    assert b"<svg" in (tmp_path / "f.svg").read_bytes()[:2000]
+    assert (tmp_path / "f.pdf").read_bytes()[:5] == b"%PDF-"
+    assert Image.open(tmp_path / "f.png").mode == "P"

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import torch
 
-from mi_viz.core.plots import save_png
+from mi_viz.core.plots import save_figure
 from mi_viz.core.samplers import SamplerConfig, decode
 from mi_viz.core.training import CsvLog, Dist, Resumable, StepInfo, config_from, fit, trainer_parser
 from mi_viz.domains.sudoku import board as S
@@ -111,7 +111,7 @@ def plot_loss(log_path: Path, out_png: Path):
     ax.set_yscale("log")
     ax.set_title("Sudoku MDM training loss")
     fig.tight_layout()
-    save_png(fig, out_png, dpi=120)
+    save_figure(fig, out_png, dpi=120)
     plt.close(fig)
 
 

@@ -14,21 +14,19 @@ def viewer_table() -> str:
         "| measure | this viewer | the previous viewer | target |",
         "|---|---|---|---|",
     ]
+    mb = lambda b: f"{b / 1e6:.2f} MB"  # noqa: E731
     for L, v in r["long"].items():
         rows.append(
             f"| a step at L = {int(L):,} (median of 7; slowest) | {v['step_ms']:.0f} ms ({v['step_ms_max']:.0f} ms) "
             f"| {v['previous_step_ms']:.0f} ms | {'<= 200 ms' if L == '1024' else ''} |"
         )
-        rows.append(
-            f"| its offline page, 8 steps | {v['page_bytes'] / 1e6:.2f} MB | {v['previous_page_bytes'] / 1e6:.2f} MB | |"
-        )
+        rows.append(f"| its offline page, 8 steps | {mb(v['page_bytes'])} | {mb(v['previous_page_bytes'])} | |")
     s = r["sudoku"]
     rows += [
         f"| Sudoku: a step of the whole decode ({s['steps']} steps) | {s['step_ms']:.0f} ms | | <= 50 ms |",
         f"| Sudoku: a step side by side (shared pass slider) | {s['pair_step_ms']:.0f} ms | | <= 50 ms |",
-        f"| Sudoku: the whole decode as an offline page (pair) | {s['page_bytes'] / 1e6:.2f} MB "
-        f"({s['pair_page_bytes'] / 1e6:.2f} MB) | | <= 6 MB |",
-        f"| Sudoku: the whole decode as a GIF (pair) | {s['gif_bytes'] / 1e6:.2f} MB ({s['pair_gif_bytes'] / 1e6:.2f} MB) "
-        "| | <= 5 MB |",
+        f"| Sudoku: the whole decode as an offline page (pair) | {mb(s['page_bytes'])} ({mb(s['pair_page_bytes'])}) "
+        "| | <= 6 MB |",
+        f"| Sudoku: the whole decode as a GIF (pair) | {mb(s['gif_bytes'])} ({mb(s['pair_gif_bytes'])}) | | <= 5 MB |",
     ]
     return "\n".join(rows)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import io
 from contextvars import ContextVar
+from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
@@ -31,11 +32,18 @@ def marks() -> dict[str, str]:
     return MARKS[PALETTE_NAME.get()]
 
 
-def save_png(fig, path, dpi: int):
-    """A matplotlib figure as a 256-colour PNG: line charts and heatmaps look the same at about a
-    third of the bytes, and committed figures are part of the tree a GPU lease must carry."""
+VECTOR = (".svg", ".pdf")  # figures for papers: matplotlib writes them as vectors
+
+
+def save_figure(fig, path, dpi: int):
+    """A matplotlib figure by its path's suffix: .svg or .pdf as vectors (for papers); otherwise a
+    256-colour PNG (line charts and heatmaps look the same at about a third of the bytes, and
+    committed figures are part of the tree a GPU lease must carry)."""
     from PIL import Image
 
+    if Path(path).suffix.lower() in VECTOR:
+        fig.savefig(path, format=Path(path).suffix[1:].lower())
+        return
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi)
     quantize_png(Image.open(buf), path)
@@ -361,7 +369,7 @@ def plot_sweep(
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
         fig.tight_layout()
-        save_png(fig, png_path, dpi=130)
+        save_figure(fig, png_path, dpi=130)
         plt.close(fig)
     if html_path:  # the app's chart (core.plots.sweep_figure), as a file
         fig = sweep_figure({"": summaries}, metric, ylabel, title, paper=paper, scale=scale, paper_label=paper_label)

@@ -277,3 +277,19 @@ def wilson(p: float, n: int, z: float = 1.645) -> tuple[float, float]:
     c = (p + z * z / (2 * n)) / d
     h = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
     return max(0.0, c - h), min(1.0, c + h)
+
+
+def figure_config(name: str) -> dict:
+    """Plotly's toolbar on every chart, its camera saving the chart as an SVG named after it: a
+    vector figure for a paper, drawn by plotly.js in the browser (no kaleido, no network)."""
+    return {
+        "displaylogo": False,
+        "toImageButtonOptions": {"format": "svg", "filename": f"mi-viz_{name}"},
+        "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d"],
+    }
+
+
+def chart(fig, key: str, **kw):
+    """Every plotly figure of the app goes through here (one toolbar, SVG export); kw as
+    st.plotly_chart's (a clickable board's on_select)."""
+    return st.plotly_chart(fig, key=key, config=figure_config(key), **kw)

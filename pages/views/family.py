@@ -31,7 +31,7 @@ from ..kit.models import Backbone, forget_models
 from ..kit.runtime import RESULTS, ROOT
 from ..kit.structure3d import structure_view
 from ..kit.sweeps import committed_rows, run_sweep_now
-from ..kit.widgets import grid_or_error
+from ..kit.widgets import chart, grid_or_error
 from .base import Item
 from .protein import APP_FAMILIES, ProteinView, protein_backbones
 
@@ -234,11 +234,11 @@ class FamilyView(ProteinView):
         if committed.exists():
             curves["committed"] = committed_rows(committed)
         if curves:
-            st.plotly_chart(
+            chart(
                 sweep_figure(
                     curves, "pair_corr_pearson", "Pearson of C_ij(a, b) vs held-out rows", "pair statistics vs passes"
                 ),
-                key=f"{key}_plot",
+                f"{key}_plot",
             )
 
 
@@ -258,12 +258,11 @@ def averaged_map_view(dom, key: str) -> None:
         return
     z = np.load(avg_file)
     kind = st.radio("Score", [k for k, v in AVERAGED_MAPS.items() if v in z.files], horizontal=True, key=key)
-    st.plotly_chart(
+    chart(
         contact_map_figure(
             z[AVERAGED_MAPS[kind]], cmap, f"{dom.family}: {kind} (above) vs contacts (below)", top=cmap.n_mapped // 5
         ),
-        key=f"{key}_map",
-        config={"displayModeBar": False},
+        f"{key}_map",
     )
     st.caption(
         "Averaged over held-out natural rows with 10 % of their columns masked (docs/results-family.md); "
@@ -337,13 +336,10 @@ def generation_tab(families: dict[str, Backbone]) -> None:
         st.info(f"No committed pair-statistics sweep for {fam} (`make family-results` makes them).")
         return
     rows = committed_rows(sweep)
-    st.plotly_chart(
-        sweep_figure(
+    chart(sweep_figure(
             {"": rows}, "pair_corr_pearson", "Pearson of C_ij(a, b), generated vs held-out rows",
             f"{fam}: pair correlations against passes",
-        ),
-        key="fam_sweep",
-    )  # fmt: skip
+        ), "fam_sweep")  # fmt: skip
     floor_file = RESULTS / "family" / fam / "floor.json"
     if floor_file.exists():
         fl = json.loads(floor_file.read_text())

@@ -31,7 +31,7 @@ from ..kit import caches
 from ..kit.models import Backbone
 from ..kit.runtime import RESULTS, ROOT
 from ..kit.sweeps import committed_rows, run_sweep_now, sweep_table
-from ..kit.widgets import grid_or_error
+from ..kit.widgets import chart, grid_or_error
 from .base import Item, PagePlan, View
 
 LENGTH_CAP = 300  # the longest protein the app decodes (a decode is L passes)
@@ -286,11 +286,11 @@ class ProteinView(View):
             curves["committed, 500 proteins"] = committed_rows(committed)
         else:
             st.caption("No committed Table 2 sweep yet (results/protein/table2/sweep.csv).")
-        st.plotly_chart(
+        chart(
             sweep_figure(
                 curves, "jsd", "k-means JSD to the reference (bits)", "JSD vs average passes", paper=PAPER_TABLE2
             ),
-            key=f"{key}_plot",
+            f"{key}_plot",
         )
         st.caption(
             "Crosses: the paper's Table 2 (ESM-C 300M, UniRef50 reference; its JSD's log base is not stated). "
@@ -344,7 +344,7 @@ class ProteinView(View):
                 height=430,
                 showlegend=False,
             )
-            st.plotly_chart(fig, key=f"{key}_scatter")
+            chart(fig, f"{key}_scatter")
         with right:
             prof = pd.DataFrame(rep["separation"])
             fig = go.Figure()
@@ -357,7 +357,7 @@ class ProteinView(View):
                 barmode="group",
                 height=430,
             )
-            st.plotly_chart(fig, key=f"{key}_sep")
+            chart(fig, f"{key}_sep")
         st.dataframe(prof, hide_index=True)
 
 
@@ -373,11 +373,8 @@ def figure3(key: str) -> None:
     gen = [k for k in res["sets"] if not k.startswith("natural")]
     shown = st.multiselect("Settings shown", gen, default=gen[:2], key=f"{key}_fig3")
     ev = res["explained_variance"]
-    st.plotly_chart(
-        pca_figure(res["sets"], shown, f"{res['embedding']}: PCA fitted on the natural test reference",
-                   (f"PC1 ({ev[0]:.0%})", f"PC2 ({ev[1]:.0%})")),
-        key=f"{key}_fig3_plot",
-    )  # fmt: skip
+    chart(pca_figure(res["sets"], shown, f"{res['embedding']}: PCA fitted on the natural test reference",
+                   (f"PC1 ({ev[0]:.0%})", f"PC2 ({ev[1]:.0%})")), f"{key}_fig3_plot")  # fmt: skip
     st.caption(
         "Centroid shift from the natural proteins (in units of their spread over these two components): "
         + "; ".join(f"{k} {v['centroid_shift']:.2f}" for k, v in res["sets"].items() if k in gen)

@@ -29,7 +29,7 @@ from ..kit import caches
 from ..kit.models import Backbone, backbone_model, head_model, models_or_error
 from ..kit.runtime import RESULTS, ROOT
 from ..kit.sweeps import committed_rows, run_sweep_now, sweep_table
-from ..kit.widgets import grid_or_error, kept, wilson
+from ..kit.widgets import chart, grid_or_error, kept, wilson
 from .base import Item, PagePlan, View
 
 SHIPPED_HEAD = ROOT / "checkpoints" / "sudoku_mi_head"
@@ -349,13 +349,10 @@ class SudokuView(View):
                     "hi": 100 * hi,
                 }
             )
-        st.plotly_chart(
-            sweep_figure(
+        chart(sweep_figure(
                 curves, "solved_frac", "solved (%)", f"Solve rate vs average passes: {shown}", paper=paper, scale=100.0,
                 markers=markers,
-            ),
-            key=f"{key}_plot",
-        )  # fmt: skip
+            ), f"{key}_plot")  # fmt: skip
         if markers:
             st.caption(
                 f"Stars: the rows of the first tab at their current settings, on the first {n_live} puzzles of "
@@ -491,7 +488,7 @@ def estimator_page(view: SudokuView, key: str) -> None:
             yaxis_title="head (nats)",
             height=430,
         )
-        st.plotly_chart(fig, key=f"{key}_scatter")
+        chart(fig, f"{key}_scatter")
     with right:
         which = st.radio("Map", ["ground truth", "head"], horizontal=True, key=f"{key}_which")
         vals = pt.gt if which == "ground truth" else pt.est
@@ -509,7 +506,7 @@ def estimator_page(view: SudokuView, key: str) -> None:
             yaxis_range=[np.log10(LOG_FLOOR), np.log10(max(float(vals.max()), 10 * LOG_FLOOR)) + 0.1],
             height=430,
         )
-        st.plotly_chart(fig, key=f"{key}_box")
+        chart(fig, f"{key}_box")
     df = pd.DataFrame({"relation": rel, "gt": pt.gt, "est": pt.est})
     st.dataframe(
         df.groupby("relation")
@@ -523,7 +520,7 @@ def estimator_page(view: SudokuView, key: str) -> None:
         yaxis_type="log",
         height=320,
     )
-    st.plotly_chart(fig, key=f"{key}_asym")
+    chart(fig, f"{key}_asym")
     st.caption(
         f"The truth's two directions agree at Pearson {directional_agreement(pt):.3f} over these pairs: where they "
         "disagree the model is not one consistent joint, and the symmetrised map is their mean (docs/mi.md)."

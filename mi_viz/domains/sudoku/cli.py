@@ -49,6 +49,7 @@ def add_arguments(command: str, p):
     if command == "figure":
         p.add_argument("--index", type=int, default=0, help="which puzzle of the file")
         p.add_argument("--step", type=int, default=10, help="decode step (sequential) to show")
+        p.epilog = "--out: .png, or .svg / .pdf for a vector figure"
 
 
 def run(command: str, a, cfg_or_grid, dev: str):

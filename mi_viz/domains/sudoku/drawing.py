@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 import torch
 
 from ...core.mi import ground_truth_mi
-from ...core.plots import ENTROPY_COLORSCALE, cell_markers, marks, save_png
+from ...core.plots import ENTROPY_COLORSCALE, cell_markers, marks, save_figure
 from ...core.reading import read_state
 from ...core.samplers import SamplerConfig, decode
 from .mdm import MASK_TOKEN, boards_to_tokens, tokens_to_boards
@@ -201,7 +201,7 @@ def figure1(model, head, puzzle, step: int, out_png, eps: float = 1e-3) -> dict:
         ax.set_ylabel("cell")
         plt.colorbar(im, ax=ax, fraction=0.046, label="nats")
     fig.tight_layout()
-    save_png(fig, out_png, dpi=110)
+    save_figure(fig, out_png, dpi=110)
     plt.close(fig)
     return {
         "step": step,
