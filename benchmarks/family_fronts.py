@@ -18,17 +18,20 @@ from mi_viz.core.plots import sweep_family
 from mi_viz.domains.family import SHIPPED
 
 AT = (12, 16, 24, 32)
-# the MI rules against the samplers they must beat (mi-cap also against its own ablation, the capped
-# entropy budget without MI: mi-cap k=8 lam=0)
+# (label, MI rule, the samplers it must beat): the entropy budgets and top-k (mi-cap also its own
+# ablation, the capped entropy budget without MI: mi-cap k=8 lam=0), then the training-free rival
+# that reads dependencies from attention (issue 42: is the head worth its training?)
 LEADS = (
-    ("mi lam=10", ("topk", "eb", "mi-zero")),
-    ("mi-cap k=8", ("topk", "eb", "mi-zero", "mi-cap k=8 lam=0")),
+    ("mi lam=10", "mi lam=10", ("topk", "eb", "mi-zero")),
+    ("mi-cap k=8", "mi-cap k=8", ("topk", "eb", "mi-zero", "mi-cap k=8 lam=0")),
+    ("mi lam=10 vs dawn", "mi lam=10", ("dawn",)),
+    ("mi-cap k=8 vs dawn", "mi-cap k=8", ("dawn",)),
 )
 SWEEPS = ("sweep.csv", "val_sweep/sweep.csv")
 
 
 def fronts(rows: list[dict]) -> dict:
-    """{x: {"curves": {family: value}, "leads": {method: {"diff", "sd_method", "sd_rival", "vs"}}}}"""
+    """{x: {"curves": {family: value}, "leads": {label: {"diff", "sd_method", "sd_rival", "vs"}}}}"""
     value: dict[str, list] = {}
     spread: dict[str, list] = {}
     for r in rows:
@@ -39,12 +42,12 @@ def fronts(rows: list[dict]) -> dict:
     for x in AT:
         at_x = {c: interpolate(v, x) for c, v in value.items()}  # every curve read once at x
         leads = {}
-        for method, rivals in LEADS:
+        for label, method, rivals in LEADS:
             m = at_x.get(method)
             best = max(((at_x[c], c) for c in rivals if at_x.get(c) is not None), default=None)
             if m is None or best is None:
                 continue
-            leads[method] = {
+            leads[label] = {
                 "diff": m - best[0],
                 "sd_method": interpolate(spread[method], x),
                 "sd_rival": interpolate(spread[best[1]], x),
@@ -58,7 +61,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=str(R / "family" / "fronts.json"))
     a = ap.parse_args(argv)
-    res: dict = {"at": list(AT), "leads": [[m, list(r)] for m, r in LEADS], "families": {}}
+    res: dict = {"at": list(AT), "leads": [[label, m, list(r)] for label, m, r in LEADS], "families": {}}
     for fam in SHIPPED:
         for sweep in SWEEPS:
             path = R / "family" / fam / sweep

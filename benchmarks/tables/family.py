@@ -208,34 +208,34 @@ def family_pairs_table(fam: str) -> str:
     return "\n".join(out)
 
 
-FAMILY_CURVES = ("topk", "eb", "mi-zero", "mi lam=10", "mi-cap k=8 lam=0", "mi-cap k=8")
+FAMILY_CURVES = ("topk", "eb", "mi-zero", "mi lam=10", "mi-cap k=8 lam=0", "mi-cap k=8", "dawn")
 
 
 def family_matched_short_table() -> str:
     """The README's extract of family_matched_table: the entropy-budget samplers and mi-cap beside top-k."""
     return family_matched_table(
-        at=(16, 24), curves=("topk", "eb", "mi-zero", "mi lam=10", "mi-cap k=8 lam=0", "mi-cap k=8")
+        at=(16, 24),
+        curves=("topk", "eb", "mi-zero", "mi lam=10", "mi-cap k=8 lam=0", "mi-cap k=8"),
+        labels=("mi lam=10", "mi-cap k=8"),
     )
 
 
-# the MI rules against the samplers they must beat: one column each
-# (mi-cap also against its own ablation, the capped entropy budget without MI: mi-cap k=8 lam=0)
-FAMILY_LEADS = (
-    ("mi lam=10", ("topk", "eb", "mi-zero")),
-    ("mi-cap k=8", ("topk", "eb", "mi-zero", "mi-cap k=8 lam=0")),
-)
-
-
-def family_matched_table(at=(12, 16, 24, 32), curves=FAMILY_CURVES, leads=FAMILY_LEADS, sweep="sweep.csv") -> str:
+def family_matched_table(
+    at=(12, 16, 24, 32), curves=FAMILY_CURVES, labels: tuple[str, ...] | None = None, sweep="sweep.csv"
+) -> str:
     """Pair-correlation Pearson of every sampler family at the same average passes, and each MI
-    rule's lead over the best of the others there with its 90 % interval (benchmarks/family_fronts.py
-    computes them: results/family/fronts.json; this only formats)."""
-    fronts = read_json(R / "family" / "fronts.json") or {"families": {}}
+    rule's lead over the best of its rivals there with its 90 % interval (benchmarks/family_fronts.py
+    computes them and names the leads: results/family/fronts.json; this only formats; labels: which
+    leads, default all)."""
+    fronts = read_json(R / "family" / "fronts.json") or {"families": {}, "leads": []}
+    leads = [(label, m, r) for label, m, r in fronts["leads"] if labels is None or label in labels]
     out = [
         "| family | passes | "
         + " | ".join(curves)
         + " | sequential (all passes) | "
-        + " | ".join(f"{m} minus the best of {', '.join(r)} (90 % interval)" for m, r in leads)
+        + " | ".join(
+            f"{m} minus {'the best of ' if len(r) > 1 else ''}{', '.join(r)} (90 % interval)" for _, m, r in leads
+        )
         + " |",
         "|---|---|" + "---|" * (len(curves) + 1 + len(leads)),
     ]
@@ -249,8 +249,8 @@ def family_matched_table(at=(12, 16, 24, 32), curves=FAMILY_CURVES, leads=FAMILY
             cells = [f"{at_x['curves'][c]:.3f}" if c in at_x["curves"] else "" for c in curves]
             s = f"{seq['pair_corr_pearson']:.3f} ({seq['avg_passes']:.0f})" if seq else ""
             leads_x = [
-                lead(v["diff"], v["sd_method"], v["sd_rival"], vs=v["vs"]) if (v := at_x["leads"].get(method)) else ""
-                for method, _ in leads
+                lead(v["diff"], v["sd_method"], v["sd_rival"], vs=v["vs"]) if (v := at_x["leads"].get(label)) else ""
+                for label, _, _ in leads
             ]
             out.append(f"| {fam} | {x} | " + " | ".join(cells) + f" | {s} | " + " | ".join(leads_x) + " |")
     return "\n".join(out)
