@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
@@ -186,6 +187,14 @@ def test_sampler_comparison_rows_and_sweep():
     assert not at.exception
     src, n, out = at.session_state["sw_result"]
     assert len(out) == 2 and n == 5
+    # the decode order of each setting, averaged over the 5 puzzles: a 9 x 9 board each, shares in (0, 1]
+    order = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Decode order, averaged" in c.proto.spec)
+    boards = [t for t in order["data"] if t["type"] == "heatmap"]
+    z = boards[1]["z"]  # topk k=8, as plotly sends it: a typed array
+    z = np.frombuffer(__import__("base64").b64decode(z["bdata"]), z["dtype"]).reshape(9, 9)
+    assert len(boards) == 2 and boards[0]["z"]["shape"] == "9, 9"
+    assert np.nanmin(z) > 0 and np.nanmax(z) <= 1
+    assert "_revealed" not in at.dataframe[-1].value.columns  # not a column of the table or the CSV
     for grid, want in (
         ("nonsense:k=1", "unknown sampler 'nonsense'"),
         ("eb:gama=0.1", "it takes gamma"),

@@ -169,3 +169,26 @@ def test_head_invariants_and_report_on_the_toy_domain():
     assert summary["auroc_structure_gt"] == 1.0  # the exact map separates twins from the rest
     nostruct = mi_report(model, head, DOMAIN.encode(["______"] * 3), n_states=3).summary
     assert nostruct["auroc_structure_gt"] is None  # a domain without known relations: the keys are null
+
+
+def test_decode_order_is_the_step_that_wrote_each_position():
+    """DecodeResult.revealed against the recorded trace (0 for the given), run_bench keeps it per
+    item in the items' order, and order_map averages it by hand-worked shares."""
+    from mi_viz.core.order import order_map
+
+    model = DOMAIN.load_model()
+    prompts = ["______", "a___c_", "__b___"]
+    cfg = SamplerConfig("topk", k=2)
+    res = decode(model, DOMAIN.encode(prompts), cfg, record=True)
+    for b, tr in enumerate(res.traces):
+        want = np.zeros(L, dtype=np.int64)
+        for st in tr.steps:
+            want[st.selected] = st.step + 1
+        assert np.array_equal(res.revealed[b], want)
+    bench = run_bench(DOMAIN, model, prompts, cfg)
+    assert [list(r) for r in bench.revealed] == [list(r) for r in res.revealed]
+    # shares: 1/3, 2/3, 1 for a three-step decode; a given position is left out of its mean
+    got = order_map([np.array([1, 1, 2, 2, 3, 3]), np.array([0, 1, 0, 1, 2, 2])])
+    np.testing.assert_allclose(got, [1 / 3, (1 / 3 + 1 / 2) / 2, 2 / 3, (2 / 3 + 1 / 2) / 2, 1, 1])
+    with pytest.raises(ValueError, match="lengths"):
+        order_map([np.array([1, 2]), np.array([1, 2, 3])])

@@ -10,9 +10,10 @@ import csv
 import gzip
 import multiprocessing as mp
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from .models import load_models
@@ -34,6 +35,7 @@ def setting_columns(cfg: SamplerConfig) -> dict:
 class BenchResult:
     rows: list[dict]
     summary: dict
+    revealed: list[np.ndarray] = field(default_factory=list)  # per item (L,): its decode order (core.order)
 
 
 def run_bench(
@@ -55,6 +57,7 @@ def run_bench(
     t0 = time.perf_counter()
     groups = domain.groups(items) if start is None else [list(range(len(items)))]
     rows: list[dict | None] = [None] * len(items)
+    revealed: list[np.ndarray | None] = [None] * len(items)
     for g in groups:
         sub = [items[i] for i in g]
         x = (domain.encode(sub) if start is None else start).to(device)
@@ -69,6 +72,8 @@ def run_bench(
                 }
             )
             rows[i] = r
+        for i, order in zip(g, res.revealed if res.revealed is not None else []):
+            revealed[i] = order
     done = [r for r in rows if r is not None]  # every item belongs to exactly one group
     n = len(done)
     summary = {
@@ -83,7 +88,7 @@ def run_bench(
         "seconds": round(time.perf_counter() - t0, 2),
         "threads": torch.get_num_threads(),  # wall time means little without it
     }
-    return BenchResult(done, summary)
+    return BenchResult(done, summary, [o for o in revealed if o is not None])
 
 
 _WORKER: dict = {}

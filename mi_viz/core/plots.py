@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from .samplers import SAMPLERS
 
@@ -280,6 +281,57 @@ def sweep_figure(
             )
         )
     fig.update_layout(xaxis_title="average backbone passes", yaxis_title=ylabel, height=height, title=title)
+    return fig
+
+
+def order_figure(orders: dict[str, np.ndarray], kind: str, labels: list[str], title: str) -> go.Figure:
+    """Decode order averaged over a sweep's inputs (core.order.order_map), one per setting: a 9 x 9
+    board each (kind "board") or one row a setting over the positions (a track); colour: the mean
+    share of the decode at which the position was revealed (early purple, late yellow)."""
+    names = list(orders)
+    hover = "%{customdata}<br>revealed at %{z:.0%} of the decode<extra>%{meta}</extra>"
+    if kind == "board":
+        cols = min(4, len(names))
+        rows = -(-len(names) // cols)
+        fig = make_subplots(rows=rows, cols=cols, subplot_titles=names, horizontal_spacing=0.03, vertical_spacing=0.08)
+        for k, name in enumerate(names):
+            fig.add_trace(
+                go.Heatmap(
+                    z=np.asarray(orders[name]).reshape(9, 9),
+                    customdata=np.asarray(labels).reshape(9, 9),
+                    meta=name,
+                    hovertemplate=hover,
+                    colorscale=MI_COLORSCALE,
+                    zmin=0,
+                    zmax=1,
+                    showscale=k == 0,
+                    colorbar={"title": "share", "tickformat": ".0%"},
+                ),
+                row=k // cols + 1,
+                col=k % cols + 1,
+            )
+        fig.update_yaxes(autorange="reversed", showticklabels=False, scaleanchor=None)
+        fig.update_xaxes(showticklabels=False)
+        fig.update_layout(title=title, height=230 * rows + 70, margin={"t": 70, "l": 10, "r": 10, "b": 10})
+        return fig
+    z = np.stack([np.asarray(orders[n], dtype=np.float64) for n in names])  # (S, L)
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=list(range(1, z.shape[1] + 1)),
+            y=names,
+            customdata=np.tile(np.asarray(labels), (len(names), 1)),
+            meta=names,
+            hovertemplate="%{y}: %{customdata}<br>revealed at %{z:.0%} of the decode<extra></extra>",
+            colorscale=MI_COLORSCALE,
+            zmin=0,
+            zmax=1,
+            colorbar={"title": "share", "tickformat": ".0%"},
+        )
+    )
+    fig.update_layout(
+        title=title, height=120 + 28 * len(names), xaxis_title="position", margin={"t": 50, "l": 10, "r": 10, "b": 40}
+    )
     return fig
 
 

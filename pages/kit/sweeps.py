@@ -11,7 +11,11 @@ import pandas as pd
 import streamlit as st
 
 from mi_viz.core.bench import BenchResult, run_bench
-from mi_viz.core.samplers import SamplerConfig
+from mi_viz.core.order import order_map
+from mi_viz.core.plots import order_figure
+from mi_viz.core.samplers import SamplerConfig, row_label
+
+from .widgets import chart
 
 
 def run_sweep_now(
@@ -24,15 +28,18 @@ def run_sweep_now(
         for k, cfg in enumerate(cfgs):
             bar.progress(k / len(cfgs), text=f"{cfg.label()} ({k + 1}/{len(cfgs)})")
             res = run_bench(dom, model, items, cfg, head if cfg.needs_head else None)
-            out.append({**res.summary, **(score(res) if score else {})})
+            out.append({**res.summary, **(score(res) if score else {}), ORDER: res.revealed})
     finally:
         bar.empty()
     return out
 
 
+ORDER = "_revealed"  # a row's per-input decode order (not a column of the table or the CSV)
+
+
 def sweep_table(out: list[dict], file_name: str) -> None:
     """The sweep's rows as a table, with a CSV download."""
-    df = pd.DataFrame(out)
+    df = pd.DataFrame([{k: v for k, v in r.items() if k != ORDER} for r in out])
     st.dataframe(df, hide_index=True)
     buf = io.StringIO()
     df.to_csv(buf, index=False)
@@ -42,3 +49,21 @@ def sweep_table(out: list[dict], file_name: str) -> None:
 def committed_rows(path) -> list[dict]:
     """A committed sweep.csv as rows (empty cells as None)."""
     return pd.read_csv(path).replace({np.nan: None}).to_dict("records")
+
+
+def decode_order_view(out: list[dict], kind: str, labels: list[str], key: str) -> None:
+    """The sweep's decode order per setting, averaged over its inputs (core.order.order_map)."""
+    orders = {}
+    for r in out:
+        try:
+            orders[row_label(r)] = order_map(r.get(ORDER) or [])
+        except ValueError as e:
+            st.caption(f"Decode order: {e}.")
+            return
+    if orders:
+        n = len(out[0].get(ORDER) or [])
+        chart(order_figure(orders, kind, labels, f"Decode order, averaged over {n} inputs"), f"{key}_order")
+        st.caption(
+            "Each position's colour: when it was revealed, as a share of its decode (purple: among the first steps; "
+            "yellow: among the last), averaged over the inputs where it was masked."
+        )

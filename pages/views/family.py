@@ -30,7 +30,7 @@ from mi_viz.domains.family.train import TrainFamilyConfig, data_for
 from ..kit.models import Backbone, forget_models
 from ..kit.runtime import RESULTS, ROOT
 from ..kit.structure3d import structure_view
-from ..kit.sweeps import committed_rows, run_sweep_now
+from ..kit.sweeps import committed_rows, decode_order_view, run_sweep_now, sweep_table
 from ..kit.widgets import chart, grid_or_error
 from .base import Item
 from .protein import APP_FAMILIES, ProteinView, protein_backbones
@@ -225,7 +225,8 @@ class FamilyView(ProteinView):
         if result and result[0] == dom.family:
             _, r_n, out, floor = result
             curves[f"this sweep, {r_n} members"] = out
-            st.dataframe(pd.DataFrame(out), hide_index=True)
+            sweep_table(out, "family_sweep.csv")
+            decode_order_view(out, "track", [dom.position_name(i) for i in range(dom.width)], key)
             st.caption(
                 f"Natural vs natural (two halves of the held-out rows, {floor['n']} each): "
                 f"pair-correlation Pearson {floor['pair_corr_pearson']:.3f}."

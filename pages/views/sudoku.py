@@ -28,7 +28,7 @@ from mi_viz.domains.sudoku.drawing import CELL_NAMES, board_figure, map_order
 from ..kit import caches
 from ..kit.models import Backbone, backbone_model, head_model, models_or_error
 from ..kit.runtime import RESULTS, ROOT
-from ..kit.sweeps import committed_rows, run_sweep_now, sweep_table
+from ..kit.sweeps import committed_rows, decode_order_view, run_sweep_now, sweep_table
 from ..kit.widgets import chart, grid_or_error, kept, wilson
 from .base import Item, PagePlan, View
 
@@ -321,6 +321,7 @@ class SudokuView(View):
             r_src, r_n, out = result
             curves[f"this sweep, {r_n} of {r_src.split(' (')[0]}"] = out
             sweep_table(out, "sweep.csv")
+            decode_order_view(out, "board", list(CELL_NAMES), key)
         shown = result[0] if result else src
         if shown in COMMITTED and COMMITTED[shown][0].exists():
             curves[COMMITTED[shown][1]] = committed_rows(COMMITTED[shown][0])
@@ -349,10 +350,11 @@ class SudokuView(View):
                     "hi": 100 * hi,
                 }
             )
-        chart(sweep_figure(
-                curves, "solved_frac", "solved (%)", f"Solve rate vs average passes: {shown}", paper=paper, scale=100.0,
-                markers=markers,
-            ), f"{key}_plot")  # fmt: skip
+        fig = sweep_figure(
+            curves, "solved_frac", "solved (%)", f"Solve rate vs average passes: {shown}", paper=paper, scale=100.0,
+            markers=markers,
+        )  # fmt: skip
+        chart(fig, f"{key}_plot")
         if markers:
             st.caption(
                 f"Stars: the rows of the first tab at their current settings, on the first {n_live} puzzles of "

@@ -78,6 +78,9 @@ class DecodeResult:
     traces: list[Trace] | None  # when record=True
     seconds: float = 0.0
     states: list[torch.Tensor] | None = None  # keep_states: (B, L) tokens before each step
+    revealed: np.ndarray | None = (
+        None  # (B, L) the step (1-based, the sequence's own) that wrote each position; 0 given
+    )
 
 
 def _round(x: torch.Tensor, nd: int = 5):
@@ -117,6 +120,7 @@ def decode(
     passes = torch.zeros(B, dtype=torch.long)
     oracle = torch.zeros(B, dtype=torch.long)
     sizes: list[list[int]] = [[] for _ in range(B)]
+    revealed = np.zeros((B, L), dtype=np.int64)  # (B, L) decode order: 0 for what was given
     traces = [Trace(cfg.to_dict(), tokens[b].tolist(), []) for b in range(B)] if record else []
     ids = list(range(B)) if streams is None else [int(i) for i in streams]
     if len(ids) != B:
@@ -207,6 +211,7 @@ def decode(
                 if wants_attention and P_np is not None:
                     committed[b, chosen] = P_np[r, chosen, vals[r, chosen].numpy()]
                 sizes[b].append(len(chosen))
+                revealed[b, chosen] = len(sizes[b])
         step += 1
         if progress is not None:
             progress(total_masked - int((tokens == mask_id).sum()), total_masked)
@@ -221,4 +226,5 @@ def decode(
         traces if record else None,
         time.perf_counter() - t0,
         states if keep_states else None,
+        revealed,
     )
