@@ -135,7 +135,7 @@ reship: results val-sweep speed
 
 # --- Proteins (README "Reproduce") ---------------------------------------------------
 PROTEIN_GRID := sequential; topk:k=4,8,12; eb:gamma=2,4,8,16,32; mi-zero:gamma=4,8,16,32; threshold:tau=0.3,0.5; margin:k=4; \
-  klass:tau=0.3:kl=0.05; dilated:k=8:d=4
+  klass:tau=0.3:kl=0.05; dilated:k=8:d=4; dawn:induce=0.5:low=0.3,0.5,0.7
 # the paper's settings (gamma 2 and 4, lambda 1) under the paper's rule (mi) and release 0.3's (mi-pairs),
 # whatever they give, and the validation-chosen defaults
 PROTEIN_MI_GRID := mi:gamma=2,4,16,32:lam=1; mi-tc:gamma=16,32:lam=1; mi-pairs:gamma=2,4:lam=1; mi-pairs:gamma=16,32:lam=1; \
@@ -232,7 +232,10 @@ family-results: setup anchors
 	    --out-dir results/family/$$F --resume --jobs 2 --threads 2 || exit 1; \
 	done
 	$(BIN)/python -m benchmarks.family_contact_classes --families $(FAMILIES) --data $(FAMILY_DATA)
+	$(BIN)/python -m benchmarks.family_ceiling --families $(FAMILIES) --data $(FAMILY_DATA)
 	$(BIN)/python -m benchmarks.family_fronts
+	$(BIN)/python -m benchmarks.family_figure3 --families PF00072 --data $(FAMILY_DATA)
+	$(BIN)/python -m benchmarks.attention_vs_mi
 	$(BIN)/python -m benchmarks.tables --write
 family-val-sweep: setup
 	for F in $(FAMILIES); do \

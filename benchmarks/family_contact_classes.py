@@ -8,6 +8,7 @@ Reads each family's committed maps (results/family/NAME/contacts.npz: the backbo
 MI and its head's, MIp, the Potts model's, all APC'd), computes the categorical Jacobian of its
 backbone (jacobian.categorical_jacobian) on --rows held-out rows (2 random half-masks each) and on
 the alignment's consensus row (--consensus-masks masks), caches those maps beside (jacobian.npz),
+reads the backbone's attention on the same rows as DAWN reads it (attention.npz),
 fits the field's anchors on the training rows from their packages (anchors.py: arDCA, plmDCA;
 cached as ardca.npz, plmdca.npz with their 200 members), and writes
 results/family/NAME/contact_classes.json. The alignment is the user's
@@ -25,6 +26,8 @@ import numpy as np
 import torch
 
 from mi_viz.core import strict_json
+from mi_viz.core.attention import dependency_map
+from mi_viz.core.reading import read_state
 from mi_viz.domains.family import family_domain, shipped_families
 from mi_viz.domains.family.alignment import read_alignment
 from mi_viz.domains.family.anchors import (
@@ -74,6 +77,28 @@ def jacobian_maps(name: str, dom, model, data, rows: int, consensus_masks: int, 
     cache.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(cache, **out)
     return out
+
+
+def attention_map(name: str, model, data, rows: int, seed: int) -> np.ndarray:
+    """The backbone's attention as a contact predictor (issue 42: is attention as good a proxy as
+    the MI?): DAWN's dependency map (core.attention.dependency_map: last block, head-averaged, sinks
+    dropped, symmetrised) averaged over the Jacobian's held-out rows, each half-masked twice, then
+    APC'd like every other map; cached as attention.npz."""
+    cache = ROOT / "results" / "family" / name / "attention.npz"
+    if cache.exists():
+        return np.load(cache)["attention"]
+    held = data.heldout_rows[np.random.default_rng(seed).permutation(len(data.heldout_rows))[:rows]]
+    g = np.random.default_rng(seed)
+    vt = model.value_tokens.cpu()
+    R, L = held.shape
+    x = vt[torch.as_tensor(np.repeat(held, 2, axis=0), dtype=torch.long)]  # (2R, L) two masks a row
+    for s in range(len(x)):
+        x[s, torch.as_tensor(g.choice(L, max(1, round(0.5 * L)), replace=False))] = model.mask_id
+    with torch.inference_mode():
+        A = torch.cat([read_state(model, x[k : k + 64], attention=True).attention for k in range(0, len(x), 64)])
+    avg = apc(dependency_map(A).mean(0).double().numpy()).astype(np.float32)  # (L, L)
+    np.savez_compressed(cache, attention=avg)
+    return avg
 
 
 def _fit_ardca(data, a):
@@ -139,6 +164,7 @@ def main(argv=None):
         maps = {k: z[v] for k, v in MAPS.items() if v in z.files}
         jac = jacobian_maps(name, dom, model, data, a.rows, a.consensus_masks, a.seed)
         maps.update({k: v for k, v in jac.items() if k != "cost"})
+        maps["attention"] = attention_map(name, model, data, a.rows, a.seed)
         anchors = {}
         for anchor in [] if a.no_anchors else a.anchors:
             amap, anchors[anchor] = anchor_maps(name, anchor, data, 200, a)

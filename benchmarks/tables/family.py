@@ -71,8 +71,11 @@ CLASS_PREDICTORS = (  # results/family/NAME/contact_classes.json's predictors, b
     ("jacobian_rows", "Jacobian, held-out rows"),
     ("jacobian_consensus", "Jacobian, consensus row"),
     ("mip", "MIp"),
+    ("attention", "attention (DAWN's map)"),
     ("potts", "Potts (ours)"),
     ("ardca", "arDCA"),
+    ("plmdca", "plmDCA"),
+    ("bmdca", "bmDCA"),
 )
 
 

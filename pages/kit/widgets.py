@@ -3,12 +3,14 @@ declarations), the compared samplers as rows, grid text, the server-side step co
 
 from __future__ import annotations
 
+import json
 import time
+from pathlib import Path
 
 import numpy as np
 import streamlit as st
 
-from mi_viz.core.plots import PALETTE_NAME
+from mi_viz.core.plots import PALETTE_NAME, pca_figure
 from mi_viz.core.samplers import PARAMS, SAMPLERS, SamplerConfig, defaults_for
 from mi_viz.core.sweep import parse_grid
 
@@ -293,3 +295,23 @@ def chart(fig, key: str, **kw):
     """Every plotly figure of the app goes through here (one toolbar, SVG export); kw as
     st.plotly_chart's (a clickable board's on_select)."""
     return st.plotly_chart(fig, key=key, config=figure_config(key), **kw)
+
+
+def pca_panel(path, key: str, command: str, natural: str) -> None:
+    """A committed Figure-3 run (benchmarks/protein_figure3.py, family_figure3.py): each generated
+    set in the natural set's own two principal components, settings picked by the user, and each
+    set's centroid shift; the command that makes it when it is not there."""
+    if not Path(path).exists():
+        st.caption(f"Not run yet: `{command}` ({Path(path).name}).")
+        return
+    res = json.loads(Path(path).read_text())
+    gen = [k for k in res["sets"] if not k.startswith("natural")]
+    shown = st.multiselect("Settings shown", gen, default=gen[:2], key=f"{key}_fig3")
+    ev = res["explained_variance"]
+    axes = (f"PC1 ({ev[0]:.0%})", f"PC2 ({ev[1]:.0%})")
+    chart(pca_figure(res["sets"], shown, f"{res['embedding']}: PCA fitted on {natural}", axes), f"{key}_fig3_plot")
+    st.caption(
+        "Centroid shift from the natural set (in units of its spread over these two components): "
+        + "; ".join(f"{k} {v['centroid_shift']:.2f}" for k, v in res["sets"].items() if k in gen)
+        + f". Grey: {natural}."
+    )

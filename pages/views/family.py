@@ -31,7 +31,7 @@ from ..kit.models import Backbone, forget_models
 from ..kit.runtime import RESULTS, ROOT
 from ..kit.structure3d import structure_view
 from ..kit.sweeps import committed_rows, decode_order_view, run_sweep_now, sweep_table
-from ..kit.widgets import chart, grid_or_error
+from ..kit.widgets import chart, grid_or_error, pca_panel
 from .base import Item
 from .protein import APP_FAMILIES, ProteinView, protein_backbones
 
@@ -241,6 +241,13 @@ class FamilyView(ProteinView):
                 ),
                 f"{key}_plot",
             )
+        st.markdown(f"**Figure 3 for {dom.family}: generated members in the natural rows' principal components**")
+        pca_panel(
+            RESULTS / "family" / dom.family / "figure3.json",
+            f"{key}_{dom.family}",
+            f"python -m benchmarks.family_figure3 --families {dom.family}",
+            "the held-out natural rows",
+        )
 
 
 def averaged_map_view(dom, key: str) -> None:

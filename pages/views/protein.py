@@ -17,7 +17,7 @@ import torch
 
 from mi_viz.core import strict_json
 from mi_viz.core.mi_report import read_pairs
-from mi_viz.core.plots import pca_figure, sweep_figure
+from mi_viz.core.plots import sweep_figure
 from mi_viz.core.samplers import SamplerConfig, Trace, config_for
 from mi_viz.domains.family import shipped_families
 from mi_viz.domains.protein import DATA, PAPER_TABLE2, prompts_of_lengths
@@ -31,7 +31,7 @@ from ..kit import caches
 from ..kit.models import Backbone
 from ..kit.runtime import RESULTS, ROOT
 from ..kit.sweeps import committed_rows, run_sweep_now, sweep_table
-from ..kit.widgets import chart, grid_or_error
+from ..kit.widgets import chart, grid_or_error, pca_panel
 from .base import Item, PagePlan, View
 
 LENGTH_CAP = 300  # the longest protein the app decodes (a decode is L passes)
@@ -364,21 +364,9 @@ class ProteinView(View):
 def figure3(key: str) -> None:
     """The paper's Figure 3 from the committed run (benchmarks/protein_figure3.py): each setting's
     Table 2 proteins in the natural proteins' own principal components."""
-    path = RESULTS / "protein" / "figure3.json"
-    res = json.loads(path.read_text()) if path.exists() else None
     st.markdown("**The paper's Figure 3: generated proteins in the natural proteins' principal components**")
-    if res is None:
-        st.caption("Not run yet: `python -m benchmarks.protein_figure3` (results/protein/figure3.json).")
-        return
-    gen = [k for k in res["sets"] if not k.startswith("natural")]
-    shown = st.multiselect("Settings shown", gen, default=gen[:2], key=f"{key}_fig3")
-    ev = res["explained_variance"]
-    chart(pca_figure(res["sets"], shown, f"{res['embedding']}: PCA fitted on the natural test reference",
-                   (f"PC1 ({ev[0]:.0%})", f"PC2 ({ev[1]:.0%})")), f"{key}_fig3_plot")  # fmt: skip
-    st.caption(
-        "Centroid shift from the natural proteins (in units of their spread over these two components): "
-        + "; ".join(f"{k} {v['centroid_shift']:.2f}" for k, v in res["sets"].items() if k in gen)
-        + ". Grey: the natural test reference."
+    pca_panel(
+        RESULTS / "protein" / "figure3.json", key, "python -m benchmarks.protein_figure3", "the natural test reference"
     )
 
 
