@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from benchmarks.protein_figure3 import draw
+from benchmarks.protein_figure3 import draw, pca_result
 from benchmarks.report import save
 from mi_viz.core.bench import run_bench
 from mi_viz.core.models import load_models
@@ -55,8 +55,6 @@ def figure3(name: str, data_dir: Path, n: int, grid: str) -> dict:
     natural = np.asarray(data.heldout_rows)
     pca = PCA(n_components=2, random_state=0).fit(one_hot(natural, V))
     z_nat = pca.transform(one_hot(natural, V))
-    centre = z_nat.mean(0)
-    spread = float(np.sqrt(((z_nat - centre) ** 2).sum(1).mean()))
     sets = {"natural (held-out rows)": {"n": len(natural), "source": "the alignment's held-out rows", "pc": z_nat}}
     for cfg in parse_grid(grid, dom.sampler_defaults):
         cfg = cfg.replace(temperature=1.0, seed=0)
@@ -65,21 +63,7 @@ def figure3(name: str, data_dir: Path, n: int, grid: str) -> dict:
         pc = pca.transform(one_hot(values, V))
         sets[cfg.label()] = {"n": n, "source": "decoded as the test sweep decodes", "pc": pc}
         print(name, cfg.label(), flush=True)
-    return {
-        "family": name,
-        "embedding": "the aligned columns one-hot",
-        "explained_variance": [round(float(v), 4) for v in pca.explained_variance_ratio_],
-        "natural_spread": round(spread, 4),
-        "sets": {
-            k: {
-                "n": v["n"],
-                "source": v["source"],
-                "centroid_shift": round(float(np.linalg.norm(v["pc"].mean(0) - centre)) / spread, 4),
-                "pc": np.round(v["pc"], 3).tolist(),
-            }
-            for k, v in sets.items()
-        },
-    }
+    return {"family": name, **pca_result("the aligned columns one-hot", pca, sets)}
 
 
 def main(argv=None):

@@ -69,16 +69,26 @@ def main(argv=None):
     e_nat = embed(embedder, natural)
     pca = PCA(n_components=2, random_state=0).fit(e_nat)
     z_nat = pca.transform(e_nat)
-    centre = z_nat.mean(0)
-    spread = float(np.sqrt(((z_nat - centre) ** 2).sum(1).mean()))
     sets = {"natural (test reference)": {"n": len(natural), "source": "data/protein/reference_test.fasta", "pc": z_nat}}
     for cfg in parse_grid(a.grid, DOMAIN.sampler_defaults):
         cfg = cfg.replace(temperature=1.0, seed=0)
         seqs, source = sequences_of(cfg, a.n, model, head)
         sets[cfg.label()] = {"n": len(seqs), "source": source, "pc": pca.transform(embed(embedder, seqs))}
         print(cfg.label(), source, flush=True)
-    res = {
-        "embedding": emb_name,
+    res = pca_result(emb_name, pca, sets)
+    save(res, a.out, {k: v["centroid_shift"] for k, v in res["sets"].items()})
+    draw(res, Path(a.out).with_suffix(".png"))
+
+
+def pca_result(embedding: str, pca, sets: dict) -> dict:
+    """The JSON of a Figure-3 run: sets {name: {"n", "source", "pc": (n, 2)}}, the natural set first;
+    each set's centroid shift from the natural centroid in units of the natural spread (RMS
+    distance of a natural member from its centroid)."""
+    z_nat = next(iter(sets.values()))["pc"]
+    centre = z_nat.mean(0)
+    spread = float(np.sqrt(((z_nat - centre) ** 2).sum(1).mean()))
+    return {
+        "embedding": embedding,
         "explained_variance": [round(float(v), 4) for v in pca.explained_variance_ratio_],
         "natural_spread": round(spread, 4),
         "sets": {
@@ -91,8 +101,6 @@ def main(argv=None):
             for k, v in sets.items()
         },
     }
-    save(res, a.out, {k: v["centroid_shift"] for k, v in res["sets"].items()})
-    draw(res, Path(a.out).with_suffix(".png"))
 
 
 def draw(res: dict, path: Path) -> None:

@@ -15,7 +15,7 @@ import functools
 import re
 import sys
 
-from .app import viewer_table
+from .app import attention_vs_mi_table, viewer_table
 from .common import ROOT, R, block
 from .family import (
     FAMILIES,
@@ -87,6 +87,7 @@ BLOCKS = {
     "models": models_table,
     "float16": float16_table,
     "viewer": viewer_table,
+    "attention_vs_mi": attention_vs_mi_table,
     **{f"family_pairs_{f}": functools.partial(family_pairs_table, f) for f in FAMILIES},
 }
 BLOCK = re.compile(r"(<!-- tables:(\w+) -->\n)(.*?)(<!-- /tables -->)", re.S)

@@ -30,3 +30,29 @@ def viewer_table() -> str:
         f"| Sudoku: the whole decode as a GIF (pair) | {mb(s['gif_bytes'])} ({mb(s['pair_gif_bytes'])}) | | <= 5 MB |",
     ]
     return "\n".join(rows)
+
+
+def attention_vs_mi_table() -> str:
+    """results/attention_vs_mi.json (`python -m benchmarks.attention_vs_mi`): the backbone's attention
+    (DAWN's dependency map) and the MI head, each against the ground-truth MI, on every domain."""
+    r = json.loads(need(R / "attention_vs_mi.json", "python -m benchmarks.attention_vs_mi").read_text())
+    out = [
+        "| domain | states / pairs | Pearson: head / attention | Spearman: head / attention "
+        "| top-pair recall: head / attention | structure AUROC: truth / head / attention |",
+        "|---|---|---|---|---|---|",
+    ]
+    rows = [(d, r[d]) for d in ("sudoku", "protein") if d in r]
+    rows += [(f"family {f}", v) for f, v in r.get("family", {}).items()]
+    for name, v in rows:
+        h, a = v["head"], v["attention"]
+        auroc = (
+            f"{v['truth_auroc_structure']:.2f} / {h['auroc_structure']:.2f} / {a['auroc_structure']:.2f}"
+            if v.get("truth_auroc_structure") is not None
+            else ""
+        )
+        out.append(
+            f"| {name} | {v['n_states']} / {v['n_pairs']:,} | **{h['pearson']:.2f}** / {a['pearson']:.2f} "
+            f"| {h['spearman']:.2f} / {a['spearman']:.2f} | {h['top_pair_recall']:.2f} / {a['top_pair_recall']:.2f} "
+            f"| {auroc} |"
+        )
+    return "\n".join(out)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import io
+import textwrap
 from contextvars import ContextVar
 from pathlib import Path
 
@@ -293,7 +294,8 @@ def order_figure(orders: dict[str, np.ndarray], kind: str, labels: list[str], ti
     if kind == "board":
         cols = min(4, len(names))
         rows = -(-len(names) // cols)
-        fig = make_subplots(rows=rows, cols=cols, subplot_titles=names, horizontal_spacing=0.03, vertical_spacing=0.08)
+        titles = [textwrap.fill(n, 26).replace("\n", "<br>") for n in names]  # a long setting on two lines
+        fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.03, vertical_spacing=0.1)
         for k, name in enumerate(names):
             fig.add_trace(
                 go.Heatmap(
