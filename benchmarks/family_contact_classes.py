@@ -39,6 +39,7 @@ from mi_viz.domains.family.anchors import (
     fit_plmdca,
     potts_sample,
 )
+from mi_viz.domains.family.coevolution import mip
 from mi_viz.domains.family.jacobian import categorical_jacobian
 from mi_viz.domains.family.pairstats import FamilyReference
 from mi_viz.domains.family.structure import apc, class_precisions
@@ -99,6 +100,30 @@ def attention_map(name: str, model, data, rows: int, seed: int) -> np.ndarray:
     avg = apc(dependency_map(A).mean(0).double().numpy()).astype(np.float32)  # (L, L)
     np.savez_compressed(cache, attention=avg)
     return avg
+
+
+EXTRACTIONS = ("truth", "jacobian_rows")  # the backbone's two readouts of its couplings
+
+
+def structure_free_choice(maps: dict, data) -> dict:
+    """Which of the backbone's extractions stands as its contacts, chosen without the structure: the
+    held-out rows' own covariation (MIp of the held-out rows, which the backbone never trained on)
+    averaged over each extraction's top W/5 column pairs at least 6 apart (W = the alignment's
+    width: no structure, no column map); the larger wins. A criterion fixed after the contact
+    classes of four families had been read (docs/results-family.md says so)."""
+    val = mip(data.heldout_rows, data.weights[data.heldout])  # (W, W)
+    W = len(val)
+    i, j = np.triu_indices(W, 6)
+    k = max(1, W // 5)
+    score = {}
+    for name in EXTRACTIONS:
+        top = np.argsort(-maps[name][i, j], kind="stable")[:k]
+        score[name] = round(float(val[i[top], j[top]].mean()), 5)
+    return {
+        "criterion": "mean held-out MIp over the extraction's top W/5 pairs >= 6 apart",
+        "scores": score,
+        "chosen": max(score, key=lambda n: score[n]),
+    }
 
 
 def _fit_ardca(data, a):
@@ -175,6 +200,7 @@ def main(argv=None):
             "classes": {"short": [6, 11], "medium": [12, 23], "long": [24, None], "all": [6, None]},
             "jacobian_cost": json.loads(str(jac["cost"])),
             "predictors": {k: class_precisions(m, dom.contact_map) for k, m in maps.items()},
+            "extraction": structure_free_choice(maps, data),
         }
         ref = FamilyReference(data.heldout_rows, data.train_rows)
         for anchor, about in anchors.items():

@@ -30,6 +30,7 @@ from .family import (
     family_models_table,
     family_oracle_table,
     family_pairs_table,
+    family_targets_table,
 )
 from .models import float16_table, models_table
 from .protein import (
@@ -83,6 +84,7 @@ BLOCKS = {
     "family_matched_short": family_matched_short_table,
     "family_matched_val": lambda: family_matched_table(sweep="val_sweep/sweep.csv"),
     "family_models": family_models_table,
+    "family_targets": family_targets_table,
     "family_oracle": family_oracle_table,
     "models": models_table,
     "float16": float16_table,

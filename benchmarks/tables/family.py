@@ -321,3 +321,60 @@ def family_models_table() -> str:
             f"{m['heldout_pseudo_ppl_15']:.2f} vs {m['profile_pseudo_ppl_15']:.2f} |"
         )
     return "\n".join(out)
+
+
+MI_GUIDED = ("mi", "mi-tc", "mi-cap", "mi-pairs")  # the rules that read the head (mi-gt: the oracle, apart)
+EXTRACTION_NAMES = {"truth": "conditional MI", "jacobian_rows": "Jacobian"}
+
+
+def family_targets_table() -> str:
+    """Issue 41's targets per family, each cell read from the committed files: the backbone's
+    extraction chosen without the structure (contact_classes.json "extraction") against MIp and
+    plmDCA at all-pairs top-L/5; sequential's pair statistics against arDCA's interval; the best
+    MI-guided test-sweep row at <= 1/3 of sequential's passes against sequential's interval."""
+    out = [
+        "| family | extraction chosen (held-out covariation: MI / Jacobian) | its top-L/5 | MIp | plmDCA "
+        "| >= MIp | >= plmDCA | sequential vs arDCA (its interval) | best MI rule at <= 1/3 passes "
+        "(sequential's interval) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for fam in FAMILIES:
+        r = _family_json(fam, "contact_classes.json")
+        if r is None or "extraction" not in r:
+            out.append(f"| {fam} | (no extraction choice yet: `python -m benchmarks.family_contact_classes`) |")
+            continue
+        ch, p = r["extraction"], r["predictors"]
+        best = p[ch["chosen"]]["precision_all_L5"]
+        mipv = p["mip"]["precision_all_L5"]
+        plm = p.get("plmdca", {}).get("precision_all_L5")
+        yes = lambda ok: "yes" if ok else "**no**"  # noqa: E731
+        cells = [
+            f"{EXTRACTION_NAMES[ch['chosen']]} ({ch['scores']['truth']:.3f} / {ch['scores']['jacobian_rows']:.3f})",
+            f"{best:.2f}",
+            f"{mipv:.2f}",
+            "" if plm is None else f"{plm:.2f}",
+            yes(best >= mipv),
+            "" if plm is None else yes(best >= plm),
+        ]
+        sweep = R / "family" / fam / "sweep.csv"
+        rows = rows_of(sweep) if sweep.exists() else []
+        seq = next((x for x in rows if x["sampler"] == "sequential"), None)
+        if seq is None:
+            out.append(f"| {fam} | " + " | ".join(cells) + " | (no test sweep yet) | |")
+            continue
+        s, (slo, shi) = float(seq["pair_corr_pearson"]), json.loads(seq["pair_corr_ci90"])
+        gen = ""
+        if "ardca" in r:
+            a, (alo, ahi) = r["ardca"]["pair_corr_pearson"], r["ardca"]["pair_corr_ci90"]
+            gen = f"{s:.3f} vs {a:.3f} ({alo:.3f} .. {ahi:.3f}): {yes(s >= alo)}"
+        cap = float(seq["avg_passes"]) / 3
+        cand = [x for x in rows if x["sampler"] in MI_GUIDED and float(x["avg_passes"]) <= cap]
+        top = max(cand, key=lambda x: float(x["pair_corr_pearson"]), default=None)
+        mi = (
+            ""
+            if top is None
+            else f"{label(top)}: {float(top['pair_corr_pearson']):.3f} at {float(top['avg_passes']):.1f} passes "
+            f"({slo:.3f} .. {shi:.3f}): {yes(float(top['pair_corr_pearson']) >= slo)}"
+        )
+        out.append(f"| {fam} | " + " | ".join(cells) + f" | {gen} | {mi} |")
+    return "\n".join(out)
