@@ -126,6 +126,18 @@ def structure_free_choice(maps: dict, data) -> dict:
     }
 
 
+def agreement(a: np.ndarray, b: np.ndarray, cmap) -> dict:
+    """Two contact maps over the scored pairs (mapped, >= 6 apart): Spearman of their scores and the
+    shared share of their top-L/5 pairs (issue 41: does our Potts agree with plmDCA's?)."""
+    from scipy.stats import spearmanr
+
+    i, j = np.nonzero(np.triu(cmap.scored(), 1))
+    x, y = a[i, j], b[i, j]
+    k = max(1, cmap.n_mapped // 5)
+    top = lambda s: set(np.argsort(-s, kind="stable")[:k].tolist())  # noqa: E731
+    return {"spearman": round(float(spearmanr(x, y).statistic), 4), "top_L5_shared": round(len(top(x) & top(y)) / k, 4)}
+
+
 def _fit_ardca(data, a):
     fit = fit_ardca(data.train_rows, data.weights[~data.heldout], seed=a.seed)
     return fit, ardca_contacts(fit), lambda n: ardca_sample(fit, n, seed=a.seed)
@@ -202,6 +214,8 @@ def main(argv=None):
             "predictors": {k: class_precisions(m, dom.contact_map) for k, m in maps.items()},
             "extraction": structure_free_choice(maps, data),
         }
+        if "plmdca" in maps:
+            res["potts_vs_plmdca"] = agreement(maps["potts"], maps["plmdca"], dom.contact_map)
         ref = FamilyReference(data.heldout_rows, data.train_rows)
         for anchor, about in anchors.items():
             # its 200 members through the pair statistics every sampler's rows get (sweep.csv: the same
