@@ -34,6 +34,7 @@ from .family import (
 )
 from .models import float16_table, models_table
 from .protein import (
+    figure3_table,
     protein_backbones_table,
     protein_head_baselines_table,
     protein_mi_short_table,
@@ -74,6 +75,10 @@ BLOCKS = {
     "protein_mi_short": protein_mi_short_table,
     "protein_separation": protein_separation_table,
     "protein_head_baselines": protein_head_baselines_table,
+    "protein_figure3": figure3_table,
+    "family_figure3": lambda: figure3_table(
+        R / "family" / "PF00072" / "figure3.json", "python -m benchmarks.family_figure3 --families PF00072"
+    ),
     "family_contacts": family_contacts_table,
     "family_contacts_full": family_contacts_full_table,
     "family_contact_classes": family_contact_classes_table,

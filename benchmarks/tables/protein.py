@@ -237,3 +237,17 @@ def protein_separation_table(path=None) -> str:
         r = "" if b.get("pearson") is None else f"{b['pearson']:.3f}"
         out.append(f"| {b['separation']} | {b['n_pairs']:,} | {b['mean_gt']:.4f} | {b['mean_est']:.4f} | {r} |")
     return "\n".join(out)
+
+
+def figure3_table(path=None, how: str = "python -m benchmarks.protein_figure3") -> str:
+    """A Figure-3 run's sets and centroid shifts (benchmarks/protein_figure3.py, family_figure3.py)."""
+    p = need(path or R / "protein" / "figure3.json", how)
+    r = json.loads(p.read_text())
+    ev = r["explained_variance"]
+    out = [
+        f"| set ({r['embedding']}; PC1 {ev[0]:.0%}, PC2 {ev[1]:.0%} of the natural variance) | n | from "
+        "| centroid shift (natural spreads) |",
+        "|---|---|---|---|",
+    ]
+    out += [f"| {k} | {v['n']} | {v['source']} | {v['centroid_shift']:.2f} |" for k, v in r["sets"].items()]
+    return "\n".join(out)
