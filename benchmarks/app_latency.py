@@ -45,7 +45,7 @@ from mi_viz.core import models, strict_json
 from mi_viz.core.animation import decode_gif
 from mi_viz.core.reading import read_steps
 from mi_viz.core.samplers import StepRecord, Trace, config_for, decode
-from mi_viz.core.viewer import JS, offline_viewer_html, viewer_payload
+from mi_viz.core.viewer import JS, MAX_CELLS, offline_viewer_html, viewer_payload
 from mi_viz.domains import get_domain
 from mi_viz.domains.sudoku.board import read_puzzle_file
 
@@ -244,6 +244,17 @@ def _track(L: int, steps: int = 8):
     return Trace({"name": "topk"}, [20] * L, tokens, recs), est
 
 
+def _track_page(trace, est, max_cells: int) -> str:
+    """A made-up track decode as the offline page, its maps at the given level of detail."""
+    L = len(trace.initial)
+    aa = [chr(ord("A") + k) for k in range(20)]
+    payload = viewer_payload(
+        trace, kind="track", labels=[f"{k + 1}" for k in range(L)], symbols=aa, value_tokens=list(range(20)),
+        mask_id=20, est=est, att=est, max_cells=max_cells,
+    )  # fmt: skip
+    return offline_viewer_html(payload)
+
+
 def _open_html(browser, text: str):
     path = Path(tempfile.mkdtemp()) / "decode.html"
     path.write_text(text)
@@ -267,13 +278,10 @@ def viewer_measures(browser) -> dict:
     show = ["git", "show", f"{PREVIOUS_VIEWER}:mi_viz/core/viewer.js"]
     previous_js = subprocess.run(show, cwd=ROOT, capture_output=True, text=True, check=True).stdout
     res: dict = {"long": {}}
-    aa = [chr(ord("A") + k) for k in range(20)]
     for L in (100, 300, 1024):
         trace, est = _track(L)
-        kw = dict(kind="track", labels=[f"{k + 1}" for k in range(L)], symbols=aa, value_tokens=list(range(20)))
-        now = offline_viewer_html(viewer_payload(trace, mask_id=20, est=est, att=est, **kw))
-        # the previous viewer on the same decode at one cell a position (it knew no level of detail)
-        old = offline_viewer_html(viewer_payload(trace, mask_id=20, est=est, att=est, max_cells=10**6, **kw))
+        now = _track_page(trace, est, MAX_CELLS)
+        old = _track_page(trace, est, 10**6)  # the previous viewer's decode: one cell a position (no level of detail)
         old = old.replace(JS.read_text(), previous_js)
         ms_now = _repaints(browser, now, '[data-testid="mv-step"]', 7)
         ms_old = _repaints(browser, old, '[data-testid="mv-step"]', 7)
@@ -289,8 +297,9 @@ def viewer_measures(browser) -> dict:
     x = dom.encode([read_puzzle_file(ROOT / "data" / "sudoku" / "test_hard.txt").puzzles[0]])  # (1, 81)
 
     def packed(name: str) -> dict:
-        r = decode(model, x, config_for(name, dom.sampler_defaults), head=head, record=True)
-        tr = r.traces[0]
+        traces = decode(model, x, config_for(name, dom.sampler_defaults), head=head, record=True).traces
+        assert traces is not None  # record=True
+        tr = traces[0]
         est, att = read_steps(model, [s.tokens for s in tr.steps], head, attention=True)
         assert est is not None and att is not None
         return viewer_payload(

@@ -95,8 +95,13 @@ def attention_map(name: str, model, data, rows: int, seed: int) -> np.ndarray:
     x = vt[torch.as_tensor(np.repeat(held, 2, axis=0), dtype=torch.long)]  # (2R, L) two masks a row
     for s in range(len(x)):
         x[s, torch.as_tensor(g.choice(L, max(1, round(0.5 * L)), replace=False))] = model.mask_id
+    parts: list[torch.Tensor] = []
     with torch.inference_mode():
-        A = torch.cat([read_state(model, x[k : k + 64], attention=True).attention for k in range(0, len(x), 64)])
+        for k in range(0, len(x), 64):
+            att = read_state(model, x[k : k + 64], attention=True).attention
+            assert att is not None  # attention=True
+            parts.append(att)
+    A = torch.cat(parts)  # (2R, L, L)
     avg = apc(dependency_map(A).mean(0).double().numpy()).astype(np.float32)  # (L, L)
     np.savez_compressed(cache, attention=avg)
     return avg

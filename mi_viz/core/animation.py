@@ -105,9 +105,9 @@ def _draw_map(ax, payload: dict, t: int, zmax: float) -> None:
         return
     ax.imshow(m, cmap="viridis", vmin=0, vmax=zmax, interpolation="nearest")
     cut = step.get("cut")
-    k = np.arange(len(step["masked"]))
-    cell = k if cut is None else np.searchsorted(cut, k, "right") - 1  # each masked position's cell
-    pos = {p: int(cell[k]) for k, p in enumerate(step["masked"])}
+    idx = np.arange(len(step["masked"]))
+    cell = idx if cut is None else np.searchsorted(cut, idx, "right") - 1  # each masked position's cell
+    pos = {p: int(cell[r]) for r, p in enumerate(step["masked"])}
     for p in step["sel"]:
         k = pos[p]
         ax.plot([k, k], [-1.2, -0.6], color=_batch(payload), lw=2, clip_on=False)
