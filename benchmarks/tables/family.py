@@ -217,7 +217,7 @@ FAMILY_CURVES = ("topk", "eb", "mi-zero", "mi lam=10", "mi-cap k=8 lam=0", "mi-c
 def family_matched_short_table() -> str:
     """The README's extract of family_matched_table: the entropy-budget samplers and mi-cap beside top-k."""
     return family_matched_table(
-        at=(16, 24),
+        at=(24,),
         curves=("topk", "eb", "mi-zero", "mi lam=10", "mi-cap k=8 lam=0", "mi-cap k=8"),
         labels=("mi lam=10", "mi-cap k=8"),
     )
