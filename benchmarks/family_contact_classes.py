@@ -26,8 +26,7 @@ import numpy as np
 import torch
 
 from mi_viz.core import strict_json
-from mi_viz.core.attention import dependency_map
-from mi_viz.core.reading import read_state
+from mi_viz.core.reading import read_steps
 from mi_viz.domains.family import family_domain, shipped_families
 from mi_viz.domains.family.alignment import read_alignment
 from mi_viz.domains.family.anchors import (
@@ -95,14 +94,9 @@ def attention_map(name: str, model, data, rows: int, seed: int) -> np.ndarray:
     x = vt[torch.as_tensor(np.repeat(held, 2, axis=0), dtype=torch.long)]  # (2R, L) two masks a row
     for s in range(len(x)):
         x[s, torch.as_tensor(g.choice(L, max(1, round(0.5 * L)), replace=False))] = model.mask_id
-    parts: list[torch.Tensor] = []
-    with torch.inference_mode():
-        for k in range(0, len(x), 64):
-            att = read_state(model, x[k : k + 64], attention=True).attention
-            assert att is not None  # attention=True
-            parts.append(att)
-    A = torch.cat(parts)  # (2R, L, L)
-    avg = apc(dependency_map(A).mean(0).double().numpy()).astype(np.float32)  # (L, L)
+    _, att = read_steps(model, x.tolist(), attention=True)  # the batched reading the viewer uses
+    assert att is not None  # attention=True
+    avg = apc(torch.stack(att).mean(0).double().numpy()).astype(np.float32)  # (L, L)
     np.savez_compressed(cache, attention=avg)
     return avg
 
