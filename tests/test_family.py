@@ -467,6 +467,9 @@ def test_ardca_anchor_on_a_tiny_alignment():
     assert (iu[0][best], iu[1][best]) == (2, 7)
     x, _ = ardca_sample(fit, 300)
     assert x.shape == (300, 10) and x.min() >= 0 and x.max() < 21
+    assert "rows" not in fit.settings  # under the cap: every row
+    sub = fit_ardca(rows, np.ones(600), max_rows=300)  # past it: a subsample, said in its settings
+    assert (sub.settings["rows"], sub.settings["rows_of"]) == (300, 600)
 
 
 @pytest.mark.skipif(
