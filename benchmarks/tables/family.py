@@ -25,24 +25,29 @@ def _family_json(fam: str, name: str) -> dict | None:
     return json.loads(p.read_text()) if p.exists() else None
 
 
+README_PREDICTORS = ("truth", "jacobian_rows", "head", "mip", "potts", "plmdca", "ardca")
+
+
 def family_contacts_table() -> str:
-    """The README's contact table: top-L/5 precision of every score, one row per shipped family."""
+    """The README's contact table: every family's headline predictors by the field's conventions
+    (all pairs >= 6 apart at top L/5, long range at top L; contact_classes.json), the backbone's
+    extraction chosen without the structure in bold."""
+    names = dict(CLASS_PREDICTORS)
     out = [
-        "| family | mapped columns L | base rate | backbone's conditional MI | MI head | MIp | Potts |",
-        "|---|---|---|---|---|---|---|",
+        "| family | mapped columns L | " + " | ".join(names[k] for k in README_PREDICTORS) + " |",
+        "|---|---|" + "---|" * len(README_PREDICTORS),
     ]
     for fam in FAMILIES:
-        c = _family_json(fam, "contacts.json")
-        if c is None:
-            out.append(f"| {fam} | (no results/family/{fam}/contacts.json yet: `make family-results`) | | | | | |")
+        r = _family_json(fam, "contact_classes.json")
+        if r is None:
+            out.append(f"| {fam} | (no contact_classes.json yet: `make family-results`) |")
             continue
-        cell = {
-            k: "" if c.get(f"precision_L5_{k}") is None else f"{c[f'precision_L5_{k}']:.2f}" for k, _ in CONTACT_SCORES
-        }
-        out.append(
-            f"| {fam} | {c['mapped_columns']} | {c['base_rate']:.2f} | **{cell['truth']}** | {cell['head']} | "
-            f"{cell['mip']} | {cell['potts']} |"
-        )
+        p, chosen = r["predictors"], r.get("extraction", {}).get("chosen")
+        cells = []
+        for k in README_PREDICTORS:
+            cell = f"{p[k]['precision_all_L5']:.2f} / {p[k]['precision_long_L']:.2f}" if k in p else ""
+            cells.append(f"**{cell}**" if k == chosen else cell)
+        out.append(f"| {fam} | {r['mapped_columns']} | " + " | ".join(cells) + " |")
     return "\n".join(out)
 
 
