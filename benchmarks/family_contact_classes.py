@@ -41,16 +41,12 @@ from mi_viz.domains.family.anchors import (
 from mi_viz.domains.family.coevolution import mip
 from mi_viz.domains.family.jacobian import categorical_jacobian
 from mi_viz.domains.family.pairstats import FamilyReference
+from mi_viz.domains.family.predictors import PREDICTORS
 from mi_viz.domains.family.structure import apc, class_precisions
 from mi_viz.domains.family.train import data_for, profile_of
 
 ROOT = Path(__file__).resolve().parents[1]
-MAPS = {  # contacts.npz's maps, by the predictor's name in the tables
-    "truth": "truth_apc",  # the backbone's conditional MI
-    "head": "head_apc",
-    "mip": "mip",
-    "potts": "potts",
-}
+MAPS = {k: array for k, (_, file, array) in PREDICTORS.items() if file == "contacts.npz"}  # `mi_viz contacts`' maps
 
 
 def jacobian_maps(name: str, dom, model, data, rows: int, consensus_masks: int, seed: int) -> dict:

@@ -419,10 +419,19 @@ def test_family_decode_shows_contacts_and_refuses_bad_rows():
 def test_family_page_tables_and_training_errors():
     at = _run("pages/family.py")
     assert not at.exception
-    if (ROOT / "results" / "family" / "PF00595" / "contacts.json").exists():
+    if (ROOT / "results" / "family" / "PF00595" / "contact_classes.json").exists():
         at.selectbox(key="fam_pick").set_value(FAMILY).run()
-        table = at.dataframe[0].value
-        assert "MIp: the alignment's MI (APC)" in list(table["score"])
+        table = at.dataframe[0].value  # every predictor by separation class, the structure-free choice marked
+        assert {"MIp", "plmDCA", "arDCA", "conditional MI"} <= set(table["predictor"])
+        assert sum(table["predictor"].str.endswith("(chosen without the structure)")) == 1
+        assert {"long top-L", "medium top-L/5", "short top-L/5"} <= set(table.columns)
+        # every committed map can be drawn, each with what it is
+        assert {"Jacobian, held-out rows", "plmDCA", "attention (DAWN's map)"} <= set(at.radio(key="fam_kind").options)
+        at.radio(key="fam_kind").set_value("plmdca").run()
+        assert not at.exception and any(c.value.startswith("plmDCA: plmDCA (package pydca)") for c in at.caption)
+        # the generation tab: every set on one set of terms, the natural half first, the anchors with them
+        ceiling = next(d.value for d in at.dataframe if "set" in d.value.columns)
+        assert ceiling["set"].iloc[0] == "natural (held-out half A)" and "plmDCA (its package)" in set(ceiling["set"])
     at.button(key="fam_train").click().run()
     assert any("Upload an alignment first" in e.value for e in at.error)
 

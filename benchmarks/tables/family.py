@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from mi_viz.domains.family import SHIPPED
+from mi_viz.domains.family.predictors import ANCHORS, NAMES
 
 from .common import ROOT, R, label, lead, md_table, need, read_json, rows_of
 from .models import n_params
@@ -70,18 +71,7 @@ def family_contacts_full_table() -> str:
     return "\n".join(out)
 
 
-CLASS_PREDICTORS = (  # results/family/NAME/contact_classes.json's predictors, by what a reader calls them
-    ("truth", "conditional MI"),
-    ("head", "MI head"),
-    ("jacobian_rows", "Jacobian, held-out rows"),
-    ("jacobian_consensus", "Jacobian, consensus row"),
-    ("mip", "MIp"),
-    ("attention", "attention (DAWN's map)"),
-    ("potts", "Potts (ours)"),
-    ("ardca", "arDCA"),
-    ("plmdca", "plmDCA"),
-    ("bmdca", "bmDCA"),
-)
+CLASS_PREDICTORS = tuple(NAMES.items())  # contact_classes.json's predictors, by what a reader calls them
 
 
 def family_contact_classes_table() -> str:
@@ -107,7 +97,7 @@ def family_contact_classes_table() -> str:
     return "\n".join(out)
 
 
-ANCHOR_NAMES = {"ardca": "arDCA", "plmdca": "plmDCA", "bmdca": "bmDCA"}
+ANCHOR_NAMES = {k: NAMES[k] for k in ANCHORS}
 
 
 def family_anchors_table() -> str:

@@ -17,13 +17,14 @@ import streamlit as st
 
 from mi_viz.core.errors import UserError
 from mi_viz.core.plots import sweep_figure
-from mi_viz.core.samplers import SamplerConfig
+from mi_viz.core.samplers import SamplerConfig, row_label
 from mi_viz.domains.family import forget_families
 from mi_viz.domains.family.alignment import AlignmentError, parse_alignment, read_alignment
 from mi_viz.domains.family.backbone import FamilyMDMConfig, to_values
 from mi_viz.domains.family.drawing import contact_map_figure
 from mi_viz.domains.family.pairstats import FamilyReference
 from mi_viz.domains.family.pipelines import read_family_inputs, train_from_inputs
+from mi_viz.domains.family.predictors import ANCHORS, HOW, NAMES, committed_maps
 from mi_viz.domains.family.structure import state_precision
 from mi_viz.domains.family.train import TrainFamilyConfig, data_for
 
@@ -35,12 +36,6 @@ from ..kit.widgets import chart, grid_or_error, pca_panel
 from .base import Item
 from .protein import APP_FAMILIES, ProteinView, protein_backbones
 
-AVERAGED_MAPS = {  # the contact report's maps (results/family/NAME/contacts.npz), by what a user reads
-    "the backbone's conditional MI (APC)": "truth_apc",
-    "the MI head (APC)": "head_apc",
-    "MIp (alignment MI, APC)": "mip",
-    "Potts couplings (plmDCA-style, APC)": "potts",
-}
 MAX_ROWS_APP, MAX_COLS_APP, MAX_MB = 5000, 200, 20
 WHERE_ALIGNMENTS = (
     "An alignment comes from Pfam / InterPro (a family's page, 'Alignments': download the seed or the full "
@@ -251,32 +246,28 @@ class FamilyView(ProteinView):
 
 
 def averaged_map_view(dom, key: str) -> None:
-    """A family's committed averaged maps above its structure's contacts (the classic comparison),
-    with a radio for which score; a message (and the command) when no report is committed."""
+    """A family's committed contact maps (every predictor's: predictors.committed_maps) above its
+    structure's contacts, with a radio for which one, and the same top pairs on the structure in
+    3D; a message (and the command) when none is committed."""
     cmap = dom.contact_map
-    avg_file = RESULTS / "family" / dom.family / "contacts.npz"
     if cmap is None:
         st.info("This backbone ships no structure: train it with a PDB file to see contacts.")
         return
-    if not avg_file.exists():
+    maps = committed_maps(RESULTS / "family" / dom.family)
+    if not maps:
         st.info(
             f"No committed contact report for {dom.family}: `python -m mi_viz contacts --backbone "
             f"{dom.checkpoint} --msa ALIGNMENT --out results/family/{dom.family}/contacts.json` makes one."
         )
         return
-    z = np.load(avg_file)
-    kind = st.radio("Score", [k for k, v in AVERAGED_MAPS.items() if v in z.files], horizontal=True, key=key)
+    kind = st.radio("Score", list(maps), format_func=NAMES.get, horizontal=True, key=key)
+    top = cmap.n_mapped // 5
     chart(
-        contact_map_figure(
-            z[AVERAGED_MAPS[kind]], cmap, f"{dom.family}: {kind} (above) vs contacts (below)", top=cmap.n_mapped // 5
-        ),
+        contact_map_figure(maps[kind], cmap, f"{dom.family}: {NAMES[kind]} (above) vs contacts (below)", top=top),
         f"{key}_map",
     )
-    st.caption(
-        "Averaged over held-out natural rows with 10 % of their columns masked (docs/results-family.md); "
-        f"circles: the top L/5 = {cmap.n_mapped // 5} scored pairs (green: a contact, red: not)."
-    )
-    drawn = structure_view(cmap, z[AVERAGED_MAPS[kind]], cmap.n_mapped // 5, f"{key}_3d")
+    st.caption(f"{NAMES[kind]}: {HOW[kind]}. Circles: the top L/5 = {top} scored pairs (green: a contact, red: not).")
+    drawn = structure_view(cmap, maps[kind], top, f"{key}_3d")
     if drawn:
         st.caption(
             f"The same top {drawn} pairs on {cmap.source.get('structure', 'the structure')} (C-beta atoms; drag to "
@@ -286,6 +277,31 @@ def averaged_map_view(dom, key: str) -> None:
 
 
 # --------------------------------------------------------------------------- the families page
+
+CLASS_COLUMNS = (  # contact_classes.json's precisions, by what the table calls them
+    ("precision_all_L5", "top-L/5 (all >= 6)"),
+    ("precision_all_L2", "top-L/2"),
+    ("precision_all_L", "top-L"),
+    ("precision_long_L", "long top-L"),
+    ("precision_long_L5", "long top-L/5"),
+    ("precision_medium_L5", "medium top-L/5"),
+    ("precision_short_L5", "short top-L/5"),
+)
+
+
+def contact_classes_table(r: dict) -> pd.DataFrame:
+    """Every predictor of contact_classes.json by the field's separation classes, the extraction the
+    backbone would use without a structure marked."""
+    chosen = r.get("extraction", {}).get("chosen")
+    return pd.DataFrame(
+        [
+            {
+                "predictor": NAMES.get(k, k) + (" (chosen without the structure)" if k == chosen else ""),
+                **{name: p.get(col) for col, name in CLASS_COLUMNS},
+            }
+            for k, p in r["predictors"].items()
+        ]
+    )
 
 
 def contacts_tab(families: dict[str, Backbone]) -> None:
@@ -298,39 +314,47 @@ def contacts_tab(families: dict[str, Backbone]) -> None:
     except (UserError, ValueError, OSError) as e:
         st.error(f"Cannot read this family backbone: {e}")
         return
-    report = RESULTS / "family" / dom.family / "contacts.json"
+    folder = RESULTS / "family" / dom.family
+    report, classes = folder / "contacts.json", folder / "contact_classes.json"
     if dom.contact_map is None:
         st.info("This backbone ships no structure: train it with a PDB file to see contacts.")
         return
-    if not report.exists():
+    if classes.exists():
+        r = json.loads(classes.read_text())
+        st.dataframe(contact_classes_table(r), hide_index=True)
+        cls = r["classes"]
+        st.caption(
+            f"Precision of each predictor's top-scored pairs; contacts: C-beta < 8 A. Separation classes: short "
+            f"{cls['short'][0]}-{cls['short'][1]}, medium {cls['medium'][0]}-{cls['medium'][1]}, long >= "
+            f"{cls['long'][0]}, all >= {cls['all'][0]}; L = {r['mapped_columns']} mapped columns of "
+            f"{dom.contact_map.source.get('structure')}. The extraction is chosen by held-out covariation "
+            f"({r['extraction']['criterion']}), never by the structure (`{classes.relative_to(RESULTS.parent)}`)."
+        )
+    elif report.exists():
+        r = json.loads(report.read_text())
+        rows = [
+            {
+                "predictor": NAMES[key],
+                "top-L/5 precision": r.get(f"precision_L5_{key}"),
+                "top-L/2": r.get(f"precision_L2_{key}"),
+                "AUROC": r.get(f"auroc_{key}"),
+            }
+            for key in ("truth", "head", "mip", "potts")
+            if r.get(f"precision_L5_{key}") is not None
+        ]
+        st.dataframe(pd.DataFrame(rows), hide_index=True)
+        st.caption(
+            f"{r['rows']} held-out rows x {r['masks_per_row']} random masks of {r['frac']:.0%} of the columns; "
+            f"L = {dom.contact_map.n_mapped} mapped columns; base rate {r['base_rate']:.3f}; contacts: C-beta "
+            f"< 8 A, |i - j| >= 6 (`{report.relative_to(RESULTS.parent)}`; by separation class: "
+            "`python -m benchmarks.family_contact_classes`)."
+        )
+    else:
         st.info(
             "No contact report for this backbone yet: `python -m mi_viz contacts --backbone "
             f"{dom.checkpoint} --msa ALIGNMENT --out {report}` makes one (minutes)."
         )
         return
-    r = json.loads(report.read_text())
-    rows = [
-        {
-            "score": name,
-            "top-L/5 precision": r.get(f"precision_L5_{key}"),
-            "top-L/2": r.get(f"precision_L2_{key}"),
-            "AUROC": r.get(f"auroc_{key}"),
-        }
-        for name, key in (
-            ("the backbone's conditional MI (APC)", "truth"),
-            ("... without APC", "truth_raw"),
-            ("the MI head, one pass per row (APC)", "head"),
-            ("MIp: the alignment's MI (APC)", "mip"),
-            ("Potts couplings, plmDCA-style (APC)", "potts"),
-        )
-        if r.get(f"precision_L5_{key}") is not None
-    ]
-    st.dataframe(pd.DataFrame(rows), hide_index=True)
-    st.caption(
-        f"{r['rows']} held-out rows x {r['masks_per_row']} random masks of {r['frac']:.0%} of the columns; "
-        f"L = {dom.contact_map.n_mapped} mapped columns of {dom.contact_map.source.get('structure')}; base rate "
-        f"{r['base_rate']:.3f}; contacts: C-beta < 8 A, |i - j| >= 6 (`{report.relative_to(RESULTS.parent)}`)."
-    )
     averaged_map_view(dom, "fam_kind")
 
 
@@ -348,20 +372,37 @@ def generation_tab(families: dict[str, Backbone]) -> None:
             {"": rows}, "pair_corr_pearson", "Pearson of C_ij(a, b), generated vs held-out rows",
             f"{fam}: pair correlations against passes",
         ), "fam_sweep")  # fmt: skip
-    floor_file = RESULTS / "family" / fam / "floor.json"
-    if floor_file.exists():
-        fl = json.loads(floor_file.read_text())
-        st.caption(
-            f"Natural vs natural (two halves of the held-out rows, {fl['n']} each): pair-correlation "
-            f"Pearson {fl['pair_corr_pearson']:.3f}. A generator's set is compared with all held-out rows."
-        )
+    ceiling_view(fam)
     cols = [
         c
-        for c in ("sampler", "gamma", "lam", "k", "avg_passes", "pair_corr_pearson", "pair_corr_sd",
-                  "single_freq_pearson", "mean_energy", "energy_w1", "nearest_identity_mean")
+        for c in ("avg_passes", "pair_corr_pearson", "pair_corr_sd", "single_freq_pearson", "mean_energy",
+                  "energy_w1", "nearest_identity_mean")
         if c in rows[0]
     ]  # fmt: skip
-    st.dataframe(pd.DataFrame(rows)[cols], hide_index=True)
+    st.dataframe(pd.DataFrame([{"setting": row_label(r), **{c: r[c] for c in cols}} for r in rows]), hide_index=True)
+
+
+def ceiling_view(fam: str) -> None:
+    """The family's one set of terms (results/family/ceiling.json: every set, natural or generated, at
+    the natural half's n against the other half) and the field's anchors, scored like every sampler."""
+    path = RESULTS / "family" / "ceiling.json"
+    c = json.loads(path.read_text())["families"].get(fam) if path.exists() else None
+    if c is None:
+        st.caption("The sweep's sets are scored against every held-out row (no ceiling for this family yet).")
+        return
+    rows = [{"set": "natural (held-out half A)", **c["natural"]}]
+    rows += [{"set": f"{NAMES[name]} (its package)" if name in ANCHORS else name, **v} for name, v in c["rows"].items()]
+    table = pd.DataFrame(rows)
+    table["pair_corr_ci90"] = [" .. ".join(f"{x:.3f}" for x in ci) for ci in table["pair_corr_ci90"]]
+    cols = [k for k in ("set", "n", "avg_passes", "pair_corr_pearson", "pair_corr_ci90") if k in table]
+    st.markdown("**One set of terms**: every set at the same size against the same rows")
+    st.dataframe(table[cols], hide_index=True)
+    st.caption(
+        f"Every set has n = {c['n']} members and is scored against held-out half B, so the natural half A is "
+        f"a true ceiling; the training rows' own statistics (n -> infinity) reach {c['training_bound']:.3f}. "
+        "The plot above scores 200 members against all held-out rows (larger n: higher Pearson) "
+        f"(`{path.relative_to(RESULTS.parent)}`, `python -m benchmarks.family_ceiling`)."
+    )
 
 
 def train_tab() -> None:
