@@ -423,7 +423,7 @@ def test_family_page_tables_and_training_errors():
         at.selectbox(key="fam_pick").set_value(FAMILY).run()
         table = at.dataframe[0].value  # every predictor by separation class, the structure-free choice marked
         assert {"MIp", "plmDCA", "arDCA", "conditional MI"} <= set(table["predictor"])
-        assert sum(table["predictor"].str.endswith("(chosen without the structure)")) == 1
+        assert list(table["chosen"]).count("✓") == 1
         assert {"long top-L", "medium top-L/5", "short top-L/5"} <= set(table.columns)
         # every committed map can be drawn, each with what it is
         assert {"Jacobian, held-out rows", "plmDCA", "attention (DAWN's map)"} <= set(at.radio(key="fam_kind").options)

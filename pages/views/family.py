@@ -296,7 +296,8 @@ def contact_classes_table(r: dict) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {
-                "predictor": NAMES.get(k, k) + (" (chosen without the structure)" if k == chosen else ""),
+                "predictor": NAMES.get(k, k),
+                "chosen": "✓" if k == chosen else "",
                 **{name: p.get(col) for col, name in CLASS_COLUMNS},
             }
             for k, p in r["predictors"].items()
@@ -321,14 +322,15 @@ def contacts_tab(families: dict[str, Backbone]) -> None:
         return
     if classes.exists():
         r = json.loads(classes.read_text())
-        st.dataframe(contact_classes_table(r), hide_index=True)
+        fmt = {name: st.column_config.NumberColumn(format="%.2f") for _, name in CLASS_COLUMNS}
+        st.dataframe(contact_classes_table(r), hide_index=True, column_config=fmt)
         cls = r["classes"]
         st.caption(
             f"Precision of each predictor's top-scored pairs; contacts: C-beta < 8 A. Separation classes: short "
             f"{cls['short'][0]}-{cls['short'][1]}, medium {cls['medium'][0]}-{cls['medium'][1]}, long >= "
             f"{cls['long'][0]}, all >= {cls['all'][0]}; L = {r['mapped_columns']} mapped columns of "
-            f"{dom.contact_map.source.get('structure')}. The extraction is chosen by held-out covariation "
-            f"({r['extraction']['criterion']}), never by the structure (`{classes.relative_to(RESULTS.parent)}`)."
+            f"{dom.contact_map.source.get('structure')}. Chosen: the backbone's extraction (conditional MI or "
+            f"Jacobian) by held-out covariation ({r['extraction']['criterion']}), never by the structure (`{classes.relative_to(RESULTS.parent)}`)."
         )
     elif report.exists():
         r = json.loads(report.read_text())
