@@ -330,7 +330,8 @@ def contacts_tab(families: dict[str, Backbone]) -> None:
             f"{cls['short'][0]}-{cls['short'][1]}, medium {cls['medium'][0]}-{cls['medium'][1]}, long >= "
             f"{cls['long'][0]}, all >= {cls['all'][0]}; L = {r['mapped_columns']} mapped columns of "
             f"{dom.contact_map.source.get('structure')}. Chosen: the backbone's extraction (conditional MI or "
-            f"Jacobian) by held-out covariation ({r['extraction']['criterion']}), never by the structure (`{classes.relative_to(RESULTS.parent)}`)."
+            f"Jacobian) by held-out covariation ({r['extraction']['criterion']}), never by the structure "
+            f"(`{classes.relative_to(RESULTS.parent)}`)."
         )
     elif report.exists():
         r = json.loads(report.read_text())
