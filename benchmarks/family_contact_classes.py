@@ -185,7 +185,8 @@ def main(argv=None):
         nargs="*",
         default=["ardca", "plmdca"],
         choices=list(ANCHORS),
-        help="bmDCA only on request: the same Potts model's contacts as plmDCA's at about a hundred times the cost",
+        help="the anchors to fit where no fit is committed (one that is, is reported anyway); bmDCA only on "
+        "request: the same Potts model's contacts as plmDCA's at many times the cost",
     )
     ap.add_argument(
         "--ardca-max-rows", type=int, default=4000, help="arDCA fits a random subsample of the training rows past this"
@@ -207,7 +208,9 @@ def main(argv=None):
         maps.update({k: v for k, v in jac.items() if k != "cost"})
         maps["attention"] = attention_map(name, model, data, a.rows, a.seed)
         anchors = {}
-        for anchor in [] if a.no_anchors else a.anchors:
+        # an anchor fitted before (its committed cache) is always reported; --anchors says what to fit anew
+        wanted = [x for x in ANCHORS if x in a.anchors or (folder / f"{x}.npz").exists()]
+        for anchor in [] if a.no_anchors else wanted:
             amap, anchors[anchor] = anchor_maps(name, anchor, data, 200, a)
             maps.update(amap)
         res = {
