@@ -192,6 +192,8 @@ protein-mi-results: setup
 # ../shared/data/protein_families here, FAMILY_DATA=... elsewhere; nothing of them is committed) ----
 FAMILY_DATA ?= ../shared/data/protein_families
 FAMILIES ?= PF00595 PF00076 PF00072 PF00018 PF00085
+# bmDCA (adabmDCA) costs about L^2 per Monte Carlo sweep: fitted on the smallest family only (SH3, L = 49)
+BMDCA_FAMILIES ?= PF00018
 fam_msa = $(FAMILY_DATA)/$(1)/$(1).align.80.fasta
 # pair-statistics grid: every sampler at several budgets (family columns carry 0.5-2.5 nats, pair MI
 # mostly under 0.05 with a few couplings at 0.3-0.6: lambda 10 makes those cost as much as an uncertain column)
@@ -231,6 +233,7 @@ family-results: setup anchors
 	  $(BIN)/python -m mi_viz sweep family --backbone $$F --msa $(call fam_msa,$$F) --n 200 --grid "$(FAMILY_TEST_GRID)" \
 	    --out-dir results/family/$$F --resume --jobs 2 --threads 2 || exit 1; \
 	done
+	$(BIN)/python -m benchmarks.family_contact_classes --families $(BMDCA_FAMILIES) --data $(FAMILY_DATA) --anchors bmdca
 	$(BIN)/python -m benchmarks.family_contact_classes --families $(FAMILIES) --data $(FAMILY_DATA)
 	$(BIN)/python -m benchmarks.family_ceiling --families $(FAMILIES) --data $(FAMILY_DATA)
 	$(BIN)/python -m benchmarks.family_fronts
