@@ -574,3 +574,19 @@ def test_potts_and_plmdca_agreement_and_the_structure_free_choice():
     wrong[3, 15] = wrong[15, 3] = 1.0
     got = structure_free_choice({"truth": wrong, "jacobian_rows": right}, data)
     assert got["chosen"] == "jacobian_rows" and got["scores"]["jacobian_rows"] > got["scores"]["truth"]
+
+
+def test_ceiling_for_some_families_keeps_the_others(tmp_path, monkeypatch):
+    """`family_ceiling --families X` re-runs X only: the file keeps every other family's entry as it
+    was, X's is replaced, a new family is appended (the stop that added two anchors relied on it)."""
+    import json
+
+    import benchmarks.family_ceiling as fc
+
+    out = tmp_path / "ceiling.json"
+    out.write_text(json.dumps({"families": {"A": {"n": 1}, "B": {"n": 2}}}))
+    monkeypatch.setattr(fc, "family_rows", lambda name, data, bootstrap: {"n": 10, "rows": {}, "name": name})
+    fc.main(["--families", "B", "C", "--out", str(out)])
+    fams = json.loads(out.read_text())["families"]
+    assert list(fams) == ["A", "B", "C"]
+    assert fams["A"] == {"n": 1} and fams["B"]["name"] == "B" and fams["C"]["name"] == "C"
