@@ -584,9 +584,9 @@ def test_ceiling_for_some_families_keeps_the_others(tmp_path, monkeypatch):
     import benchmarks.family_ceiling as fc
 
     out = tmp_path / "ceiling.json"
-    out.write_text(json.dumps({"families": {"A": {"n": 1}, "B": {"n": 2}}}))
+    out.write_text(json.dumps({"families": {"A": {"n": 1, "rows": {}}, "B": {"n": 2, "rows": {}}}}))
     monkeypatch.setattr(fc, "family_rows", lambda name, data, bootstrap: {"n": 10, "rows": {}, "name": name})
     fc.main(["--families", "B", "C", "--out", str(out)])
     fams = json.loads(out.read_text())["families"]
     assert list(fams) == ["A", "B", "C"]
-    assert fams["A"] == {"n": 1} and fams["B"]["name"] == "B" and fams["C"]["name"] == "C"
+    assert fams["A"] == {"n": 1, "rows": {}} and fams["B"]["name"] == "B" and fams["C"]["name"] == "C"
