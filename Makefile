@@ -192,8 +192,8 @@ protein-mi-results: setup
 # ../shared/data/protein_families here, FAMILY_DATA=... elsewhere; nothing of them is committed) ----
 FAMILY_DATA ?= ../shared/data/protein_families
 FAMILIES ?= PF00595 PF00076 PF00072 PF00018 PF00085
-# bmDCA (adabmDCA) costs about L^2 per Monte Carlo sweep: fitted on the smallest family only (SH3, L = 49)
-BMDCA_FAMILIES ?= PF00018
+# bmDCA (adabmDCA) costs about L^2 per Monte Carlo sweep: fitted on the two smallest families (SH3, RRM)
+BMDCA_FAMILIES ?= PF00018 PF00076
 fam_msa = $(FAMILY_DATA)/$(1)/$(1).align.80.fasta
 # pair-statistics grid: every sampler at several budgets (family columns carry 0.5-2.5 nats, pair MI
 # mostly under 0.05 with a few couplings at 0.3-0.6: lambda 10 makes those cost as much as an uncertain column)
