@@ -33,9 +33,8 @@ def family_contacts_table() -> str:
     """The README's contact table: every family's headline predictors by the field's conventions
     (all pairs >= 6 apart at top L/5, long range at top L; contact_classes.json), the backbone's
     extraction chosen without the structure in bold."""
-    names = dict(CLASS_PREDICTORS)
     out = [
-        "| family | mapped columns L | " + " | ".join(names[k] for k in README_PREDICTORS) + " |",
+        "| family | mapped columns L | " + " | ".join(NAMES[k] for k in README_PREDICTORS) + " |",
         "|---|---|" + "---|" * len(README_PREDICTORS),
     ]
     for fam in FAMILIES:
@@ -71,18 +70,14 @@ def family_contacts_full_table() -> str:
     return "\n".join(out)
 
 
-CLASS_PREDICTORS = tuple(NAMES.items())  # contact_classes.json's predictors, by what a reader calls them
-
-
 def family_contact_classes_table() -> str:
     """Long-range top-L and all-pairs top-L/5 precision of every predictor, by the field's separation
     classes (benchmarks/family_contact_classes.py)."""
     rows = {fam: _family_json(fam, "contact_classes.json") for fam in FAMILIES}
-    have = [k for k, _ in CLASS_PREDICTORS if any(r and k in r["predictors"] for r in rows.values())]
-    names = dict(CLASS_PREDICTORS)
+    have = [k for k in NAMES if any(r and k in r["predictors"] for r in rows.values())]
     out = [
         "| family | L | long-range contacts | "
-        + " | ".join(f"{names[k]}: long top-L / all top-L/5" for k in have)
+        + " | ".join(f"{NAMES[k]}: long top-L / all top-L/5" for k in have)
         + " |",
         "|---|---|---|" + "---|" * len(have),
     ]
@@ -95,9 +90,6 @@ def family_contact_classes_table() -> str:
         any_p = next(iter(p.values()))
         out.append(f"| {fam} | {r['mapped_columns']} | {any_p['contacts_long']} | " + " | ".join(cells) + " |")
     return "\n".join(out)
-
-
-ANCHOR_NAMES = {k: NAMES[k] for k in ANCHORS}
 
 
 def family_anchors_table() -> str:
@@ -115,7 +107,7 @@ def family_anchors_table() -> str:
         if r is None or seq is None:
             continue
         slo, shi = json.loads(seq["pair_corr_ci90"])
-        for key, name in ANCHOR_NAMES.items():
+        for key in ANCHORS:
             if key not in r:
                 continue
             a = r[key]
@@ -123,7 +115,7 @@ def family_anchors_table() -> str:
             fit = a.get("settings", {})
             note = "" if fit.get("converged", True) else f" ({fit['gradient_steps']} steps, short of its target)"
             out.append(
-                f"| {fam} | {name}{note} | {a['pair_corr_pearson']:.3f} ({lo:.3f} .. {hi:.3f}) | "
+                f"| {fam} | {NAMES[key]}{note} | {a['pair_corr_pearson']:.3f} ({lo:.3f} .. {hi:.3f}) | "
                 f"{a['fit_seconds']:.0f} s / {a['sample_seconds']:.2f} s | "
                 f"{float(seq['pair_corr_pearson']):.3f} ({slo:.3f} .. {shi:.3f}), {float(seq['avg_passes']):.0f} | "
                 f"{float(seq['pair_corr_pearson']) - a['pair_corr_pearson']:+.3f} |"
@@ -146,7 +138,7 @@ def family_ceiling_table() -> str:
         return f"{r['pair_corr_pearson']:.3f} ({lo:.2f} .. {hi:.2f}){passes}"
 
     head = ["family", "n", "natural half A", "training statistics (n -> inf)"]
-    head += [ANCHOR_NAMES.get(k, k) for k in labels]
+    head += [NAMES[k] if k in ANCHORS else k for k in labels]
     rows = []
     for fam, f in c["families"].items():
         rows.append(

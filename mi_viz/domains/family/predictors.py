@@ -40,7 +40,6 @@ HOW = {  # how each map is made, in a line (docs/results-family.md in full)
     "bmdca": "bmDCA (package adabmdca) on the training rows: couplings' Frobenius norms, APC",
 }
 ANCHORS = ("ardca", "plmdca", "bmdca")  # the field's generative models, from their packages
-CLASSES = ("all", "long", "medium", "short")  # >= 6, >= 24, 12-23, 6-11 (structure.class_precisions)
 
 
 def committed_maps(folder: Path) -> dict[str, np.ndarray]:
