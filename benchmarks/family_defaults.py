@@ -21,16 +21,11 @@ import csv
 import json
 from pathlib import Path
 
-from benchmarks.report import save
+from benchmarks.report import params_of, save, setting
 from mi_viz.domains.family import SHIPPED
 
 ROOT = Path(__file__).resolve().parents[1]
-PARAMS = ("gamma", "lam", "k", "tau", "kl", "d", "induce", "low", "edge", "sink")
 MAX_DROP = 0.02
-
-
-def setting(r: dict) -> tuple:
-    return (r["sampler"], *(r.get(p) or "" for p in PARAMS))
 
 
 def main(argv=None):
@@ -64,10 +59,7 @@ def main(argv=None):
             res["chosen"][sampler] = None
             continue
         rel, k = min(ok)
-        res["chosen"][sampler] = {
-            **{p: float(v) if p not in ("k", "d") else int(float(v)) for p, v in zip(PARAMS, k[1:]) if v != ""},
-            "relative_passes": round(rel, 4),
-        }
+        res["chosen"][sampler] = {**params_of(next(iter(per[k].values()))), "relative_passes": round(rel, 4)}
     save(res, a.out)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.report import save, validation_sweep
+from benchmarks.report import params_of, save, validation_sweep
 
 
 def choose(rows: list[dict], sampler: str, max_passes: float) -> dict | None:
@@ -37,14 +37,8 @@ def main(argv=None):
     }
     for s in ("mi-pairs", "eb", "mi-zero"):
         r = choose(rows, s, cap)
-        res[s] = (
-            None
-            if r is None
-            else {
-                k: (float(r[k]) if r.get(k) not in ("", None) else None)
-                for k in ("gamma", "lam", "avg_passes", "jsd", "jsd_unirep")
-            }
-        )
+        figures = ("avg_passes", "jsd", "jsd_unirep")
+        res[s] = None if r is None else {**params_of(r), **{k: float(r[k]) for k in figures if r.get(k)}}
     save(res, a.out)
 
 

@@ -8,6 +8,7 @@ import csv
 from pathlib import Path
 
 from mi_viz.core import strict_json
+from mi_viz.core.samplers import PARAMS, columns
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,3 +39,26 @@ def validation_sweep(domain: str, doc: str | None, argv=None) -> tuple[argparse.
     with open(a.sweep, newline="") as f:
         rows = list(csv.DictReader(f))
     return a, rows, next(r for r in rows if r["sampler"] == "sequential")
+
+
+def setting(row: dict) -> tuple:
+    """A sweep row's identity: its sampler and every declared parameter (samplers.columns(), `scan`
+    included), as the row writes them ("" where the rule does not take it)."""
+    return (row["sampler"], *((row.get(p) or "") for p in columns()))
+
+
+def params_of(row: dict) -> dict:
+    """A sweep row's parameters by the registry's declarations: every declared parameter the row
+    sets, cast to its declared kind (an int stays an int, a choice a string). A choice file built
+    from this names exactly the row that earned it (tests/test_choices.py)."""
+    return {p: PARAMS[p].cast(str(row[p])) for p in columns() if row.get(p) not in ("", None)}
+
+
+def rows_for(rows: list[dict], sampler: str, params: dict) -> list[dict]:
+    """The sweep rows of one setting (a choice's sampler and parameters): the inverse of params_of."""
+    want = (sampler, *(PARAMS[p].text(params[p]) if p in params else "" for p in columns()))
+    return [r for r in rows if (r["sampler"], *(_text(p, r.get(p)) for p in columns())) == want]
+
+
+def _text(p: str, v) -> str:
+    return "" if v in ("", None) else PARAMS[p].text(PARAMS[p].cast(str(v)))

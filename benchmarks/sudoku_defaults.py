@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.report import save, validation_sweep
+from benchmarks.report import params_of, save, validation_sweep
 
-PARAMS = ("gamma", "lam", "k", "tau", "kl", "d", "induce", "low", "edge", "sink")
 SAMPLERS = ("mi", "mi-tc", "mi-zero", "mi-pairs", "eb", "threshold", "margin", "klass", "dilated", "dawn")
 
 
@@ -29,7 +28,7 @@ def choose(rows: list[dict], sampler: str, max_passes: float, n: int) -> dict | 
     near = [r for r in cand if float(r["solved_frac"]) >= best - 0.5 / n]
     r = min(near, key=lambda r: float(r["avg_passes"]))
     return {
-        **{p: (int(float(r[p])) if p in ("k", "d") else float(r[p])) for p in PARAMS if r.get(p) not in ("", None)},
+        **params_of(r),
         "avg_passes": float(r["avg_passes"]),
         "solved_frac": float(r["solved_frac"]),
     }

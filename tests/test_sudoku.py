@@ -135,6 +135,7 @@ def test_sudoku_sampler_defaults_are_the_validation_choice():
     import json
     from pathlib import Path
 
+    from mi_viz.core.samplers import PARAMS, config_for
     from mi_viz.domains import get_domain
 
     choice = json.loads((Path(__file__).parents[1] / "results/sudoku/val_sweep/choice.json").read_text())["chosen"]
@@ -142,5 +143,6 @@ def test_sudoku_sampler_defaults_are_the_validation_choice():
     for name, row in choice.items():
         if name == "mi-pairs":
             continue
-        assert d[name] == {k: v for k, v in row.items() if k not in ("avg_passes", "solved_frac")}, name
+        chosen = {k: v for k, v in row.items() if k in PARAMS}  # every declared parameter, scan included
+        assert config_for(name, d) == config_for(name, {name: chosen}), name
     assert d["mi-gt"] == d["mi"]

@@ -1,0 +1,62 @@
+"""Every committed choice.json names exactly the sweep row that earned it: every declared
+parameter of the registry (samplers.columns(), `scan` included) round-trips to one setting of
+its validation sweep, whose figures are the choice's (issue 46: a hand-copied parameter list
+once left `scan` out and named another row)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks.report import params_of, rows_for, setting
+from mi_viz.core.samplers import PARAMS, columns
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _rows(path: Path) -> list[dict]:
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _check(chosen: dict, rows: list[dict], figures: tuple[str, ...]) -> None:
+    for sampler, row in chosen.items():
+        if row is None:
+            continue
+        params = {k: v for k, v in row.items() if k in PARAMS}
+        hits = rows_for(rows, sampler, params)
+        assert hits, f"{sampler} {params}: no sweep row has this setting"
+        assert len({setting(r) for r in hits}) == 1, f"{sampler} {params}: names {len(hits)} settings"
+        for r in hits:  # a setting the sweep holds twice (same figures) is still one setting
+            assert params_of(r) == params, sampler
+            for f in figures:
+                if f in row:
+                    assert float(r[f]) == pytest.approx(row[f]), (sampler, f)
+
+
+@pytest.mark.parametrize(
+    "domain,figures", [("sudoku", ("avg_passes", "solved_frac")), ("protein", ("avg_passes", "jsd"))]
+)
+def test_choice_rows_round_trip_to_their_sweep_row(domain, figures):
+    d = ROOT / "results" / domain / "val_sweep"
+    choice = json.loads((d / "choice.json").read_text())
+    chosen = choice.get("chosen") or {k: v for k, v in choice.items() if isinstance(v, dict) and k != "sequential"}
+    assert chosen
+    _check(chosen, _rows(d / "sweep.csv"), figures)
+
+
+def test_params_of_reads_every_declared_parameter_with_its_kind():
+    row = {"sampler": "mi-pairs", **{p: "" for p in columns()}, "gamma": "0.01", "lam": "0.5", "scan": "skip"}
+    assert params_of(row) == {"gamma": 0.01, "lam": 0.5, "scan": "skip"}
+    row = {"sampler": "margin", **{p: "" for p in columns()}, "k": "4.0", "tau": "0.9"}
+    got = params_of({**row, "k": "4"})
+    assert got == {"k": 4, "tau": 0.9} and isinstance(got["k"], int)
+    # a setting that differs only in `scan` is another row
+    rows = [
+        {"sampler": "mi-pairs", **{p: "" for p in columns()}, "gamma": "0.01", "lam": "0.5", "scan": s}
+        for s in ("stop", "skip")
+    ]
+    assert [r["scan"] for r in rows_for(rows, "mi-pairs", {"gamma": 0.01, "lam": 0.5, "scan": "skip"})] == ["skip"]
