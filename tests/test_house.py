@@ -28,3 +28,17 @@ def test_portable_paths():
     assert portable(REPO / "checkpoints" / "family_PF00595") == "checkpoints/family_PF00595"
     assert portable("checkpoints/x") == "checkpoints/x" and portable(None) is None
     assert portable(REPO.parent / "shared" / "data") == "../shared/data"
+
+
+def test_portable_paths_through_a_symlinked_shared_folder(tmp_path):
+    """../shared as a link (its data elsewhere on the disk) is still recorded as ../shared/..."""
+    from mi_viz.core.paths import portable
+
+    repo, target = tmp_path / "main", tmp_path / "disk" / "shared"
+    (repo / "checkpoints").mkdir(parents=True)
+    (target / "data").mkdir(parents=True)
+    (tmp_path / "shared").symlink_to(target, target_is_directory=True)
+    assert portable(tmp_path / "shared" / "data", repo=repo) == "../shared/data"
+    assert portable(repo / "checkpoints" / "x", repo=repo) == "checkpoints/x"
+    (tmp_path / "link_to_main").symlink_to(repo, target_is_directory=True)  # into the checkout by a link
+    assert portable(tmp_path / "link_to_main" / "checkpoints" / "x", repo=repo) == "checkpoints/x"
