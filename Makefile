@@ -169,6 +169,7 @@ protein-head: setup
 	$(BIN)/python training/train_head.py --domain protein --data data/protein/mi_states.safetensors \
 	  --out runs/protein_head/protein_mi_head --steps 3000 --batch-size 32 --eval-every 250 --max-minutes 22 --hidden-layers 1 --mix-layers 2 --excess
 	cp runs/protein_head/protein_mi_head.safetensors runs/protein_head/protein_mi_head.json checkpoints/
+	$(BIN)/python training/compress_checkpoints.py checkpoints/protein_mi_head
 	cp runs/protein_head/protein_mi_head_log.csv results/protein/protein_mi_head_log.csv
 # choosing the protein MI defaults on the validation reference (other lengths and seeds; never the test reference);
 # lambda 1 only at gamma 16, 32: below that it unmasks about one residue a pass (protein entropies ~2.8 nats)

@@ -123,3 +123,31 @@ def test_float16_storage_loads_into_float32(tmp_path, tiny_mdm):
         assert got.dtype == v.dtype and torch.equal(got, v.half().to(v.dtype) if v.is_floating_point() else v)
     ship.ship_float16(tmp_path / "m16", tmp_path / "m16")  # halving again changes nothing, keeps the source's sha
     assert load_mdm(tmp_path / "m16")[1]["extra"]["float32_sha"] == fingerprint(tmp_path / "m32")
+
+
+def test_compressed_weights_load_the_same_and_keep_their_fingerprint(tmp_path, tiny_mdm):
+    """NAME.safetensors.xz (how the shipped checkpoints are stored): the same tensors, the same
+    sha as the plain file (results record it), `xz -d` gives the plain file back; a corrupt .xz
+    is named; saving over it writes a plain file and removes the stale .xz."""
+    import lzma
+
+    from mi_viz.core.checkpoints import compress_weights, fingerprint, weights_header
+
+    save_mdm(tmp_path / "m", tiny_mdm, step=3)
+    plain = (tmp_path / "m.safetensors").read_bytes()
+    sha, (header, size) = fingerprint(tmp_path / "m"), weights_header(tmp_path / "m")
+    out = compress_weights(tmp_path / "m")
+    assert out.name == "m.safetensors.xz" and not (tmp_path / "m.safetensors").exists()
+    assert lzma.decompress(out.read_bytes()) == plain and size == len(plain)
+    assert fingerprint(tmp_path / "m") == fingerprint(out) == sha
+    assert weights_header(tmp_path / "m.json") == (header, size)
+    for name in ("m", "m.json", "m.safetensors.xz"):
+        model, meta = load_mdm(tmp_path / name)
+        assert meta["step"] == 3
+        assert all(torch.equal(v, model.state_dict()[k]) for k, v in tiny_mdm.state_dict().items())
+    out.write_bytes(out.read_bytes()[:200])  # truncated
+    with pytest.raises(CheckpointError, match=r"m\.safetensors\.xz is not a readable"):
+        load_mdm(tmp_path / "m")
+    save_mdm(tmp_path / "m", tiny_mdm, step=4)
+    assert (tmp_path / "m.safetensors").exists() and not out.exists()
+    assert load_mdm(tmp_path / "m")[1]["step"] == 4

@@ -27,7 +27,7 @@ def test_every_committed_sweep_row_was_decoded_by_shipped_weights():
 
     from mi_viz.core.checkpoints import fingerprint
 
-    shipped = {fingerprint(p) for p in (ROOT / "checkpoints").glob("*.safetensors")}
+    shipped = {fingerprint(p) for p in (ROOT / "checkpoints").glob("*.safetensors*")}
     sweeps = sorted((ROOT / "results").rglob("sweep.csv"))
     assert len(sweeps) >= 10
     for path in sweeps:
@@ -42,7 +42,13 @@ def test_every_path_the_docs_name_exists():
     path is one a documented command makes and git ignores."""
     import re
 
-    generated = ("data/sudoku/mi_states.safetensors", "data/sudoku/generated", "runs/")  # make mi-data, make data
+    # make mi-data, make protein-mi-data, make data
+    generated = (
+        "data/sudoku/mi_states.safetensors",
+        "data/protein/mi_states.safetensors",
+        "data/sudoku/generated",
+        "runs/",
+    )
     top = ("results/", "checkpoints/", "data/", "benchmarks/", "training/", "mi_viz/", "experiments/", "docs/")
     revision = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b|git history")
     placeholder = re.compile(r"[*{}]|\.\.\.|NAME|FILE|PATH")

@@ -18,7 +18,7 @@ from pathlib import Path
 from ship_float16 import ship_float16
 
 from mi_viz.core import strict_json
-from mi_viz.core.checkpoints import checkpoint_paths
+from mi_viz.core.checkpoints import checkpoint_paths, compress_weights
 
 
 def main(argv=None):
@@ -38,6 +38,7 @@ def main(argv=None):
         dest = Path("results") / "family" / family / ("head_log.csv" if is_head else "train_log.csv")
         dest.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(log, dest)
+    compress_weights(out)  # stored xz-compressed, as every shipped checkpoint (the same bytes inside)
     size = checkpoint_paths(out)[0].stat().st_size
     print(strict_json.dumps({"shipped": str(out), "step": meta["step"], "bytes": size, "metrics": meta["metrics"]}))
 

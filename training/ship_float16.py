@@ -18,7 +18,14 @@ import argparse
 from pathlib import Path
 
 from mi_viz.core import strict_json
-from mi_viz.core.checkpoints import checkpoint_paths, fingerprint, read_meta, read_tensors, save_checkpoint
+from mi_viz.core.checkpoints import (
+    checkpoint_paths,
+    compress_weights,
+    fingerprint,
+    read_meta,
+    read_tensors,
+    save_checkpoint,
+)
 
 
 def ship_float16(src, out) -> dict:
@@ -41,6 +48,7 @@ def main(argv=None):
     ap.add_argument("out", help="where the float16 checkpoint goes (may be SRC)")
     a = ap.parse_args(argv)
     meta = ship_float16(a.src, a.out)
+    compress_weights(a.out)  # stored xz-compressed, as every shipped checkpoint (the same bytes inside)
     size = checkpoint_paths(a.out)[0].stat().st_size
     print(strict_json.dumps({"shipped": a.out, "kind": meta["kind"], "bytes": size, "sha": fingerprint(a.out)}))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from mi_viz.core.checkpoints import weights_header
 from mi_viz.domains.family import SHIPPED
 from mi_viz.domains.family.predictors import ANCHORS, NAMES
 
@@ -299,9 +300,9 @@ def family_models_table() -> str:
             continue
         meta = json.loads(j.read_text())
         sp, m, ex = meta["extra"]["split"], meta["metrics"], meta["extra"]
-        w = ROOT / "checkpoints" / f"family_{fam}.safetensors"
+        w = ROOT / "checkpoints" / f"family_{fam}"
         out.append(
-            f"| `family_{fam}` ({w.stat().st_size / 2**20:.1f} MiB) | ~{n_params(w) / 1e6:.2f} M: ESM-C blocks, d "
+            f"| `family_{fam}` ({weights_header(w)[1] / 2**20:.1f} MiB) | ~{n_params(w) / 1e6:.2f} M: ESM-C blocks, d "
             f"{meta['config']['d_model']}, {meta['config']['n_layers']} blocks, column embedding | "
             f"{sp['train_rows']:,} / {sp['heldout_rows']:,} ({sp['neff_train']:,.0f} / {sp['neff_heldout']:,.0f}) | "
             f"kept step {meta['step']:,}, {ex.get('wall_seconds', 0) / 60:.0f} min on 2 CPU cores | "

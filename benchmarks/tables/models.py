@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from mi_viz.core.checkpoints import checkpoint_paths, weights_header
 from mi_viz.domains.family import SHIPPED as FAMILIES
 
 from .common import ROOT, R, need, rows_of
@@ -19,10 +20,8 @@ MODEL_DATA = {  # what each shipped checkpoint was trained on (words); every num
 
 
 def n_params(weights: Path) -> int:
-    """Parameters of a safetensors file, from its header (no tensor is read); optimizer state excluded."""
-    with open(weights, "rb") as f:
-        n = int.from_bytes(f.read(8), "little")
-        header = json.loads(f.read(n))
+    """Parameters of a checkpoint, from its header (no tensor is read); optimizer state excluded."""
+    header, _ = weights_header(weights)
     total = 0
     for k, v in header.items():
         if k != "__metadata__" and not k.startswith("opt."):
@@ -55,7 +54,7 @@ def models_table() -> str:
         "|---|---|---|---|---|",
     ]
     for name, data in MODEL_DATA.items():
-        j, w = ROOT / "checkpoints" / f"{name}.json", ROOT / "checkpoints" / f"{name}.safetensors"
+        w, j = checkpoint_paths(ROOT / "checkpoints" / name)
         if not j.exists():
             continue
         meta = json.loads(j.read_text())
@@ -74,17 +73,17 @@ def models_table() -> str:
             held = f"sequential solves {100 * m['val_solved']:.1f} % of the validation puzzles"
         else:
             held = f"pseudo-ppl {m['val_pseudo_ppl_15']:.1f} at 15 % masked"
-        size = f"{w.stat().st_size / 2**20:.1f} MiB"
+        size = f"{weights_header(w)[1] / 2**20:.1f} MiB"  # as loaded (shipped xz-compressed)
         if ex.get("stored_dtype") == "float16":  # training/ship_float16.py: the figure is the float32 run's
             size += ", float16"
             held += " (training run, float32)"
         out.append(f"| `{name}` ({size}) | {n_params(w):,} | {data} | {train} | {held} |")
     fams = [f for f in FAMILIES if (ROOT / "checkpoints" / f"family_{f}.json").exists()]
     if fams:
-        sizes = [(ROOT / "checkpoints" / f"family_{f}.safetensors").stat().st_size / 2**20 for f in fams]
+        sizes = [weights_header(ROOT / "checkpoints" / f"family_{f}")[1] / 2**20 for f in fams]
         out.append(
             f"| `family_{'`, `family_'.join(fams)}` ({min(sizes):.1f} MiB each, float16) and their `_mi_head`s | "
-            f"{n_params(ROOT / 'checkpoints' / f'family_{fams[0]}.safetensors'):,} ({fams[0]}) | each family's "
+            f"{n_params(ROOT / 'checkpoints' / f'family_{fams[0]}'):,} ({fams[0]}) | each family's "
             "alignment, 10 % held out by identity groups | about 80 passes over the training rows | "
             "[docs/results-family.md](docs/results-family.md) |"
         )

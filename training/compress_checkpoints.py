@@ -1,0 +1,40 @@
+"""Store checkpoints' weights xz-compressed: NAME.safetensors -> NAME.safetensors.xz.
+
+    python training/compress_checkpoints.py checkpoints/*.json
+
+The same safetensors bytes inside (`xz -d` restores the file exactly), read by
+mi_viz.core.checkpoints in memory; fingerprints hash the decompressed bytes, so every sha a
+committed result records stays valid (the command checks it and prints the bytes saved).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from mi_viz.core.checkpoints import checkpoint_paths, compress_weights, fingerprint  # noqa: E402
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("checkpoints", nargs="+", help="NAME, NAME.json or NAME.safetensors")
+    a = ap.parse_args(argv)
+    saved = 0
+    for c in dict.fromkeys(str(checkpoint_paths(p)[1]) for p in a.checkpoints):
+        w = checkpoint_paths(c)[0]
+        if w.suffix == ".xz":
+            continue
+        before, sha = w.stat().st_size, fingerprint(c)
+        out = compress_weights(c)
+        if fingerprint(c) != sha:
+            raise SystemExit(f"error: {c}'s fingerprint changed ({sha} -> {fingerprint(c)})")
+        saved += before - out.stat().st_size
+        print(f"{out}: {before:,} -> {out.stat().st_size:,} bytes, sha {sha} kept")
+    print(f"saved {saved:,} bytes")
+
+
+if __name__ == "__main__":
+    main()
