@@ -10,12 +10,8 @@ committed result records stays valid (the command checks it and prints the bytes
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from mi_viz.core.checkpoints import checkpoint_paths, compress_weights, fingerprint  # noqa: E402
+from mi_viz.core.checkpoints import checkpoint_paths, compress_weights, fingerprint
 
 
 def main(argv=None):
