@@ -4,12 +4,11 @@
     sweep      a grid of samplers and parameters; summary CSV + plots
     mi-report  estimated vs ground-truth MI on held-out states
     figure     the paper's Figure 1 picture (Sudoku)
-    fetch-esmc download ESM-C 300M's weights into the Hugging Face cache (the only download mi-viz makes)
-    train-family  a family backbone on a protein family's alignment (with its structure's contact map)
-    contacts   a family backbone's conditional MI against the structure's contacts, beside MIp and a Potts model
+    ...        and the verbs a domain adds (fetch-esmc: proteins; train-family, contacts: families)
 
-Each domain (mi_viz/domains/NAME/cli.py) adds its own input arguments and runs the verb;
-the sampler arguments are shared. Contract (stable): the last line printed to stdout is a
+Each domain (mi_viz/domains/NAME/cli.py) registers a DomainCLI (core/cli_contract.py): its own
+input arguments, how it runs a verb, its own verbs; the sampler arguments are shared and this
+file names no domain. Contract (stable): the last line printed to stdout is a
 one-line JSON summary; bad input is an `error: ...` line on stderr and exit status 2.
 """
 
@@ -22,21 +21,12 @@ import sys
 
 import torch
 
-from .core import strict_json
+from .core.cli_contract import GENERIC, DomainCLI
 from .core.cli_types import finite_float
 from .core.errors import UserError
 from .core.samplers import PARAMS, SAMPLERS, config_for
 from .core.sweep import parse_grid
 from .domains import DOMAINS, get_domain
-from .domains.family import cli as family_cli
-from .domains.protein.backbone import ESMC_300M_REPO, esmc_300m_weights
-
-COMMANDS = {
-    "bench": "decode a set of inputs with one sampler",
-    "sweep": "a grid of samplers and parameters; summary CSV + plots",
-    "mi-report": "estimated vs ground-truth MI on held-out states",
-    "figure": "the Figure-1 picture: board, entropy, estimated and true MI",
-}
 
 
 def _device(name):
@@ -45,8 +35,9 @@ def _device(name):
     return name
 
 
-def _domain_cli(name):
-    return importlib.import_module(DOMAINS[name] + ".cli")
+def domain_cli(name: str) -> DomainCLI:
+    """The CLI a domain registers (mi_viz/domains/NAME/cli.py: CLI)."""
+    return importlib.import_module(DOMAINS[name] + ".cli").CLI
 
 
 def _add_sampler_args(p):
@@ -57,11 +48,61 @@ def _add_sampler_args(p):
         kw: dict = {"choices": list(spec.choices)} if spec.kind == "choice" else {}
         kw["type"] = int if spec.kind == "int" else str if spec.kind == "choice" else finite_float
         p.add_argument(f"--{name}", default=None, help=f"{spec.help} ({', '.join(takers)})", **kw)
-    p.add_argument("--temperature", type=finite_float, default=None, help="0 = argmax (the domain sets the default)")
+    p.add_argument(
+        "--temperature", type=finite_float, default=None, help="0 = argmax (default: the domain's default_temperature)"
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
         "--gt-eps", type=finite_float, default=1e-3, help="pruning tolerance of ground-truth MI (oracle rules)"
     )
+
+
+def _add_generic_args(cmd: str, p) -> None:
+    """The flags every domain's verb shares."""
+    p.add_argument("--device", default="auto")
+    p.add_argument("--batch-size", type=int, default=None, help="sequences per forward pass")
+    p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    if cmd == "bench":
+        _add_sampler_args(p)
+        p.add_argument("--out", required=True, help="per-item CSV")
+    elif cmd == "sweep":
+        p.add_argument("--grid", default=None, help="e.g. 'topk:k=2,4; eb:gamma=0.2,0.5; mi:gamma=0.3:lam=0,1'")
+        p.add_argument("--out-dir", required=True)
+        p.add_argument("--title", default=None)
+        p.add_argument("--temperature", type=finite_float, default=None, help="every setting's (default: the domain's)")
+        p.add_argument("--sample-seed", type=int, default=0, help="seed of the sampled values")
+        p.add_argument(
+            "--save-rows",
+            action="store_true",
+            help="also write each setting's rows under OUT/rows/ (gzip-compressed CSV: the item's index i and "
+            "its figures; Sudoku leaves out the puzzle and output strings, which i recovers)",
+        )
+        p.add_argument(
+            "--jobs",
+            type=int,
+            default=1,
+            help="settings decoded side by side, each in its own process with threads/jobs "
+            "torch threads (benchmarks/throughput.py)",
+        )
+        p.add_argument(
+            "--resume",
+            action="store_true",
+            help="reuse rows of OUT/sweep.csv with the same setting, inputs and weights "
+            "(sha256 of the checkpoints); everything else is decoded",
+        )
+        p.add_argument(
+            "--keep-others",
+            action="store_true",
+            help="with --resume: keep the earlier rows whose setting this grid does not name",
+        )
+    elif cmd == "mi-report":
+        p.add_argument("--states", type=int, default=100)
+        p.add_argument("--eps", type=finite_float, default=1e-3, help="pruning tolerance of the ground truth")
+        p.add_argument("--seed", type=int, default=0)
+        p.add_argument("--out", required=True, help="summary JSON")
+    elif cmd == "figure":
+        p.add_argument("--eps", type=finite_float, default=1e-3)
+        p.add_argument("--out", required=True, help="PNG path")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,101 +110,46 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m mi_viz", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = ap.add_subparsers(dest="cmd", required=True)
-    for cmd, help_text in COMMANDS.items():
+    clis = {name: domain_cli(name) for name in DOMAINS}
+    for cmd, help_text in GENERIC.items():
         c = sub.add_parser(cmd, help=help_text)
         dsub = c.add_subparsers(dest="domain", required=True, metavar="DOMAIN")
-        for name in DOMAINS:
-            mod = _domain_cli(name)
-            if cmd not in mod.COMMANDS:
-                continue
-            p = dsub.add_parser(name, help=f"{cmd} on {name}")
-            p.add_argument("--device", default="auto")
-            p.add_argument("--batch-size", type=int, default=None, help="sequences per forward pass")
-            p.add_argument("--threads", type=int, default=None, help="torch CPU threads")
-            if cmd == "bench":
-                _add_sampler_args(p)
-                p.add_argument("--out", required=True, help="per-item CSV")
-            elif cmd == "sweep":
-                p.add_argument("--grid", default=None, help="e.g. 'topk:k=2,4; eb:gamma=0.2,0.5; mi:gamma=0.3:lam=0,1'")
-                p.add_argument("--out-dir", required=True)
-                p.add_argument("--title", default=None)
-                p.add_argument(
-                    "--save-rows",
-                    action="store_true",
-                    help="also write each setting's rows under OUT/rows/ (gzip-compressed CSV: the item's index i and "
-                    "its figures; Sudoku leaves out the puzzle and output strings, which i recovers)",
-                )
-                p.add_argument(
-                    "--jobs",
-                    type=int,
-                    default=1,
-                    help="settings decoded side by side, each in its own process with threads/jobs "
-                    "torch threads (benchmarks/throughput.py)",
-                )
-                p.add_argument(
-                    "--resume",
-                    action="store_true",
-                    help="reuse rows of OUT/sweep.csv with the same setting, inputs and weights "
-                    "(sha256 of the checkpoints); everything else is decoded",
-                )
-                p.add_argument(
-                    "--keep-others",
-                    action="store_true",
-                    help="with --resume: keep the earlier rows whose setting this grid does not name",
-                )
-            elif cmd == "mi-report":
-                p.add_argument("--states", type=int, default=100)
-                p.add_argument("--eps", type=finite_float, default=1e-3, help="pruning tolerance of the ground truth")
-                p.add_argument("--seed", type=int, default=0)
-                p.add_argument("--out", required=True, help="summary JSON")
-            elif cmd == "figure":
-                p.add_argument("--eps", type=finite_float, default=1e-3)
-                p.add_argument("--out", required=True, help="PNG path")
-            mod.add_arguments(cmd, p)
-    sub.add_parser("fetch-esmc", help="download ESM-C 300M's weights (about 1.2 GB) into the Hugging Face cache")
-    family_cli.add_train_arguments(sub.add_parser("train-family", help="train a family backbone on an alignment"))
-    family_cli.add_contacts_arguments(
-        sub.add_parser("contacts", help="conditional MI of a family backbone against a structure's contacts")
-    )
+        for name, dcli in clis.items():
+            if cmd in dcli.commands:
+                p = dsub.add_parser(name, help=f"{cmd} on {name}")
+                _add_generic_args(cmd, p)
+                dcli.add_arguments(cmd, p)
+    for dcli in clis.values():
+        for verb, spec in dcli.verbs.items():
+            p = sub.add_parser(verb, help=spec.help)
+            spec.add_arguments(p)
+            p.set_defaults(run_verb=spec.run)
     return ap
 
 
-def fetch_esmc() -> int:
-    """The one explicit download: ESM-C 300M's weights file, from Hugging Face, into its cache."""
-    print(f"downloading {ESMC_300M_REPO} (weights only) into the Hugging Face cache ...", file=sys.stderr)
-    try:
-        path = esmc_300m_weights(allow_download=True)
-    except Exception as e:  # no network, no access: say so in one line
-        print(f"error: could not download ESM-C 300M ({type(e).__name__}: {e})", file=sys.stderr)
-        return 2
-    print(strict_json.dumps({"weights": str(path)}))
-    return 0
-
-
-def _sampler_or_grid(a, mod):
-    defaults = get_domain(a.domain).sampler_defaults
+def _sampler_or_grid(a, dcli: DomainCLI):
+    if a.cmd not in ("bench", "sweep"):
+        return None
+    dom = get_domain(a.domain)
+    t = a.temperature if a.temperature is not None else dom.default_temperature
     if a.cmd == "bench":
-        t = a.temperature if a.temperature is not None else getattr(mod, "DEFAULT_TEMPERATURE", 0.0)
         params = {p: getattr(a, p) for p in PARAMS}
-        return config_for(a.sampler, defaults, **params, temperature=t, seed=a.seed, gt_eps=a.gt_eps)
-    if a.cmd == "sweep":
-        return parse_grid(a.grid or mod.DEFAULT_GRID, defaults)
-    return None
+        return config_for(a.sampler, dom.sampler_defaults, **params, temperature=t, seed=a.seed, gt_eps=a.gt_eps)
+    a.temperature = t  # sweep
+    return parse_grid(a.grid or dcli.default_grid, dom.sampler_defaults)
 
 
 def main(argv=None):
     a = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")  # the library's progress notes, on stderr
-    if a.cmd == "fetch-esmc":
-        return fetch_esmc()
     if getattr(a, "threads", None):
         torch.set_num_threads(a.threads)
     try:
-        if a.cmd in ("train-family", "contacts"):
-            (family_cli.train_family_cli if a.cmd == "train-family" else family_cli.contacts_cli)(a)
-            return 0
-        mod = _domain_cli(a.domain)
-        mod.run(a.cmd, a, _sampler_or_grid(a, mod), _device(a.device))
+        if getattr(a, "run_verb", None) is not None:
+            rc = a.run_verb(a)
+            return rc if isinstance(rc, int) else 0
+        dcli = domain_cli(a.domain)
+        dcli.run(a.cmd, a, _sampler_or_grid(a, dcli), _device(a.device))
     except (UserError, ValueError, FileNotFoundError) as e:  # bad input, an absent model: a message, not a traceback
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -53,6 +53,9 @@ class Domain(Protocol):
     # columns of score()'s rows that a sweep's saved rows (--save-rows) leave out because the row's
     # index recovers them: the input (item i of the inputs) and the output (decoding is deterministic)
     unsaved_columns: tuple[str, ...]
+    # the temperature a decode starts at in the CLI and the app: 0 (argmax) where an input has one
+    # answer (Sudoku), 1 where outputs are sampled (argmax would write the consensus, or repeats)
+    default_temperature: float
 
     @property
     def default_model(self) -> Any: ...  # the shipped backbone's checkpoint path (sweeps fingerprint it)

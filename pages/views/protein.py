@@ -21,6 +21,7 @@ from mi_viz.core.plots import sweep_figure
 from mi_viz.core.samplers import SamplerConfig, Trace, config_for
 from mi_viz.domains.family import shipped_families
 from mi_viz.domains.protein import DATA, PAPER_TABLE2, prompts_of_lengths
+from mi_viz.domains.protein import DOMAIN as PROTEIN
 from mi_viz.domains.protein.alphabet import MASK, SequenceError, clean, encode
 from mi_viz.domains.protein.backbone import BackboneUnavailable, esmc_300m_weights
 from mi_viz.domains.protein.drawing import entropy_figure, mi_row_figure, track_figure
@@ -99,7 +100,7 @@ class ProteinView(View):
             ),
             map_scales=("per step", 0.01, 0.03, 0.1, 0.3, 1.0),
             map_scale=0.03,  # this backbone's pair MI: mostly 0.004-0.015 nats (docs/results-protein.md)
-            default_temperature=1.0,
+            default_temperature=PROTEIN.default_temperature,
             has_families=True,
             legend="orange: the residues chosen at this step · grey: still masked",
             timeline=("Residues decoded vs passes", "residues"),

@@ -24,6 +24,7 @@ import torch
 
 from ...core import driver, strict_json
 from ...core.checkpoints import checkpoint_paths
+from ...core.cli_contract import DomainCLI, Verb
 from ...core.cli_types import finite_float
 from ...core.models import load_models
 from ...core.paths import portable
@@ -38,9 +39,6 @@ from .pipelines import ContactsSettings, contacts_report, potts_for, read_family
 from .structure import contact_map
 from .train import MAX_ROWS, TrainFamilyConfig, data_for, profile_of
 
-COMMANDS = ("bench", "sweep", "mi-report")
-DEFAULT_TEMPERATURE = 1.0  # family members are sampled: argmax would write the consensus
-DEFAULT_GRID = "sequential; topk:k=2,4,8; eb:gamma=0.5,1,2; mi:gamma=0.5,1,2:lam=1; mi-zero:gamma=0.5,1,2"
 CACHE = Path("runs/cache")
 log = logging.getLogger(__name__)
 
@@ -81,9 +79,6 @@ def add_arguments(command: str, p):
         help="the natural rows the generated ones are scored against: the held-out rows (results), or the "
         "training rows (choosing defaults without touching the held-out rows)",
     )
-    if command == "sweep":
-        p.add_argument("--temperature", type=finite_float, default=DEFAULT_TEMPERATURE)
-        p.add_argument("--sample-seed", type=int, default=0, help="seed of the sampled values")
 
 
 def load(a, dev: str):
@@ -248,3 +243,17 @@ def contacts_cli(a) -> dict:
     np.savez_compressed(out.with_suffix(".npz"), **arrays)
     print(strict_json.dumps(res))
     return res
+
+
+CLI = DomainCLI(
+    commands=("bench", "sweep", "mi-report"),
+    add_arguments=add_arguments,
+    run=run,
+    default_grid="sequential; topk:k=2,4,8; eb:gamma=0.5,1,2; mi:gamma=0.5,1,2:lam=1; mi-zero:gamma=0.5,1,2",
+    verbs={
+        "train-family": Verb("train a family backbone on an alignment", add_train_arguments, train_family_cli),
+        "contacts": Verb(
+            "conditional MI of a family backbone against a structure's contacts", add_contacts_arguments, contacts_cli
+        ),
+    },
+)

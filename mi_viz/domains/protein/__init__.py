@@ -50,6 +50,7 @@ class ProteinDomain:
     # docs/results-protein.md). tests/test_protein.py checks they agree. The validation grid holds the
     # MI rule under rule 3 (mi-pairs); under rule 4 the same budget with lam 1 charges the same sums
     # but the first residue's entropy (docs/samplers.md).
+    default_temperature = 1.0  # sampled: argmax makes repeats in proteins
     unsaved_columns: tuple[str, ...] = ()  # the generated sequences are what the JSD noise is measured on
     sampler_defaults = {
         "eb": {"gamma": 16.0},

@@ -13,26 +13,24 @@ Values are sampled (temperature 1 by default: argmax makes repeats in proteins),
 from __future__ import annotations
 
 import random
+import sys
 from pathlib import Path
 
 import torch
 
-from ...core import driver
-from ...core.cli_types import finite_float
+from ...core import driver, strict_json
+from ...core.cli_contract import DomainCLI, Verb
 from ...core.models import load_models
 from ...core.paths import portable
 from ...core.samplers import SamplerConfig, decode
 from . import DATA, DOMAIN, PAPER_TABLE2, prompts_of_lengths
 from .alphabet import MASK, PAD, SequenceError, encode
-from .backbone import weights_file
+from .backbone import ESMC_300M_REPO, esmc_300m_weights, weights_file
 from .fasta import read_fasta, write_fasta
 from .metrics import Reference, default_judge
 from .report import separation_profile
 
-COMMANDS = ("bench", "sweep", "mi-report")
-DEFAULT_TEMPERATURE = 1.0
 DEFAULT_REFERENCE = DATA / "reference_test.fasta"
-DEFAULT_GRID = "sequential; topk:k=4,8,12; eb:gamma=1,2,4"
 
 
 def add_arguments(command: str, p):
@@ -58,9 +56,6 @@ def add_arguments(command: str, p):
     p.add_argument("--head", default=None, help="MI head checkpoint (mi sampler)")
     p.add_argument("--clusters", type=int, default=15, help="k of the k-means JSD (paper: 15)")
     p.add_argument("--no-judge", action="store_true", help="skip UniRep, the independent judge, even if installed")
-    if command == "sweep":
-        p.add_argument("--temperature", type=finite_float, default=DEFAULT_TEMPERATURE)
-        p.add_argument("--sample-seed", type=int, default=0, help="seed of the sampled values")
 
 
 def lengths_of(text: str) -> tuple[int, int]:
@@ -165,3 +160,28 @@ def run(command: str, a, cfg_or_grid, dev: str):
         sample_seed=getattr(a, "sample_seed", 0),
     )
     return (driver.bench if command == "bench" else driver.sweep)(task, cfg_or_grid, a, dev)
+
+
+def fetch_esmc(a=None) -> int:
+    """The one explicit download: ESM-C 300M's weights file, from Hugging Face, into its cache."""
+    print(f"downloading {ESMC_300M_REPO} (weights only) into the Hugging Face cache ...", file=sys.stderr)
+    try:
+        path = esmc_300m_weights(allow_download=True)
+    except Exception as e:  # no network, no access: say so in one line
+        print(f"error: could not download ESM-C 300M ({type(e).__name__}: {e})", file=sys.stderr)
+        return 2
+    print(strict_json.dumps({"weights": str(path)}))
+    return 0
+
+
+CLI = DomainCLI(
+    commands=("bench", "sweep", "mi-report"),
+    add_arguments=add_arguments,
+    run=run,
+    default_grid="sequential; topk:k=4,8,12; eb:gamma=1,2,4",
+    verbs={
+        "fetch-esmc": Verb(
+            "download ESM-C 300M's weights (about 1.2 GB) into the Hugging Face cache", lambda p: None, fetch_esmc
+        )
+    },
+)

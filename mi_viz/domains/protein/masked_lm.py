@@ -20,6 +20,7 @@ graft classifiers and its pooler) are dropped by name (`extra_heads`), and said 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from pathlib import Path
 
 import torch
 import torch.nn as nn
+from safetensors.torch import load_file
 
 from ...core.attention import softmax_weights
 from ...core.checkpoints import CheckpointError
@@ -60,8 +62,6 @@ class LMFiles:
 
 def antiberty_files() -> LMFiles:
     """AntiBERTy inside the installed antiberty==0.1.3 package (never copied into the tree)."""
-    import importlib.util
-
     spec = importlib.util.find_spec("antiberty")
     if spec is None or not spec.submodule_search_locations:
         raise MaskedLMError(GET_ANTIBERTY)
@@ -94,8 +94,6 @@ def directory_files(path: str | os.PathLike) -> LMFiles:
 def _read_weights(path: Path) -> dict[str, torch.Tensor]:
     try:
         if path.suffix == ".safetensors":
-            from safetensors.torch import load_file
-
             return load_file(str(path))
         state = torch.load(path, map_location="cpu", weights_only=True)  # tensors only: no code unpickled
     except Exception as e:  # a truncated or foreign file: say which

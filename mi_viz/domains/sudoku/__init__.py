@@ -76,6 +76,7 @@ class SudokuDomain:
     # a sweep's saved rows keep the per-puzzle figures; the 81-digit strings (most of a row's
     # bytes) are the puzzle file's line i and a re-decode's output
     unsaved_columns: tuple[str, ...] = ("puzzle", "output")
+    default_temperature = 0.0  # argmax: a puzzle has one answer
     sampler_defaults: dict = {
         "eb": {"gamma": 1e-4},
         "mi": {"gamma": 0.04, "lam": 10.0},

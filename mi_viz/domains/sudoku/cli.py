@@ -10,14 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...core import driver
+from ...core.cli_contract import DomainCLI
 from ...core.models import load_models
 from . import DOMAIN, PAPER_TABLE1
 from . import board as S
 from .drawing import figure1
 from .report import structure_by_mask_ratio
-
-COMMANDS = ("bench", "sweep", "mi-report", "figure")
-DEFAULT_GRID = "sequential; topk:k=2,4,7; eb:gamma=1e-4,0.01,0.2; mi-zero:gamma=0.04,0.4; mi:gamma=0.04,0.4:lam=1,4"
 
 
 def read_puzzles(path, limit=None):
@@ -85,3 +83,11 @@ def run(command: str, a, cfg_or_grid, dev: str):
     return driver.report(
         driver.ReportTask(model, head, DOMAIN.encode(puzzles).to(dev), relations=relations, more=more), a
     )
+
+
+CLI = DomainCLI(
+    commands=("bench", "sweep", "mi-report", "figure"),
+    add_arguments=add_arguments,
+    run=run,
+    default_grid="sequential; topk:k=2,4,7; eb:gamma=1e-4,0.01,0.2; mi-zero:gamma=0.04,0.4; mi:gamma=0.04,0.4:lam=1,4",
+)
