@@ -9,7 +9,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-DOMAINS = {"sudoku": "mi_viz.domains.sudoku", "protein": "mi_viz.domains.protein", "family": "mi_viz.domains.family"}
+DOMAINS = {
+    "sudoku": "mi_viz.domains.sudoku",
+    "protein": "mi_viz.domains.protein",
+    "family": "mi_viz.domains.family",
+    "antibody": "mi_viz.domains.antibody",
+}
 
 
 def get_domain(name: str, *args):
@@ -29,9 +34,12 @@ def get_domain(name: str, *args):
 
 if TYPE_CHECKING:  # mypy (make lint) checks every domain against the core's contract; nothing runs this
     from ..core.protocol import Domain
+    from .antibody import AntibodyDomain
     from .family import FamilyDomain
     from .protein import ProteinDomain
     from .sudoku import SudokuDomain
 
-    def _every_domain_is_a_domain(s: SudokuDomain, p: ProteinDomain, f: FamilyDomain) -> list[Domain]:
-        return [s, p, f]
+    def _every_domain_is_a_domain(
+        s: SudokuDomain, p: ProteinDomain, f: FamilyDomain, a: AntibodyDomain
+    ) -> list[Domain]:
+        return [s, p, f, a]

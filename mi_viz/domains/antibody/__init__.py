@@ -1,0 +1,193 @@
+"""The antibody domain: a V domain with a region masked (CDR3, every CDR, any span), infilled by
+a pretrained antibody masked LM (AntiBERTy, from its PyPI wheel); regions by IMGT numbering
+(riot-na). Tokens are the protein alphabet's (protein/alphabet.py), so the protein backbones and
+views read them too.
+
+    from mi_viz.domains import get_domain
+    ab = get_domain("antibody")
+    item = infill("h1", "EVQLVESGGG...", "cdr3")     # the chain, its CDR3 masked ('_')
+    model = ab.load_model()                            # AntiBERTy (antiberty==0.1.3)
+    x = ab.encode([item])                              # (1, L) tokens
+
+Everything the core needs to know about antibodies is on DOMAIN (mi_viz.core.protocol.Domain).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..protein.alphabet import MASK, PAD, SequenceError, clean, decode, encode
+from ..protein.masked_lm import ANTIBERTY, is_masked_lm, lm_weights, load_masked_lm
+from .chains import read_chains, read_user_chains
+from .numbering import REGIONS, Numbered, NumberingError, number
+
+REPO = Path(__file__).resolve().parents[3]
+DATA = REPO / "data" / "antibody"
+CHECKPOINTS = REPO / "checkpoints"
+CDRS = ("cdr1", "cdr2", "cdr3")
+MASKS = ("cdr3", "cdrs", *REGIONS)  # what --mask and the app offer by name (and "S-E", "cdr1+cdr2", ...)
+
+
+@dataclass(frozen=True)
+class Infill:
+    """One input: a natural chain, its regions, and the residues to infill (0-based, end exclusive)."""
+
+    id: str
+    sequence: str
+    locus: str  # igh, igk, igl
+    mask: str  # what was asked ("cdr3", "cdrs", "12-20", "cdr1+cdr2")
+    spans: tuple[tuple[int, int], ...]
+    regions: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    @property
+    def masked(self) -> np.ndarray:
+        m = np.zeros(len(self.sequence), bool)
+        for s, e in self.spans:
+            m[s:e] = True
+        return m
+
+    @property
+    def prompt(self) -> str:
+        m = self.masked
+        return "".join("_" if m[i] else a for i, a in enumerate(self.sequence))
+
+    @property
+    def junction(self) -> tuple[int, int] | None:
+        """IMGT 104-118 (Cys, CDR3, Trp / Phe): the span OLGA scores, when the chain has a CDR3."""
+        if "cdr3" not in self.regions:
+            return None
+        s, e = self.regions["cdr3"]
+        return s - 1, e + 1
+
+
+def spans_of(mask: str, numbered: Numbered) -> tuple[tuple[int, int], ...]:
+    """'cdr3', 'cdrs', 'fwr1', 'cdr1+cdr3' or a 1-based inclusive span '95-108' -> 0-based spans."""
+    out = []
+    for part in str(mask).lower().replace(" ", "").split("+"):
+        if not part:
+            continue
+        if part == "cdrs":
+            out += [numbered.span(r) for r in CDRS]
+        elif re.fullmatch(r"\d+-\d+", part):
+            a, b = (int(v) for v in part.split("-"))
+            if not 1 <= a <= b <= len(numbered.sequence):
+                raise NumberingError(f"span {part} is outside the chain's 1..{len(numbered.sequence)} residues")
+            out.append((a - 1, b))
+        elif part in REGIONS:
+            out.append(numbered.span(part))
+        else:
+            raise NumberingError(
+                f"unknown region {part!r}: choose {', '.join(MASKS)}, a span like 95-108, or regions joined by '+'"
+            )
+    if not out:
+        raise NumberingError("nothing to mask: name a region (cdr3, cdrs, ...) or a span")
+    return tuple(sorted(set(out)))
+
+
+def infill(rid: str, sequence: str, mask: str = "cdr3") -> Infill:
+    """A chain with `mask` masked; the chain numbered by riot-na (NumberingError if it cannot be)."""
+    seq = clean(sequence)
+    encode(seq)  # letters checked first: SequenceError names them
+    n = number(seq, rid)
+    return Infill(rid, seq, n.locus, mask, spans_of(mask, n), dict(n.regions))
+
+
+class AntibodyDomain:
+    name = "antibody"
+    value_names = tuple("LAGVSERTIDPKQNFYMHWC")
+    mask_id = MASK
+    default_model = ANTIBERTY
+    backbones = (ANTIBERTY,)
+    default_temperature = 1.0  # infills are sampled: greedy recovery cannot tell samplers apart (docs)
+    unsaved_columns: tuple[str, ...] = ()
+    # chosen on the validation chains by benchmarks/antibody_defaults.py (results/antibody/val_sweep)
+    sampler_defaults: dict[str, dict] = {}
+
+    def load_model(self, spec=None, device: str = "cpu"):
+        """'antiberty' or None (the installed wheel), or any masked LM directory on disk."""
+        return load_masked_lm(spec or ANTIBERTY, device)
+
+    def weights(self, spec=None) -> Path:
+        return lm_weights(spec or ANTIBERTY)
+
+    def default_head(self):
+        p = CHECKPOINTS / "antibody_mi_head"
+        return p if p.with_name(p.name + ".json").exists() else None
+
+    def encode(self, items: list) -> torch.Tensor:
+        toks = [encode(i.prompt if isinstance(i, Infill) else i, allow_mask=True) for i in items]
+        if len({len(t) for t in toks}) > 1:
+            raise ValueError("chains of different lengths: decode them in groups (AntibodyDomain.groups)")
+        return torch.stack(toks)
+
+    def decode(self, tokens: torch.Tensor) -> list[str]:
+        return [decode(row[row != PAD]) for row in tokens]
+
+    def groups(self, items: list) -> list[list[int]]:
+        by: dict[int, list[int]] = {}
+        for i, it in enumerate(items):
+            by.setdefault(len(it.sequence if isinstance(it, Infill) else clean(it)), []).append(i)
+        return [by[k] for k in sorted(by)]
+
+    def position_name(self, i: int, length: int = 0) -> str:
+        return str(i + 1)
+
+    def relations(self, length: int = 0):
+        return None
+
+    def score(self, items: list, final: torch.Tensor) -> list[dict]:
+        rows = []
+        for it, s in zip(items, self.decode(final)):
+            m = it.masked
+            js = it.junction
+            rows.append(
+                {
+                    "chain": it.locus,
+                    "mask": it.mask,
+                    "masked": int(m.sum()),
+                    "sequence": s,
+                    "infill": "".join(a for a, k in zip(s, m) if k),
+                    "natural": "".join(a for a, k in zip(it.sequence, m) if k),
+                    "recovery": round(float(np.mean([a == b for a, b, k in zip(s, it.sequence, m) if k])), 4),
+                    "junction": s[js[0] : js[1]] if js else "",
+                }
+            )
+        return rows
+
+    def summarize(self, rows: list[dict]) -> dict:
+        """Set-level columns of a decoded set that need no model (the judges' are in judge.py)."""
+        if not rows:
+            return {"recovery": 0.0}
+        return {"recovery": round(float(np.mean([r["recovery"] for r in rows])), 4)}
+
+
+def chains_of(path, mask: str = "cdr3", limit: int | None = None) -> list[Infill]:
+    """The shipped chains (data/antibody/*.tsv) or a user's FASTA, each numbered and masked."""
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"chain file not found: {p}")
+    if p.name.endswith((".tsv", ".tsv.gz")):
+        recs = [(rid, c.sequence) for rid, c in read_chains(p)]
+    else:
+        recs = read_user_chains(p.read_text())
+    recs = recs[:limit] if limit else recs
+    return [infill(rid, s, mask) for rid, s in recs]
+
+
+DOMAIN = AntibodyDomain()
+__all__ = [
+    "DATA",
+    "DOMAIN",
+    "Infill",
+    "MASKS",
+    "NumberingError",
+    "SequenceError",
+    "chains_of",
+    "infill",
+    "is_masked_lm",
+]

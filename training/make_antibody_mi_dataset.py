@@ -1,0 +1,114 @@
+"""The antibody MI data set: AntiBERTy's infill states with their ground-truth pairwise MI maps.
+
+    python training/make_antibody_mi_dataset.py --out runs/antibody_mi_data --max-minutes 60
+    python training/make_antibody_mi_dataset.py ... --rank 1 --world 2          # a second worker
+    python training/make_antibody_mi_dataset.py --pack runs/antibody_mi_data runs/antibody_mi.safetensors
+
+States, from training chains only (OLGA chains of seeds no validation, test or reference set
+uses), heavy and light alternately:
+- "c": the chain with its CDR3 masked;
+- "a": the chain with all three CDRs masked;
+- "d": an infill decode's intermediate state (CDR3 or all CDRs, sequential or EB gamma 1 at
+  temperature 1), at a random step with >= 2 positions still masked.
+Ground truth (core.mi.ground_truth_mi) with pruning eps 1e-2 by default (a CDR3 state: about 170
+conditioned passes, 15-30 s on one core). Shards are resumable, as for the other MI data sets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+
+import torch
+
+from mi_viz.core.mi import ground_truth_mi
+from mi_viz.core.mi_data import add_shard_arguments, pack_or_merge, run_shards
+from mi_viz.core.samplers import SamplerConfig, decode
+from mi_viz.domains.antibody.numbering import number
+from mi_viz.domains.antibody.recombination import generate
+from mi_viz.domains.protein.alphabet import MASK, PAD, encode
+from mi_viz.domains.protein.masked_lm import load_masked_lm
+
+CDRS = ("cdr1", "cdr2", "cdr3")
+
+
+def masked(seq: str, regions: tuple[str, ...]) -> torch.Tensor:
+    n = number(seq)
+    x = encode(seq)
+    for r in regions:
+        s, e = n.span(r)
+        x[s:e] = MASK
+    return x
+
+
+def states_for_job(model, job, chains: dict[str, list[str]], seed: int, device) -> list[torch.Tensor]:
+    kind, i = job
+    g = random.Random(f"{seed}:{kind}:{i}")
+    pool = chains["heavy" if i % 2 == 0 else "light"]
+    seq = pool[g.randrange(len(pool))]
+    regions = ("cdr3",) if kind == "c" or (kind == "d" and g.random() < 0.5) else CDRS
+    x = masked(seq, regions)
+    if kind != "d":
+        return [x]
+    cfg = (
+        SamplerConfig("sequential", temperature=1.0, seed=g.randrange(2**31))
+        if g.random() < 0.5
+        else SamplerConfig("eb", gamma=1.0, temperature=1.0, seed=g.randrange(2**31))
+    )
+    kept = [s[0] for s in decode(model, x[None].to(device), cfg, keep_states=True).states or []]
+    kept = [s for s in kept if int((s == MASK).sum()) >= 2]
+    return [kept[g.randrange(len(kept))].cpu()] if kept else [x]
+
+
+def job_list(n: int) -> list[tuple[str, int]]:
+    return [(k, i) for i in range(n) for k in ("c", "d", "a")]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--backbone", default="antiberty", help="antiberty (default) or a masked LM directory")
+    ap.add_argument("--n", type=int, default=2000, help="jobs of each kind")
+    ap.add_argument("--max-length", type=int, default=136)
+    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    add_shard_arguments(ap, out="runs/antibody_mi_data", shard_size=6, chunk=256)
+    ap.set_defaults(eps=1e-2)
+    a = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    if pack_or_merge(a, MASK):
+        return
+    model = load_masked_lm(a.backbone, a.device).eval()
+    chains = {
+        "heavy": [c.sequence for c in generate("heavy", 2000, 10_000)],
+        "light": [c.sequence for c in generate("kappa", 1000, 10_100) + generate("lambda", 1000, 10_200)],
+    }
+
+    def make_shard(shard_jobs) -> dict:
+        with torch.inference_mode():
+            states = [s for j in shard_jobs for s in states_for_job(model, j, chains, a.seed, a.device)]
+        states = [s for s in states if int((s == MASK).sum()) >= 2 and len(s) <= a.max_length]
+        x = torch.full((len(states), a.max_length), PAD, dtype=torch.long)
+        for r, s in enumerate(states):
+            x[r, : len(s)] = s
+        n, Lmax = len(states), a.max_length
+        data = {
+            "tokens": x.to(torch.uint8),
+            "mi": torch.zeros(n, Lmax, Lmax, dtype=torch.float16),
+            "entropy": torch.zeros(n, Lmax),
+            "dropped_mass": torch.zeros(n, Lmax),
+            "passes": torch.zeros(n, dtype=torch.long),
+        }
+        for L in sorted({len(s) for s in states}):  # one length at a time: no padding inside a pass
+            rows = torch.tensor([r for r, s in enumerate(states) if len(s) == L])
+            gt = ground_truth_mi(model, x[rows, :L].to(a.device), eps=a.eps, chunk=a.chunk)
+            data["mi"][rows, :L, :L] = gt.mi.half().cpu()
+            data["entropy"][rows, :L] = gt.entropy.cpu()
+            data["dropped_mass"][rows, :L] = gt.dropped_mass.cpu()
+            data["passes"][rows] = gt.passes.cpu()
+        return data
+
+    run_shards(a, job_list(a.n), make_shard, lambda d: f", {int(d['passes'].sum())} passes")
+
+
+if __name__ == "__main__":
+    main()
