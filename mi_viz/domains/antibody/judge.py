@@ -22,7 +22,7 @@ import torch
 from ..protein.alphabet import FIRST_AA, MASK, encode
 from ..protein.metrics import Reference, default_judge
 from .chains import read_chains
-from .recombination import log10_pgen
+from .recombination import RecombinationError, log10_pgen
 
 PGEN_CHAINS = {"igh": "heavy", "igk": "kappa", "igl": "lambda"}
 
@@ -51,7 +51,10 @@ def pgen_stats(rows: list[dict]) -> dict:
     heavy = [r["junction"] for r in rows if r.get("chain") == "igh" and r.get("junction")]
     if not heavy:
         return {}
-    lp = [log10_pgen(j, "heavy") for j in heavy]
+    try:
+        lp = [log10_pgen(j, "heavy") for j in heavy]
+    except RecombinationError:  # OLGA is an optional install (GPL-3.0): the column is absent without it
+        return {}
     fin = [v for v in lp if math.isfinite(v)]
     return {
         "log10_pgen": round(float(np.mean(fin)), 3) if fin else None,

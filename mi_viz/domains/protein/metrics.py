@@ -88,6 +88,8 @@ def frechet(gen_emb: np.ndarray, ref_emb: np.ndarray) -> float:
     """Frechet distance between Gaussian fits of the two embedding sets (as FID)."""
     from scipy import linalg
 
+    if len(gen_emb) < 2 or len(ref_emb) < 2:  # a set of one has no covariance (and sqrtm would not return)
+        return float("nan")
     mu1, mu2 = gen_emb.mean(0), ref_emb.mean(0)
     s1, s2 = np.cov(gen_emb, rowvar=False), np.cov(ref_emb, rowvar=False)
     covmean = linalg.sqrtm(s1 @ s2)
