@@ -5,6 +5,7 @@ the k-means JSD to natural proteins as the sweeps' measure. A family backbone sp
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 from pathlib import Path
@@ -46,6 +47,7 @@ FAMILY_NAMES = {
     "PF00018": "SH3",
 }
 SMALL = "small ESM-C"
+ANTIBERTY_LABEL = "AntiBERTy · antibodies (pretrained, 26 M)"
 HELP_SMALL = "The small ESM-C trained here (README, Models): `python training/train_protein_mdm.py` retrains it."
 
 
@@ -68,6 +70,17 @@ def protein_backbones() -> dict[str, Backbone]:
     if big is not None:
         opts["ESM-C 300M"] = Backbone(
             "ESM-C 300M", "protein", spec=big, help="`python -m mi_viz fetch-esmc` gets its weights."
+        )
+    if importlib.util.find_spec("antiberty") is not None:  # installed by make setup (its wheel carries the weights)
+        ab_head = ROOT / "checkpoints" / "antibody_mi_head"
+        ab_heads = (("shipped", str(ab_head)),) if Path(str(ab_head) + ".json").exists() else ()
+        opts[ANTIBERTY_LABEL] = Backbone(
+            ANTIBERTY_LABEL,
+            "antibody",
+            spec="antiberty",
+            heads=ab_heads,
+            help="AntiBERTy (Ruffolo et al. 2021): a BERT masked LM of 558 M natural antibody sequences, from "
+            "the antiberty==0.1.3 wheel (`pip install antiberty==0.1.3`).",
         )
     paths = [(f, ROOT / "checkpoints" / f"family_{f}") for f in shipped_families()]
     paths += [
@@ -118,9 +131,10 @@ class ProteinView(View):
             list(opts),
             key=f"{key}_backbone",
             help="small ESM-C: trained here on Swiss-Prot; ESM-C 300M: EvolutionaryScale's, when its weights are "
-            "on this machine; family: a backbone trained on one Pfam family's alignment (Protein families page).",
+            "on this machine; AntiBERTy: a pretrained antibody masked LM (CDR infilling); family: a backbone "
+            "trained on one Pfam family's alignment (Protein families page).",
         )
-        if "ESM-C 300M" not in opts:
+        if "ESM-C 300M" not in opts and opts[label].domain == "protein":
             st.caption(
                 "ESM-C 300M is not on this machine: `python -m mi_viz fetch-esmc` downloads its weights "
                 "(or set MI_VIZ_ESMC_300M to the .pth file)."
