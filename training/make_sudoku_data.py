@@ -24,7 +24,6 @@ about 1e-5 per pair of sets of this size, see README).
 from __future__ import annotations
 
 import argparse
-import csv
 import multiprocessing as mp
 import os
 import random
@@ -119,12 +118,6 @@ def main(argv=None):
         f"{len(hard)} hard + {len(medium)} medium test puzzles from {i} generated "
         f"({time.time() - t0:.0f}s); disjoint from {len(train_solutions)} training solutions"
     )
-
-
-def read_puzzle_csv(path):
-    """Rows of a CSV written above, as dicts (helper for training scripts)."""
-    with open(path) as f:
-        return list(csv.DictReader(f))
 
 
 if __name__ == "__main__":

@@ -214,13 +214,13 @@ def cell_markers(x, y, hover: list[str], marker: dict, name: str) -> go.Scatter:
 
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
-FAMILY_ORDER = ["sequential", "topk", "eb", "mi", "mi-zero", "mi-gt"]
+SAMPLER_ORDER = ["sequential", "topk", "eb", "mi", "mi-zero", "mi-gt"]
 
 
-def family_color(family: str) -> str:
-    """One colour per sampler family, the same in every chart (this sweep, committed, paper)."""
-    base = family.split(" ")[0]
-    k = FAMILY_ORDER.index(base) if base in FAMILY_ORDER else len(FAMILY_ORDER) + sum(map(ord, family)) % 4
+def sampler_color(curve: str) -> str:
+    """One colour per sampler (a curve's first word), the same in every chart (this sweep, committed, paper)."""
+    base = curve.split(" ")[0]
+    k = SAMPLER_ORDER.index(base) if base in SAMPLER_ORDER else len(SAMPLER_ORDER) + sum(map(ord, curve)) % 4
     return PALETTE[k % len(PALETTE)]
 
 
@@ -252,9 +252,11 @@ def sweep_figure(
                     y=[scale * float(r[metric]) for r in rs],
                     mode="markers" if len(rs) == 1 else "lines+markers",
                     name=f"{fam} ({source})" if source else fam,
-                    line=dict(color=family_color(fam), dash="solid" if n == 0 else "dot"),
+                    line=dict(color=sampler_color(fam), dash="solid" if n == 0 else "dot"),
                     marker=dict(
-                        color=family_color(fam), size=9 if len(rs) == 1 else 6, symbol="circle" if n == 0 else "diamond"
+                        color=sampler_color(fam),
+                        size=9 if len(rs) == 1 else 6,
+                        symbol="circle" if n == 0 else "diamond",
                     ),
                     opacity=1.0 if n == 0 else 0.6,
                 )
@@ -277,7 +279,9 @@ def sweep_figure(
                 y=[m["y"]],
                 error_y=dict(type="data", symmetric=False, array=[m["hi"] - m["y"]], arrayminus=[m["y"] - m["lo"]]),
                 mode="markers",
-                marker=dict(symbol="star", size=15, color=family_color(m["family"]), line=dict(width=1, color="black")),
+                marker=dict(
+                    symbol="star", size=15, color=sampler_color(m["family"]), line=dict(width=1, color="black")
+                ),
                 name=m["label"],
             )
         )
@@ -349,7 +353,7 @@ def timeline_figure(traces: dict, families: dict, title: str, ylabel: str):
                 y=filled,
                 mode="lines+markers",
                 name=name,
-                line=dict(color=family_color(families[name])),
+                line=dict(color=sampler_color(families[name])),
             )
         )
     fig.update_layout(title=title, xaxis_title="pass", yaxis_title=ylabel, height=320)
@@ -443,7 +447,7 @@ def pca_figure(sets: dict, shown: list[str], title: str, axes: tuple[str, str] =
                 y=z[:, 1],
                 mode="markers",
                 name=name,
-                marker=dict(size=4, color="#bbbbbb" if k == 0 else family_color(name.split()[0]), opacity=0.8),
+                marker=dict(size=4, color="#bbbbbb" if k == 0 else sampler_color(name.split()[0]), opacity=0.8),
             )
         )
     fig.update_layout(

@@ -3,7 +3,7 @@
 A page calls `view.specialise(backbone)` once it knows the backbone (a protein family's
 backbone has a view of its own: fixed width, a structure's contacts, pair statistics), then
 only the members below. Defaults here are the plain ones; a view overrides what its domain
-draws or measures differently. Capabilities are attributes (has_contacts, has_families), never
+draws or measures differently. Capabilities are attributes (has_contacts), never
 discovered from a domain object."""
 
 from __future__ import annotations
@@ -56,7 +56,6 @@ class View:
     map_scale: float = 1.0  # and the default
     default_temperature: float = 0.0  # a decode's starting temperature (0 = argmax)
     has_contacts: bool = False  # a structure's contacts drawn on the maps (a family)
-    has_families: bool = False  # the families page reads this view
     legend: str = ""  # what the decode page's colours mean (its caption)
     compare_columns: int = 1  # states side by side on the comparison page
     states_name: str = "sequences"  # what the comparison page's shared-pass slider shows

@@ -114,7 +114,6 @@ class ProteinView(View):
             map_scales=("per step", 0.01, 0.03, 0.1, 0.3, 1.0),
             map_scale=0.03,  # this backbone's pair MI: mostly 0.004-0.015 nats (docs/results-protein.md)
             default_temperature=PROTEIN.default_temperature,
-            has_families=True,
             legend="orange: the residues chosen at this step · grey: still masked",
             timeline=("Residues decoded vs passes", "residues"),
         )

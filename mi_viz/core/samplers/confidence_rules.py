@@ -56,7 +56,6 @@ register(
         {"tau": 0.9},
         lambda c, cfg: select_threshold(_probs(c), cfg.tau),
         reads=frozenset({"probs"}),
-        family="confidence",
     )
 )
 register(
@@ -67,7 +66,6 @@ register(
         lambda c, cfg: select_margin(_probs(c), cfg.k, cfg.tau),
         reads=frozenset({"probs"}),
         help={"tau": "least p1 - p2 (unset: k per pass)"},
-        family="confidence",
     )
 )
 register(
@@ -77,6 +75,5 @@ register(
         {"tau": 0.9, "kl": 0.01},
         lambda c, cfg: select_klass(_probs(c), c.prev, cfg.tau, cfg.kl),
         reads=frozenset({"probs", "prev"}),
-        family="confidence",
     )
 )

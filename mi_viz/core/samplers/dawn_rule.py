@@ -92,6 +92,5 @@ register(
         reads=frozenset({"probs", "attention"}),
         curve=(),  # every setting on one front: its bars move it along together
         help={"tau": "least top probability of a position taken outright, and of an anchor"},
-        family="attention",
     )
 )

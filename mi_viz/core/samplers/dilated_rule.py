@@ -27,6 +27,5 @@ register(
         "up to k positions a pass in entropy order, each at least d apart (DUS-style)",
         {"k": 4, "d": 3},
         lambda c, cfg: select_dilated(c.H, c.pos if c.pos is not None else np.arange(len(c.H)), cfg.k, cfg.d),
-        family="structure",
     )
 )

@@ -3,8 +3,6 @@ confident first): sequential, top-k and EB-Sampler. docs/samplers.md has each wi
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
 from .registry import Sampler, register
@@ -35,4 +33,4 @@ for rule in (
         lambda c, cfg: select_eb(c.H, cfg.gamma),
     ),
 ):
-    register(replace(rule, family="entropy"))
+    register(rule)

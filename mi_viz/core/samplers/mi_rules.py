@@ -105,7 +105,7 @@ MI_PARAMS = {"gamma": 1.0, "lam": 1.0, "scan": "stop"}  # neutral: each domain s
 def _mi_rule(name: str, summary: str, params: dict, select, reads=frozenset({"mi"}), **kw) -> Sampler:
     """An MI-family rule: rule version 4 and the MI's help unless it says otherwise."""
     kw = {"version": RULE_VERSION, "help": MI_HELP, **kw}
-    return register(Sampler(name, summary, params, select, reads=reads, family="MI", **kw))
+    return register(Sampler(name, summary, params, select, reads=reads, **kw))
 
 
 _mi_rule(

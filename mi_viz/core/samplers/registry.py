@@ -53,7 +53,6 @@ class Sampler:
     # the MI, the only positions whose exact MI it needs (samplers.mi_rules.mi_rule_reach)
     reach: Callable[[np.ndarray, SamplerConfig], list[int]] | None = None
     help: Mapping[str, str] = field(default_factory=dict)  # a parameter's meaning for this rule, over PARAMS'
-    family: str = ""  # the group a picker shows it in ("entropy", "MI", "confidence", "structure")
 
     def __post_init__(self):
         for p in self.params:

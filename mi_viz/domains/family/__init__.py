@@ -50,7 +50,8 @@ def checkpoint_of(spec: str | Path | None) -> Path:
 class FamilyDomain:
     value_names = tuple(SYMBOLS)
     mask_id = MASK
-    # generation samples values (temperature 1): argmax would write the consensus every time
+    # generation samples values (temperature 1): argmax would write the consensus every time (the
+    # CLI's and the app's starting temperature: Domain.default_temperature)
     default_temperature = 1.0
 
     name = "family"

@@ -13,7 +13,6 @@ import numpy as np
 import plotly.graph_objects as go
 
 from ...core.plots import cell_markers, marks
-from .alphabet import AMINO_ACIDS
 
 CLUSTALX = {
     **dict.fromkeys("AILMFWV", "#80a0f0"),
@@ -27,10 +26,6 @@ CLUSTALX = {
 }
 MASKED_COLOR = "#e6e6e6"
 PER_ROW = 50
-
-
-def residue_colors() -> dict[str, str]:
-    return {a: CLUSTALX[a] for a in AMINO_ACIDS}
 
 
 def track_figure(seq: str, selected=(), focus=None, title="", width=900, chosen_label="chosen at this step"):
