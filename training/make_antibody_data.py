@@ -15,8 +15,8 @@ these chains are germline (no somatic mutation), natural-like, not natural (data
 from __future__ import annotations
 
 import argparse
-import json
 
+from mi_viz.core import strict_json
 from mi_viz.domains.antibody import DATA
 from mi_viz.domains.antibody.chains import write_chains
 from mi_viz.domains.antibody.numbering import number
@@ -53,7 +53,7 @@ def main(argv=None):
                 records.append((f"{name}_{chain[0]}{got:04d}", c))
         path = write_chains(f"{a.out}/{name}.tsv" + (".gz" if name.startswith("reference") else ""), records)
         summary[name] = {"path": path.name, "chains": len(records)}
-    print(json.dumps(summary))
+    print(strict_json.dumps(summary))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ handed one (tests/test_imports.py checks the rule).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -79,6 +80,13 @@ class Domain(Protocol):
         ...
 
     def summarize(self, rows: list[dict]) -> dict: ...  # set-level columns of a benchmark's summary
+
+    def judge(self, model: Any, reference: Any = None) -> Callable[[list[dict]], dict]:
+        """A scorer of decoded sets: score()'s rows -> the set's columns that need a model or a
+        reference (the JSD to natural proteins, a family's pair statistics, an infill's pseudo-
+        log-likelihood). Built once (a reference is embedded once), called per set by the CLI, the
+        sweeps and the app alike: no view scores a set itself."""
+        ...
 
 
 class ConfiguredModel:

@@ -56,7 +56,7 @@ class AntibodyView(ProteinView):
             return choice
         return c[1].text_input("Span (1-based, e.g. 95-108)", "95-108", key=f"{key}_span")
 
-    def _chain(self, key: str) -> tuple[str, str, str] | tuple[None, None, str]:
+    def _chain(self, key: str) -> tuple[str | None, str, str]:
         """(id, chain, where from), or (None, None, a message)."""
         mode = st.radio(
             "Chain", ["A test chain (natural-like, OLGA)", "Paste or upload your own V domain"], key=f"{key}_src"
@@ -79,14 +79,14 @@ class AntibodyView(ProteinView):
         )
         if up is not None:
             if up.size > UPLOAD_KB * 1024:
-                return None, None, f"{up.name} is larger than {UPLOAD_KB} KB: upload the one chain."
+                return None, "", f"{up.name} is larger than {UPLOAD_KB} KB: upload the one chain."
             text = up.getvalue().decode("utf-8", errors="replace")
         if not text or not text.strip():
-            return None, None, Hint("Paste a heavy or light chain's V domain to start.")
+            return None, "", Hint("Paste a heavy or light chain's V domain to start.")
         try:
             rid, seq = read_user_chains(text)[0]
         except UserError as e:
-            return None, None, str(e)
+            return None, "", str(e)
         return rid, seq, "your chain"
 
     def _item(self, key: str) -> tuple[Item | None, str | None]:

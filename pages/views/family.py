@@ -20,7 +20,7 @@ from mi_viz.core.plots import sweep_figure
 from mi_viz.core.samplers import SamplerConfig, row_label
 from mi_viz.domains.family import forget_families
 from mi_viz.domains.family.alignment import AlignmentError, parse_alignment, read_alignment
-from mi_viz.domains.family.backbone import FamilyMDMConfig, to_values
+from mi_viz.domains.family.backbone import FamilyMDMConfig
 from mi_viz.domains.family.drawing import contact_map_figure
 from mi_viz.domains.family.pairstats import FamilyReference
 from mi_viz.domains.family.pipelines import read_family_inputs, train_from_inputs
@@ -210,10 +210,8 @@ class FamilyView(ProteinView):
             if cfgs:
                 ref = FamilyReference(data.heldout_rows, data.train_rows)
                 cfgs = [c.replace(temperature=1.0) for c in cfgs]
-                out = run_sweep_now(
-                    dom, model, head, cfgs, ["_" * dom.width] * int(n),
-                    lambda r: ref(to_values(dom.encode([x["sequence"] for x in r.rows])).numpy(), bootstrap=50),
-                )  # fmt: skip
+                scorer = dom.judge(model, ref, bootstrap=50)
+                out = run_sweep_now(dom, model, head, cfgs, ["_" * dom.width] * int(n), lambda r: scorer(r.rows))
                 st.session_state[f"{key}_result"] = (dom.family, int(n), out, ref.floor())
         result = st.session_state.get(f"{key}_result")
         curves = {}

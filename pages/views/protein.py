@@ -21,13 +21,12 @@ from mi_viz.core.mi_report import read_pairs
 from mi_viz.core.plots import sweep_figure
 from mi_viz.core.samplers import SamplerConfig, Trace, config_for
 from mi_viz.domains.family import shipped_families
-from mi_viz.domains.protein import DATA, PAPER_TABLE2, prompts_of_lengths
 from mi_viz.domains.protein import DOMAIN as PROTEIN
+from mi_viz.domains.protein import PAPER_TABLE2, prompts_of_lengths
 from mi_viz.domains.protein.alphabet import MASK, SequenceError, clean, encode
 from mi_viz.domains.protein.backbone import BackboneUnavailable, esmc_300m_weights
 from mi_viz.domains.protein.drawing import entropy_figure, mi_row_figure, track_figure
 from mi_viz.domains.protein.fasta import parse_fasta
-from mi_viz.domains.protein.metrics import Reference
 
 from ..kit import caches
 from ..kit.models import Backbone
@@ -284,10 +283,10 @@ class ProteinView(View):
             cfgs = grid_or_error(grid, "Grid", head is not None, dom.sampler_defaults)
             if cfgs:
                 with st.spinner("Embedding the reference ..."):
-                    ref = caches.cached("reference", b.key, lambda: Reference(model, DATA / "reference_test.fasta"), 2)
+                    scorer = caches.cached("reference", b.key, lambda: dom.judge(model), 2)
                 cfgs = [c.replace(temperature=1.0) for c in cfgs]
                 prompts = prompts_of_lengths(int(n), (50, 100), seed=0)
-                out = run_sweep_now(dom, model, head, cfgs, prompts, lambda r: ref([x["sequence"] for x in r.rows]))
+                out = run_sweep_now(dom, model, head, cfgs, prompts, lambda r: scorer(r.rows))
                 st.session_state[f"{key}_result"] = (int(n), out)
         result = st.session_state.get(f"{key}_result")
         curves = {}

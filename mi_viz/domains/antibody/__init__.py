@@ -24,6 +24,7 @@ import torch
 from ..protein.alphabet import MASK, PAD, SequenceError, clean, decode, encode
 from ..protein.masked_lm import ANTIBERTY, is_masked_lm, lm_weights, load_masked_lm
 from .chains import read_chains, read_user_chains
+from .judge import AntibodyJudge
 from .numbering import REGIONS, Numbered, NumberingError, number
 
 REPO = Path(__file__).resolve().parents[3]
@@ -158,6 +159,11 @@ class AntibodyDomain:
                 }
             )
         return rows
+
+    def judge(self, model, reference=None, items: list | None = None, k: int = 15, unirep: bool = True):
+        """The infilled set's judges (judge.AntibodyJudge): pseudo-log-likelihood, OLGA's Pgen, the
+        k-means JSD against the reference chains, recovery; items: the inputs, in the rows' order."""
+        return AntibodyJudge(model, items or [], reference or DATA / "reference_test.tsv.gz", k, unirep)
 
     def summarize(self, rows: list[dict]) -> dict:
         """Set-level columns of a decoded set that need no model (the judges' are in judge.py)."""

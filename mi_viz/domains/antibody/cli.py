@@ -27,7 +27,6 @@ from ...core.paths import portable
 from ...core.samplers import SamplerConfig, decode
 from ..protein.alphabet import MASK, PAD
 from . import DATA, DOMAIN, chains_of
-from .judge import AntibodyJudge
 
 
 def add_arguments(command: str, p):
@@ -76,7 +75,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
             a,
         )
     model = DOMAIN.load_model(a.backbone, dev)
-    judge = AntibodyJudge(model, items, a.reference, a.clusters, unirep=not a.no_judge)
+    scorer = DOMAIN.judge(model, a.reference, items=items, k=a.clusters, unirep=not a.no_judge)
     what = f"{Path(a.fasta).name}:{a.mask}"
     task = driver.Task(
         DOMAIN,
@@ -86,7 +85,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         weights=DOMAIN.weights(a.backbone),
         head=a.head,
         model=model,
-        score=lambda r: judge(r.rows),
+        score=lambda r: scorer(r.rows),
         columns={"inputs": what, "backbone": a.backbone or "antiberty"},
         tail={"reference": Path(a.reference).name},
         ids=[it.id for it in items],

@@ -132,6 +132,13 @@ class FamilyDomain:
         """Every row has the alignment's width: one batch."""
         return [list(range(len(rows)))]
 
+    def judge(self, model=None, reference=None, bootstrap: int = 100):
+        """The members' pair statistics against natural rows: reference is a pairstats.FamilyReference
+        (its held-out or training rows, and the Potts model whose energies it reports)."""
+        if reference is None:
+            raise ValueError("a family's set is judged against natural rows: pass a FamilyReference")
+        return lambda rows: reference(np.stack([parse_row(r["sequence"]) for r in rows]).astype(np.int64), bootstrap)
+
     def summarize(self, rows: list[dict]) -> dict:
         return {"mean_gaps": round(float(np.mean([r["gaps"] for r in rows])), 2) if rows else 0.0}
 

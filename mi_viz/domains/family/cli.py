@@ -32,7 +32,7 @@ from ...core.reading import read_state
 from ..protein.alphabet import MASK
 from ..protein.report import head_vs_baselines, within_state_pearson
 from . import family_domain
-from .alignment import parse_row, read_alignment
+from .alignment import read_alignment
 from .backbone import FamilyMDMConfig, to_tokens
 from .pairstats import FamilyReference
 from .pipelines import ContactsSettings, contacts_report, potts_for, read_family_inputs, train_from_inputs
@@ -95,10 +95,6 @@ def reference(a, data) -> FamilyReference:
     return FamilyReference(natural, data.train_rows, potts)
 
 
-def _values(rows: list[dict]) -> np.ndarray:
-    return np.stack([parse_row(r["sequence"]) for r in rows]).astype(np.int64)
-
-
 def run(command: str, a, cfg_or_grid, dev: str):
     dom, model, data = load(a, dev)
     if command == "mi-report":
@@ -119,6 +115,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         report = driver.ReportTask(model, head, states=states, relations=rel[0] if rel else None, more=more)
         return driver.report(report, a)
     ref = reference(a, data)
+    scorer = dom.judge(model, ref, bootstrap=a.bootstrap)
     if command == "sweep":
         Path(a.out_dir).mkdir(parents=True, exist_ok=True)
         floor = {**ref.floor(), "reference": a.reference, "reference_rows": len(ref.heldout), "family": dom.family}
@@ -131,7 +128,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         weights=checkpoint_paths(dom.checkpoint)[0],
         head=a.head,
         model=model,
-        score=lambda r: ref(_values(r.rows), a.bootstrap),
+        score=lambda r: scorer(r.rows),
         columns={"family": dom.family, "floor": ref.floor()} if command == "bench" else {},
         title=f"{dom.family}: pair correlations vs passes",
         plot={"metric": "pair_corr_pearson", "scale": 1.0, "ylabel": "Pearson of C_ij(a,b) vs held-out rows"},

@@ -19,6 +19,7 @@ import torch
 
 from .alphabet import AMINO_ACIDS, MASK, MAX_LENGTH, PAD, SequenceError, decode, encode
 from .backbone import ESMC_300M, load_backbone
+from .metrics import Reference, default_judge
 
 REPO = Path(__file__).resolve().parents[3]
 CHECKPOINTS = REPO / "checkpoints"
@@ -109,6 +110,14 @@ class ProteinDomain:
                 }
             )
         return rows
+
+    def judge(self, model, reference=None, k: int = 15, unirep: bool = True, embedder=None):
+        """The set's metrics against natural proteins (metrics.set_metrics: the paper's k-means JSD
+        on `embedder`'s embeddings, the backbone's by default, and UniRep's when installed)."""
+        ref = Reference(
+            embedder or model, reference or DATA / "reference_test.fasta", k, judge=default_judge() if unirep else None
+        )
+        return lambda rows: ref([r["sequence"] for r in rows])
 
     def summarize(self, rows: list[dict]) -> dict:
         return {"mean_length": round(float(np.mean([r["length"] for r in rows])), 2) if rows else 0.0}

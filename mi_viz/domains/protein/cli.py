@@ -27,7 +27,6 @@ from . import DATA, DOMAIN, PAPER_TABLE2, prompts_of_lengths
 from .alphabet import MASK, PAD, SequenceError, encode
 from .backbone import ESMC_300M_REPO, esmc_300m_weights, weights_file
 from .fasta import read_fasta, write_fasta
-from .metrics import Reference, default_judge
 from .report import separation_profile
 
 DEFAULT_REFERENCE = DATA / "reference_test.fasta"
@@ -129,11 +128,12 @@ def run(command: str, a, cfg_or_grid, dev: str):
         return driver.report(driver.ReportTask(model, head, states=states, more=more), a)
     ids, prompts, what = prompts_of(a)
     model = DOMAIN.load_model(a.backbone, dev)
-    judge = Reference(
-        model if a.embedder is None else DOMAIN.load_model(a.embedder, dev),
+    scorer = DOMAIN.judge(
+        model,
         a.reference,
         a.clusters,
-        judge=None if a.no_judge else default_judge(),
+        unirep=not a.no_judge,
+        embedder=None if a.embedder is None else DOMAIN.load_model(a.embedder, dev),
     )
     task = driver.Task(
         DOMAIN,
@@ -143,7 +143,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         weights=weights_file(a.backbone or DOMAIN.default_model),  # esmc_300m, a .pth, or a checkpoint
         head=a.head,
         model=model,
-        score=lambda r: judge([row["sequence"] for row in r.rows]),
+        score=lambda r: scorer(r.rows),
         columns={"inputs": what, "backbone": a.backbone or "protein_mdm"},
         tail={"reference": Path(a.reference).name},
         ids=ids,

@@ -25,6 +25,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 import torch.nn as nn
@@ -108,7 +109,7 @@ class MaskedLMBackbone(nn.Module):
 
     mask_id = MASK
 
-    def __init__(self, lm: nn.Module, tokenizer, name: str = ""):
+    def __init__(self, lm: Any, tokenizer, name: str = ""):
         super().__init__()
         self.lm = lm.eval()
         self.name = name
@@ -124,8 +125,10 @@ class MaskedLMBackbone(nn.Module):
         lookup = torch.full((int(VALUE_TOKENS.max()) + 16,), tokenizer.unk_token_id or 0, dtype=torch.long)
         lookup[VALUE_TOKENS] = torch.tensor([vocab[a] for a in AMINO_ACIDS])
         lookup[MASK], lookup[PAD] = tokenizer.mask_token_id, tokenizer.pad_token_id
+        self.lookup: torch.Tensor
         self.register_buffer("lookup", lookup, persistent=False)  # our id -> the LM's id
         self.register_buffer("value_tokens", VALUE_TOKENS.clone(), persistent=False)
+        self.lm_values: torch.Tensor
         self.register_buffer("lm_values", lookup[VALUE_TOKENS].clone(), persistent=False)  # (20,)
         one = tokenizer.build_inputs_with_special_tokens([int(lookup[VALUE_TOKENS[0]])])
         at = one.index(int(lookup[VALUE_TOKENS[0]]))

@@ -131,6 +131,10 @@ class SudokuDomain:
         """Every puzzle has 81 cells: one batch."""
         return [list(range(len(puzzles)))]
 
+    def judge(self, model=None, reference=None, **options):
+        """Nothing beyond summarize: a solved puzzle is judged by the rules alone."""
+        return lambda rows: {}
+
     def summarize(self, rows: list[dict]) -> dict:
         return {"solved_frac": round(sum(r["solved"] for r in rows) / max(1, len(rows)), 4)}
 
