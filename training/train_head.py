@@ -39,7 +39,7 @@ from mi_viz.core.mi_head import HEAD_KIND, HeadConfig, MIHead, frobenius_loss, l
 from mi_viz.core.mi_report import pearson
 from mi_viz.core.paths import portable
 from mi_viz.core.training import CsvLog, Resumable
-from mi_viz.domains import get_domain
+from mi_viz.domains import DOMAINS, get_domain
 
 
 @torch.no_grad()
@@ -107,7 +107,7 @@ def blocks(text: str) -> tuple[int, ...]:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--domain", default="sudoku", choices=["sudoku", "protein", "family"])
+    ap.add_argument("--domain", default="sudoku", choices=list(DOMAINS))
     ap.add_argument("--mdm", default=None, help="the frozen backbone (default: the domain's shipped one)")
     ap.add_argument("--data", default="runs/mi_data")
     ap.add_argument("--out", default="runs/head/mi_head")

@@ -74,8 +74,11 @@ class AntibodyJudge:
     def __call__(self, rows: list[dict]) -> dict:
         seqs = [r["sequence"] for r in rows]  # rows in the items' order (core.bench.run_bench)
         masks = [it.masked for it in self.items]
+        per = np.array(region_pll(self.model, seqs, masks))  # (N,) each chain's infill, nats a residue
         res = {
-            "pll": round(float(np.mean(region_pll(self.model, seqs, masks))), 4),
+            "pll": round(float(per.mean()), 4),
+            # standard error over the chains (the intervals of fronts: rows treated as independent)
+            "pll_se": round(float(per.std(ddof=1) / np.sqrt(len(per))), 4) if len(per) > 1 else None,
             "pll_natural": round(self.natural_pll, 4),
             "recovery": round(float(np.mean([r["recovery"] for r in rows])), 4),
             **pgen_stats(rows),
