@@ -76,7 +76,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         )
     model = DOMAIN.load_model(a.backbone, dev)
     scorer = DOMAIN.judge(model, a.reference, items=items, k=a.clusters, unirep=not a.no_judge)
-    what = f"{Path(a.fasta).name}:{a.mask}"
+    what = f"{Path(a.fasta).name}:{a.mask}" + (f":first{a.limit}" if a.limit else "")
     task = driver.Task(
         DOMAIN,
         items,
