@@ -43,10 +43,11 @@ def add_arguments(command: str, p):
     p.add_argument("--no-judge", action="store_true", help="skip UniRep, the independent judge, even if installed")
 
 
-def heldout_states(model, items, n: int, seed: int, dev: str, max_length: int = 136) -> torch.Tensor:
-    """n held-out states (N, max_length), right-padded with PAD: alternately a chain with its mask
+def heldout_states(model, items, n: int, seed: int, dev: str) -> torch.Tensor:
+    """n held-out states (N, the longest chain), right-padded with PAD: alternately a chain with its mask
     as given, and a state at a random step of an EB (gamma 1, temperature 1) infill of it."""
     g = random.Random(seed)
+    max_length = max(len(it.sequence) for it in items)
     out = []
     for k in range(n):
         it = items[k % len(items)]
