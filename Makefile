@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8501
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: olga antibody-data antibody-mi-data antibody-head antibody-results anchors app app-dev test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
+.PHONY: olga antibody-data antibody-mi-data antibody-head antibody-results antibody-val-sweep anchors app app-dev test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
         protein-data protein-mdm protein-results protein-mi-data protein-head protein-val-sweep protein-mi-results
 
 $(BIN)/activate:
@@ -256,7 +256,8 @@ family-val-sweep: setup
 	$(BIN)/python -m benchmarks.family_fronts
 
 # --- Antibodies: AntiBERTy (its PyPI wheel), OLGA's natural-like chains (docs/results-antibody.md) -----
-AB_GRID := sequential; topk:k=3,4; eb:gamma=4,8; mi-zero:gamma=8; mi:gamma=4,8:lam=1
+AB_GRID := sequential; topk:k=3,4,6; eb:gamma=2,4,8; mi-zero:gamma=4,8; mi:gamma=4,5,6,8:lam=1; mi:gamma=8:lam=4; \
+  mi-tc:gamma=6:lam=1; mi-cap:k=4,6:gamma=8:lam=1; threshold:tau=0.5,0.7; dawn
 # the chains of data/antibody, from OLGA's human B-cell models (seconds)
 antibody-data: setup olga
 	$(BIN)/python training/make_antibody_data.py
@@ -279,4 +280,11 @@ antibody-results: setup olga unirep
 	  --out results/antibody/mi_report.json
 	$(BIN)/python -m mi_viz sweep antibody --fasta data/antibody/test.tsv --limit 64 --mask cdr3 --grid "$(AB_GRID)" \
 	  --out-dir results/antibody/cdr3 --resume --jobs 2 --threads 2
+	$(BIN)/python -m mi_viz sweep antibody --fasta data/antibody/test.tsv --limit 64 --mask cdrs --grid "$(AB_GRID)" \
+	  --out-dir results/antibody/cdrs --resume --jobs 2 --threads 2
 	$(BIN)/python -m benchmarks.antibody_fronts
+# the defaults: CDR3 infill of the 64 validation chains against reference_val, the criterion of antibody_defaults.py
+antibody-val-sweep: setup olga unirep
+	$(BIN)/python -m mi_viz sweep antibody --fasta data/antibody/val.tsv --mask cdr3 --grid "$(AB_GRID)" \
+	  --reference data/antibody/reference_val.tsv.gz --out-dir results/antibody/val_sweep --resume --jobs 2 --threads 2
+	$(BIN)/python -m benchmarks.antibody_defaults

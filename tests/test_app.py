@@ -494,3 +494,48 @@ def test_colour_blind_marks_reach_every_figure_and_the_viewer():
     finally:
         PALETTE_NAME.reset(token)
     assert p["marks"] == MARKS["safe"]
+
+
+ANTIBERTY = "AntiBERTy · antibodies (pretrained, 26 M)"  # pages/views/protein.py ANTIBERTY_LABEL
+needs_antiberty = pytest.mark.skipif(
+    __import__("importlib").util.find_spec("antiberty") is None, reason="antiberty==0.1.3 not installed (make setup)"
+)
+
+
+@needs_antiberty
+def test_antibody_decode_marks_regions_and_refuses_bad_chains():
+    at = _run("pages/protein_decode.py")
+    at.selectbox(key="pdec_backbone").set_value(ANTIBERTY).run()
+    assert not at.exception and not at.error
+    masked = lambda: int(_metric(at, "Residues this step")) + int(_metric(at, "Still masked after it"))  # noqa: E731
+    assert masked() == 14 and any("cdr3 masked (14)" in c.value for c in at.caption)  # test_h0001's CDR3
+    at.button(key="pdec_fwd").click().run()
+    assert _metric(at, "Step").startswith("2 / ") and not at.exception
+    at.selectbox(key="pdec_region").set_value("cdrs").run()
+    assert masked() > 14 and _metric(at, "Step").startswith("1 / ")  # three CDRs, the decode restarted
+    at.radio(key="pdec_src").set_value("Paste or upload your own V domain").run()
+    assert any("Paste a heavy or light chain" in i.value for i in at.info)
+    for text, want in (("EVQLVESGGGLJQPGG", "'J'"), ("ACGTACGTACGTACGTACGTACGTACGT", "nucleotide")):
+        at.text_area(key="pdec_text").set_value(text).run()
+        assert any(want in e.value for e in at.error), (text, [e.value for e in at.error])
+        assert not at.exception
+
+
+@needs_antiberty
+def test_antibody_comparison_sweep_and_estimator():
+    at = _run("pages/protein_comparison.py")
+    at.selectbox(key="pcmp_backbone").set_value(ANTIBERTY).run()
+    assert not at.exception and len(at.dataframe) >= 1
+    assert any("Cost: about" in c.value for c in at.caption)  # the sweep states its cost before it runs
+    at.slider(key="psw_n").set_value(2)
+    at.text_input(key="psw_grid").input("sequential; topk:k=4").run()
+    at.button(key="psw_run").click().run()
+    assert not at.exception
+    n, mask, out = at.session_state["psw_result"]
+    assert (n, mask) == (2, "cdr3") and [o["sampler"] for o in out] == ["sequential", "topk"]
+    assert all(-10 < o["pll"] < 0 for o in out) and out[1]["avg_passes"] < out[0]["avg_passes"]
+    est = _run("pages/mi_estimator.py")
+    est.radio(key="mie_domain").set_value("Proteins").run()
+    est.radio(key="pmie_backbone").set_value("AntiBERTy (antibody CDRs)").run()
+    assert not est.exception
+    assert float(_metric(est, "Pearson")) >= 0.85

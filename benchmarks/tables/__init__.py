@@ -15,6 +15,7 @@ import functools
 import re
 import sys
 
+from .antibody import antibody_fronts_table, antibody_mi_table, antibody_table
 from .app import attention_vs_mi_table, viewer_table
 from .common import ROOT, R, block
 from .family import (
@@ -91,6 +92,10 @@ BLOCKS = {
     "family_models": family_models_table,
     "family_targets": family_targets_table,
     "family_oracle": family_oracle_table,
+    "antibody_cdr3": antibody_table,
+    "antibody_cdrs": lambda: antibody_table("cdrs"),
+    "antibody_fronts": antibody_fronts_table,
+    "antibody_mi": antibody_mi_table,
     "models": models_table,
     "float16": float16_table,
     "viewer": viewer_table,

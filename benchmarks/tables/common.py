@@ -68,3 +68,9 @@ def block(fn) -> str:
 def read_json(path) -> dict | None:
     p = Path(path)
     return json.loads(p.read_text()) if p.exists() else None
+
+
+def markdown(df) -> str:
+    """A DataFrame of formatted cells as a Markdown table (pandas' to_markdown through tabulate):
+    the analysis is done before, this only renders."""
+    return df.to_markdown(index=False, disable_numparse=True)

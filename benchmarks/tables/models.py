@@ -16,6 +16,8 @@ MODEL_DATA = {  # what each shipped checkpoint was trained on (words); every num
     "sudoku_mi_head_baseline": "4,200 GPU-made states (the previous release's head, kept for comparison)",
     "protein_mdm": "Swiss-Prot training split (212,295 proteins)",
     "protein_mi_head": "675 ground-truth states made on the CPU (`data/protein/mi_states.safetensors`)",
+    "antibody_mi_head": "527 ground-truth states of AntiBERTy (its PyPI wheel's weights) on OLGA chains "
+    "(`make antibody-mi-data`)",
 }
 
 

@@ -316,6 +316,10 @@ class ProteinView(View):
     def estimator(self, key: str) -> None:
         """Head vs truth on held-out protein states (the committed report), and MI against sequence
         separation: how local the dependence the backbone believes in is."""
+        if "antibody" in self.specialised:
+            which = ["the small ESM-C (Swiss-Prot)", "AntiBERTy (antibody CDRs)"]
+            if st.radio("Backbone", which, horizontal=True, key=f"{key}_backbone") == which[1]:
+                return self.specialised["antibody"](self).estimator(key)
         report, pairs = RESULTS / "protein" / "mi_report.json", RESULTS / "protein" / "mi_report_pairs.npz"
         if not (report.exists() and pairs.exists()):
             st.info(

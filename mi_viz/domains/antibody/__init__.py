@@ -160,10 +160,11 @@ class AntibodyDomain:
             )
         return rows
 
-    def judge(self, model, reference=None, items: list | None = None, k: int = 15, unirep: bool = True):
+    def judge(self, model, reference=None, items: list | None = None, k: int = 15, unirep: bool = True, jsd=True):
         """The infilled set's judges (judge.AntibodyJudge): pseudo-log-likelihood, OLGA's Pgen, the
-        k-means JSD against the reference chains, recovery; items: the inputs, in the rows' order."""
-        return AntibodyJudge(model, items or [], reference or DATA / "reference_test.tsv.gz", k, unirep)
+        k-means JSD against the reference chains (unless jsd=False), recovery; items: the inputs, in
+        the rows' order."""
+        return AntibodyJudge(model, items or [], reference or DATA / "reference_test.tsv.gz", k, unirep, jsd)
 
     def summarize(self, rows: list[dict]) -> dict:
         """Set-level columns of a decoded set that need no model (the judges' are in judge.py)."""

@@ -65,10 +65,12 @@ def pgen_stats(rows: list[dict]) -> dict:
 class AntibodyJudge:
     """Scores decoded sets (the rows of AntibodyDomain.score) against a reference, embedded once."""
 
-    def __init__(self, model, items: list, reference_path, k: int = 15, unirep: bool = True):
+    def __init__(self, model, items: list, reference_path, k: int = 15, unirep: bool = True, jsd: bool = True):
+        """jsd=False: no reference embedded, no JSD (the app's quick sweeps: the PLL is the judge that
+        separates samplers; the whole-chain JSD barely moves, docs/results-antibody.md)."""
         self.model, self.items = model, items
-        ref = [c.sequence for _, c in read_chains(reference_path)]
-        self.reference = Reference(model, ref, k, judge=default_judge() if unirep else None)
+        ref = [c.sequence for _, c in read_chains(reference_path)] if jsd else []
+        self.reference = Reference(model, ref, k, judge=default_judge() if unirep else None) if jsd else None
         self.natural_pll = float(np.mean(region_pll(model, [i.sequence for i in items], [i.masked for i in items])))
 
     def __call__(self, rows: list[dict]) -> dict:
@@ -83,6 +85,7 @@ class AntibodyJudge:
             "recovery": round(float(np.mean([r["recovery"] for r in rows])), 4),
             **pgen_stats(rows),
         }
-        ref = self.reference(seqs)
-        res.update({k: ref[k] for k in ("jsd", "jsd_unirep", "frechet") if k in ref})
+        if self.reference is not None:
+            ref = self.reference(seqs)
+            res.update({k: ref[k] for k in ("jsd", "jsd_unirep", "frechet") if k in ref})
         return res

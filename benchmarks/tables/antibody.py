@@ -1,0 +1,91 @@
+"""The antibody tables: CDR infill on AntiBERTy (Table 2 on a real pretrained model), its fronts at
+matched passes, the MI head against ground truth. Built as DataFrames, rendered by `markdown`."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from mi_viz.core.samplers import config_for
+from mi_viz.domains.antibody import DOMAIN as ANTIBODY
+
+from .common import R, label, markdown, need, rows_of
+
+MASKS = {"cdr3": "CDR3", "cdrs": "all three CDRs"}
+
+
+def _f(v, digits: int) -> str:
+    return "" if v in (None, "") else f"{float(v):.{digits}f}"
+
+
+def antibody_choice() -> dict[str, str]:
+    """sampler -> label of its validation-chosen default (the domain's sampler_defaults)."""
+    return {n: config_for(n, ANTIBODY.sampler_defaults).label() for n in ANTIBODY.sampler_defaults}
+
+
+def antibody_table(mask: str = "cdr3") -> str:
+    """Every setting of the test sweep: passes, the infill's PLL under AntiBERTy (+- its standard
+    error over chains), OLGA's log10 Pgen of the heavy chains' CDR3 (and the share it cannot
+    generate), the k-means JSD of AntiBERTy's and UniRep's embeddings, recovery."""
+    path = need(R / "antibody" / mask / "sweep.csv", "make antibody-results")
+    rows, chosen = rows_of(path), antibody_choice()
+    seq = next(r for r in rows if r["sampler"] == "sequential")
+    natural = {"sampler": "*natural chains (the test set's own)*", "avg passes": "", "PLL (nats / residue)":
+               _f(seq["pll_natural"], 3)}  # fmt: skip
+    body = []
+    for r in rows:
+        lab = label(r)
+        body.append({
+            "sampler": f"**{lab} (default)**" if chosen.get(r["sampler"]) == lab else lab,
+            "avg passes": _f(r["avg_passes"], 1),
+            "PLL (nats / residue)": f"{float(r['pll']):.3f} +- {float(r['pll_se']):.3f}",
+            "log10 Pgen (OLGA)": _f(r.get("log10_pgen"), 2),
+            "Pgen = 0": "" if r.get("pgen_zero") in (None, "") else f"{100 * float(r['pgen_zero']):.0f} %",
+            "JSD AntiBERTy (bits)": _f(r.get("jsd"), 3),
+            "JSD UniRep (bits)": _f(r.get("jsd_unirep"), 3),
+            "recovery": f"{100 * float(r['recovery']):.1f} %",
+        })  # fmt: skip
+    return markdown(pd.DataFrame([natural, *body]).fillna(""))
+
+
+def antibody_fronts_table() -> str:
+    """At a quarter, a third and half of sequential's passes: each curve's PLL there (linear between
+    its rows), and the best MI rule's lead over the best rival with its 90 % interval."""
+    path = need(R / "antibody" / "fronts.json", "python -m benchmarks.antibody_fronts")
+    f = json.loads(path.read_text())
+    out = []
+    for mask, m in f["masks"].items():
+        s = m["sequential"]
+        for x, at in m["at"].items():
+            c, lead = at["curves"], at["lead"]
+            row = {
+                "infilled": MASKS.get(mask, mask),
+                "passes": x,
+                "sequential (passes / PLL)": f"{s['avg_passes']:.1f} / {s['pll']:.3f}",
+            }
+            for name in ("topk", "eb", "mi-zero", "dawn", "threshold", "mi", "mi-cap", "mi-tc"):
+                vals = [v for k, v in c.items() if k.split()[0] == name]  # a rule's best curve (e.g. mi lam=1, lam=4)
+                row[name] = f"{max(vals):.3f}" if vals else ""
+            row["best MI rule minus best rival (90 % interval)"] = (
+                "" if lead is None else
+                f"{lead['diff']:+.3f} ({lead['lo']:+.3f} .. {lead['hi']:+.3f}; {lead['mi']} vs {lead['vs']})"
+            )  # fmt: skip
+            out.append(row)
+    return markdown(pd.DataFrame(out))
+
+
+def antibody_mi_table() -> str:
+    """The antibody head against exact ground truth on held-out test states."""
+    path = need(R / "antibody" / "mi_report.json", "make antibody-results")
+    m = json.loads(path.read_text())
+    rows = [
+        ("held-out states (pairs)", f"{m['n_states']} ({m['n_pairs']:,}), {m['avg_masked']:.1f} masked on average", ""),
+        ("Pearson / Spearman, head vs ground truth", f"**{m['pearson']:.3f}** / {m['spearman']:.3f}", ">= 0.85"),
+        ("mean absolute error (nats)", f"{m['mae']:.4f}", ""),
+        ("top-pair recall", f"{m['top_pair_recall']:.3f}", ""),
+        ("ground truth: passes / seconds a state (1 thread)",
+         f"{m['gt_passes_per_state']:.0f} / {m['gt_seconds_per_state']:.1f}", ""),
+        ("head: share of a backbone pass", f"{100 * m['head_over_forward']:.1f} %", "<= 10 %"),
+    ]  # fmt: skip
+    return markdown(pd.DataFrame(rows, columns=["metric", "measured", "target"]))
