@@ -9,7 +9,7 @@ Spearman over pairs, the share of each state's top pairs it finds (top-pair reca
 the domain knows relations (Sudoku's rules, a family's structure contacts) the AUROC for them.
 Sudoku and proteins reuse the committed pair tables (results/*/mi_report_pairs.npz: the states,
 the truth and the head at every masked pair); the families' reports keep no pairs, so their
-truth is recomputed here on the report's own states (family cli.heldout_states, the same seed).
+truth is recomputed here on the report's own states (family backbone.masked_rows, the same seed).
 Attention is scale-free (a softmax share, not nats), so Pearson compares shapes, not values.
 
 Writes results/attention_vs_mi.json.
@@ -32,7 +32,7 @@ from mi_viz.core.reading import read_state
 from mi_viz.domains import get_domain
 from mi_viz.domains.family import family_domain, shipped_families
 from mi_viz.domains.family.alignment import read_alignment
-from mi_viz.domains.family.cli import heldout_states
+from mi_viz.domains.family.backbone import masked_rows
 from mi_viz.domains.family.train import data_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,11 +91,11 @@ def committed_domain(name: str) -> dict:
 
 @torch.inference_mode()
 def family(name: str, data_dir: Path, n_states: int, eps: float, seed: int) -> dict:
-    """The family report's states (heldout_states, its seed), truth and head recomputed here."""
+    """The family report's states (masked_rows, its seed), truth and head recomputed here."""
     dom = family_domain(name)
     model, head = load_models(dom, need_head=True)
     data = data_for(dom.meta, read_alignment(data_dir / name / f"{name}.align.80.fasta"))
-    tokens = heldout_states(data.heldout_rows, n_states, seed)
+    tokens = masked_rows(data.heldout_rows, n_states, seed)
     gt, est, asym = [], [], []
     for s in range(len(tokens)):
         x = tokens[s : s + 1]

@@ -6,6 +6,7 @@ browser sessions step different puzzles at the same time: neither sees the
 other's state, and the models were built once for both.
 """
 
+import importlib.util
 import os
 import re
 import shutil
@@ -482,6 +483,31 @@ def test_family_backbone_shows_its_contacts(server, browser):
     finally:
         for f in (ROOT / "runs" / "app_families").glob("*toy_browser*"):
             f.unlink()
+    ctx.close()
+
+
+@pytest.mark.skipif(importlib.util.find_spec("antiberty") is None, reason="antiberty==0.1.3 not installed")
+def test_antibody_backbone_infills_a_cdr3(server, browser):
+    """AntiBERTy on the protein decode page: a test chain's CDR3 infilled, the regions on the maps'
+    axes, a step, the ground truth after its stated cost (about 170 passes)."""
+    ART.mkdir(exist_ok=True)
+    ctx, page = _open(browser, server + "/protein_decode")
+    _server_view(page)
+    page.locator('[data-testid="stSelectbox"]', has_text="Protein backbone").click()
+    page.get_by_role("option", name=re.compile("AntiBERTy")).click()
+    _wait_idle(page)
+    page.get_by_text("cdr3 masked (14)").first.wait_for(timeout=120_000)
+    page.get_by_text("Show ground-truth MI").click()  # its cost in the label
+    _wait_idle(page, timeout=300_000)
+    page.get_by_text("max asymmetry").wait_for(timeout=300_000)
+    _no_exception(page)
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(ART / "antibody_decode.png"), full_page=True)
+    _maps_shot(page, ART / "antibody_maps.png", 2, 3)
+    before = _step_value(page)
+    _click_step(page)
+    assert _step_value(page) == before + 1
+    _no_exception(page)
     ctx.close()
 
 

@@ -43,7 +43,7 @@ def add_arguments(command: str, p):
     p.add_argument("--no-judge", action="store_true", help="skip UniRep, the independent judge, even if installed")
 
 
-def heldout_states(model, items, n: int, seed: int, dev: str) -> torch.Tensor:
+def infill_states(model, items, n: int, seed: int, dev: str) -> torch.Tensor:
     """n held-out states (N, the longest chain), right-padded with PAD: alternately a chain with its mask
     as given, and a state at a random step of an EB (gamma 1, temperature 1) infill of it."""
     g = random.Random(seed)
@@ -67,7 +67,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
     items = chains_of(a.fasta, a.mask, a.limit)
     if command == "mi-report":
         model, head = load_models(DOMAIN, a.backbone, a.head, dev, need_head=True)
-        states = heldout_states(model, items, a.states, a.seed, dev).to(dev)
+        states = infill_states(model, items, a.states, a.seed, dev).to(dev)
         more = {"chains": Path(a.fasta).name, "mask": a.mask, "backbone": a.backbone or "antiberty"}
         return driver.report(
             driver.ReportTask(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+import numpy as np
 import torch
 import torch.nn as nn
 
@@ -117,3 +118,16 @@ def save_family_mdm(path, model: FamilyBackbone, step: int = 0, metrics: dict | 
 def load_family_mdm(path, device: str = "cpu") -> tuple[FamilyBackbone, dict]:
     """A family backbone and its checkpoint metadata, loaded strictly (optimizer state 'opt.' ignored)."""
     return load_module(path, FAMILY_MDM_KIND, FamilyMDMConfig, FamilyBackbone, device, ignore_prefix="opt.")
+
+
+def masked_rows(rows: np.ndarray, n: int, seed: int) -> torch.Tensor:
+    """n of the rows (the held-out ones: the MI report's and attention_vs_mi's states), each masked
+    at a ratio ~ U(0.05, 0.95) (>= 2 masked): (n, L) tokens."""
+    g = np.random.default_rng(seed)
+    L = rows.shape[1]
+    x = to_tokens(rows[g.integers(0, len(rows), n)])
+    for s in range(n):
+        m = np.asarray(g.random(L) < g.uniform(0.05, 0.95))
+        m[g.choice(L, 2, replace=False)] = True
+        x[s, torch.as_tensor(m)] = MASK
+    return x

@@ -29,11 +29,10 @@ from ...core.cli_types import finite_float
 from ...core.models import load_models
 from ...core.paths import portable
 from ...core.reading import read_state
-from ..protein.alphabet import MASK
 from ..protein.report import head_vs_baselines, within_state_pearson
 from . import family_domain
 from .alignment import read_alignment
-from .backbone import FamilyMDMConfig, to_tokens
+from .backbone import FamilyMDMConfig, masked_rows
 from .pairstats import FamilyReference
 from .pipelines import ContactsSettings, contacts_report, potts_for, read_family_inputs, train_from_inputs
 from .structure import contact_map
@@ -111,7 +110,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
                 "head": portable(a.head or dom.default_head()),
             }
 
-        states = heldout_states(data.heldout_rows, a.states, a.seed)
+        states = masked_rows(data.heldout_rows, a.states, a.seed)
         report = driver.ReportTask(model, head, states=states, relations=rel[0] if rel else None, more=more)
         return driver.report(report, a)
     ref = reference(a, data)
@@ -136,18 +135,6 @@ def run(command: str, a, cfg_or_grid, dev: str):
         sample_seed=getattr(a, "sample_seed", 0),
     )
     return (driver.bench if command == "bench" else driver.sweep)(task, cfg_or_grid, a, dev)
-
-
-def heldout_states(rows: np.ndarray, n: int, seed: int) -> torch.Tensor:
-    """n held-out rows, each masked at a ratio ~ U(0.05, 0.95) (>= 2 masked): (n, L) tokens."""
-    g = np.random.default_rng(seed)
-    L = rows.shape[1]
-    x = to_tokens(rows[g.integers(0, len(rows), n)])
-    for s in range(n):
-        m = np.asarray(g.random(L) < g.uniform(0.05, 0.95))
-        m[g.choice(L, 2, replace=False)] = True
-        x[s, torch.as_tensor(m)] = MASK
-    return x
 
 
 # --------------------------------------------------------------------------- top-level verbs

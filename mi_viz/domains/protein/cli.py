@@ -81,7 +81,7 @@ def prompts_of(a) -> tuple[list[str], list[str], str]:
     return [f"gen{i}" for i in range(len(prompts))], prompts, f"n{a.n}_len{a.lengths}_seed{a.length_seed}"
 
 
-def heldout_states(model, path, n: int, max_length: int, seed: int, dev: str):
+def report_states(model, path, n: int, max_length: int, seed: int, dev: str):
     """n held-out states (N, max_length), right-padded with PAD: alternately a test protein
     (cropped to a random window of <= max_length residues) masked at a ratio ~ U(0.2, 0.95),
     and a state at a random step of a decode that keeps a random half of such a protein."""
@@ -115,7 +115,7 @@ def heldout_states(model, path, n: int, max_length: int, seed: int, dev: str):
 def run(command: str, a, cfg_or_grid, dev: str):
     if command == "mi-report":
         model, head = load_models(DOMAIN, a.backbone, a.head, dev, need_head=True)
-        states = heldout_states(model, a.heldout, a.states, a.max_length, a.seed, dev).to(dev)
+        states = report_states(model, a.heldout, a.states, a.max_length, a.seed, dev).to(dev)
 
         def more(rep) -> dict:
             return {
