@@ -94,9 +94,9 @@ data: setup
 # the ground-truth MI states the Sudoku head trains on (data/README.md; about an hour on 2 cores, resumable; not tracked)
 mi-data: setup data/sudoku/mi_states.safetensors
 data/sudoku/mi_states.safetensors: | $(VENV)/.installed
-	$(BIN)/python training/make_mi_dataset.py --mdm checkpoints/sudoku_mdm --n-puzzles 2800 --n-random 4000 \
+	$(BIN)/python training/make_sudoku_mi_dataset.py --mdm checkpoints/sudoku_mdm --n-puzzles 2800 --n-random 4000 \
 	  --states-per-puzzle 6 --shard-size 256 --max-shards 10 --out runs/mi_data
-	$(BIN)/python training/make_mi_dataset.py --pack runs/mi_data data/sudoku/mi_states.safetensors
+	$(BIN)/python training/make_sudoku_mi_dataset.py --pack runs/mi_data data/sudoku/mi_states.safetensors
 
 # the shipped MI head: four chained runs on those states (about 2 h on 2 cores; each resumable), its log end to end
 HEAD_ARGS := --data data/sudoku/mi_states.safetensors --batch-size 32 --hidden-layers 2 --mix-layers 2 --augment --excess

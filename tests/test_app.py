@@ -148,12 +148,12 @@ def _timeline(at) -> dict:
     raise AssertionError("no timeline chart")
 
 
-def test_sampler_comparison_rows_and_sweep():
+def test_sudoku_comparison_rows_and_sweep():
     def live_stars_on_5(a):
         a.session_state["sw_live_on"] = True
         a.session_state["sw_live"] = 5
 
-    at = _run("pages/sampler_comparison.py", setup=live_stars_on_5)
+    at = _run("pages/sudoku_comparison.py", setup=live_stars_on_5)
     table = at.dataframe[0].value
     names = list(table["sampler"])
     assert names[0] == "sequential" and names[1] == "eb gamma=0.0001" and names[2].startswith("mi gamma=")
@@ -417,7 +417,7 @@ def test_family_decode_shows_contacts_and_refuses_bad_rows():
 
 
 def test_family_page_tables_and_training_errors():
-    at = _run("pages/family.py")
+    at = _run("pages/protein_families.py")
     assert not at.exception
     if (ROOT / "results" / "family" / "PF00595" / "contact_classes.json").exists():
         at.selectbox(key="fam_pick").set_value(FAMILY).run()

@@ -244,7 +244,7 @@ def test_every_page_and_stepping(server, browser):
     _maps_shot(page, ART / "protein_maps.png", 2, 4)
 
     for path, text, name in (
-        ("/sampler_comparison", "Cells filled vs passes", "sampler_comparison.png"),
+        ("/sudoku_comparison", "Cells filled vs passes", "sudoku_comparison.png"),
         ("/mi_estimator", "structure AUROC", "mi_estimator.png"),
         ("/protein_comparison", "Residues decoded vs passes", "protein_comparison.png"),
     ):
@@ -345,7 +345,7 @@ def test_focus_follows_the_puzzle_sampler_memory_and_a_bad_grid(server, browser)
     assert gamma() == moved, (start, moved, eb, gamma())
     _no_exception(page)
 
-    page.goto(server + "/sampler_comparison", wait_until="networkidle")
+    page.goto(server + "/sudoku_comparison", wait_until="networkidle")
     _wait_idle(page)
     page.get_by_text("Cells filled vs passes").first.wait_for(timeout=120_000)
     page.get_by_role("tab", name="Sweep").click()
@@ -437,7 +437,7 @@ def test_family_backbone_shows_its_contacts(server, browser):
     _click_step(page)
     assert _step_value(page) == before + 1
     _no_exception(page)
-    page.goto(server + "/family", wait_until="networkidle")
+    page.goto(server + "/protein_families", wait_until="networkidle")
     _wait_idle(page)
     page.get_by_text("Contacts from MI").first.wait_for(timeout=120_000)
     _no_exception(page)
@@ -588,7 +588,7 @@ def test_the_viewer_steps_in_the_browser_without_the_server(server, browser):
 def test_a_row_slider_changes_that_sampler_only(server, browser):
     """On the comparison page each sampler is a row with its own sliders: moving the EB row's gamma
     re-decodes EB alone; the other curves of 'filled vs passes' keep their points."""
-    ctx, page = _open(browser, server + "/sampler_comparison")
+    ctx, page = _open(browser, server + "/sudoku_comparison")
     page.get_by_text("Cells filled vs passes").first.wait_for(timeout=300_000)
     _wait_idle(page, timeout=300_000)
 
@@ -798,7 +798,7 @@ def test_the_console_stays_clean(server, browser):
 def test_contacts_on_the_structure_in_3d(server, browser):
     """The families page draws the chosen score's top pairs on the structure in 3D (3Dmol.js, sent
     with the page: nothing fetched from another origin), contacts and non-contacts told apart."""
-    ctx, page = _open(browser, server + "/family", h=1800)
+    ctx, page = _open(browser, server + "/protein_families", h=1800)
     outside = []
     page.on("request", lambda r: not r.url.startswith((server, "blob:", "data:")) and outside.append(r.url))
     page.get_by_text("Contacts from MI").first.wait_for(timeout=180_000)

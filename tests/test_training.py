@@ -15,7 +15,7 @@ from mi_viz.domains.sudoku.mdm import load_mdm
 
 pytestmark = pytest.mark.slow  # subprocesses: make test-fast leaves this file out
 
-TRAIN = [sys.executable, str(ROOT / "training" / "train_mdm.py")]
+TRAIN = [sys.executable, str(ROOT / "training" / "train_sudoku_mdm.py")]
 
 
 def _run(cmd, env=None):
@@ -92,7 +92,7 @@ def test_ddp_two_processes(tmp_path, tiny_data):
             "2",
             "--master_port",
             "29531",
-            str(ROOT / "training" / "train_mdm.py"),
+            str(ROOT / "training" / "train_sudoku_mdm.py"),
             "--preset",
             "tiny",
             "--run-dir",
@@ -117,7 +117,7 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
     mdm, _ = tiny_ckpt
     cmd = [
         sys.executable,
-        str(ROOT / "training" / "make_mi_dataset.py"),
+        str(ROOT / "training" / "make_sudoku_mi_dataset.py"),
         "--mdm",
         str(mdm),
         "--puzzles",
@@ -144,7 +144,7 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
     assert "0 new states" in r.stdout
     _run(cmd + ["--out", str(tmp_path / "mi_one"), "--max-shards", "1"])  # 4 shards of jobs, the first one made
     assert [s.name for s in (tmp_path / "mi_one").glob("shard_*")] == ["shard_000_00000.safetensors"]
-    _run([sys.executable, str(ROOT / "training" / "make_mi_dataset.py"), "--merge", str(tmp_path / "mi")])
+    _run([sys.executable, str(ROOT / "training" / "make_sudoku_mi_dataset.py"), "--merge", str(tmp_path / "mi")])
     from safetensors.torch import load_file
 
     d = load_file(str(tmp_path / "mi" / "merged.safetensors"))
@@ -153,7 +153,7 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
     assert torch.equal(d["mi"], d["mi"].transpose(1, 2))
     # --pack: the compact file reads back bit for bit; a file of another kind is refused by name
     packed = tmp_path / "packed.safetensors"
-    _run([sys.executable, str(ROOT / "training" / "make_mi_dataset.py"), "--pack", str(tmp_path / "mi"), str(packed)])
+    _run([sys.executable, str(ROOT / "training" / "make_sudoku_mi_dataset.py"), "--pack", str(tmp_path / "mi"), str(packed)])
     from mi_viz.core.mi_data import MIDataError, load_mi_dataset
 
     back = load_mi_dataset(packed)
@@ -163,7 +163,7 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
     _run(
         [
             sys.executable,
-            str(ROOT / "training" / "make_mi_dataset.py"),
+            str(ROOT / "training" / "make_sudoku_mi_dataset.py"),
             "--pack",
             str(tmp_path / "mi"),
             str(small),
@@ -310,7 +310,7 @@ def test_mi_dataset_mask_range(puzzles):
     """--mask-range sets the random maskings' ratio; a bad range is refused by name."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("make_mi_dataset", ROOT / "training" / "make_mi_dataset.py")
+    spec = importlib.util.spec_from_file_location("make_sudoku_mi_dataset", ROOT / "training" / "make_sudoku_mi_dataset.py")
     M = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(M)
 

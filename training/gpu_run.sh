@@ -35,7 +35,7 @@ nvidia-smi -L 2>/dev/null | tee "$LOG/gpu.txt"
 $PY -c "import torch, sys; print(sys.version, torch.__version__, torch.cuda.is_available())" | tee -a "$LOG/gpu.txt"
 
 echo "== 1. MDM"
-$PY training/train_mdm.py $MDM $DATA --max-minutes "$MDM_MIN" --run-dir runs/gpu_mdm 2>&1 | tee "$LOG/train_mdm.log"
+$PY training/train_sudoku_mdm.py $MDM $DATA --max-minutes "$MDM_MIN" --run-dir runs/gpu_mdm 2>&1 | tee "$LOG/train_sudoku_mdm.log"
 # shipped in float16 (training/ship_float16.py says why); every later stage reads the shipped file
 $PY training/ship_float16.py runs/gpu_mdm/best runs/gpu_mdm/sudoku_mdm
 cp runs/gpu_mdm/sudoku_mdm.safetensors runs/gpu_mdm/sudoku_mdm.json "$OUT/"
@@ -43,7 +43,7 @@ cp runs/gpu_mdm/log.csv "$LOG/mdm_log.csv"; cp runs/gpu_mdm/loss.png "$LOG/mdm_l
 pack
 
 echo "== 2. MI data"
-$PY training/make_mi_dataset.py --mdm runs/gpu_mdm/sudoku_mdm $MIDATA $PUZ --max-minutes "$MI_MIN" --out runs/mi_data 2>&1 \
+$PY training/make_sudoku_mi_dataset.py --mdm runs/gpu_mdm/sudoku_mdm $MIDATA $PUZ --max-minutes "$MI_MIN" --out runs/mi_data 2>&1 \
   | tr '\r' '\n' | grep -v '^rank 0 shards: .*it/s\]$' | tee "$LOG/mi_data.log"
 
 echo "== 3. MI head"

@@ -1,4 +1,4 @@
-"""The learning-rate schedule both MDM trainers share (training/train_mdm.py, train_protein_mdm.py)."""
+"""The learning-rate schedule both MDM trainers share (training/train_sudoku_mdm.py, train_protein_mdm.py)."""
 
 from __future__ import annotations
 

@@ -108,7 +108,7 @@ class ProteinView(View):
             pages=(
                 PagePlan("pages/protein_decode.py", "Protein decode", ":material/biotech:"),
                 PagePlan("pages/protein_comparison.py", "Protein comparison", ":material/stacked_line_chart:"),
-                PagePlan("pages/family.py", "Protein families", ":material/hub:"),
+                PagePlan("pages/protein_families.py", "Protein families", ":material/hub:"),
             ),
             map_scales=("per step", 0.01, 0.03, 0.1, 0.3, 1.0),
             map_scale=0.03,  # this backbone's pair MI: mostly 0.004-0.015 nats (docs/results-protein.md)

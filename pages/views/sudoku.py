@@ -96,7 +96,7 @@ class SudokuView(View):
             keys={"decode": "dec", "compare": "cmp", "sweep": "sw", "estimator": "mie"},
             pages=(
                 PagePlan("pages/sudoku_decode.py", "Sudoku decode", ":material/grid_on:"),
-                PagePlan("pages/sampler_comparison.py", "Sampler comparison", ":material/compare_arrows:"),
+                PagePlan("pages/sudoku_comparison.py", "Sampler comparison", ":material/compare_arrows:"),
                 PagePlan("pages/mi_estimator.py", "MI estimator", ":material/insights:"),
             ),
             map_scales=("per step", 0.1, 0.3, 1.0, 2.0),
@@ -116,7 +116,7 @@ class SudokuView(View):
             "sudoku",
             spec=os.environ.get("MI_VIZ_MDM", str(ROOT / "checkpoints" / "sudoku_mdm")),
             heads=heads,
-            help="Train one with `python training/train_mdm.py` or point MI_VIZ_MDM at a checkpoint.",
+            help="Train one with `python training/train_sudoku_mdm.py` or point MI_VIZ_MDM at a checkpoint.",
         )
 
     def backbones(self) -> list[Backbone]:

@@ -1,8 +1,8 @@
 """Train the Sudoku masked diffusion model (MDM objective: docs/mi.md).
 
-    python training/train_mdm.py --preset cpu   --run-dir runs/mdm_cpu      # hours, background
-    python training/train_mdm.py --preset paper --run-dir runs/mdm_paper    # on a GPU
-    torchrun --nproc_per_node 2 training/train_mdm.py --preset tiny --run-dir /tmp/r   # DDP
+    python training/train_sudoku_mdm.py --preset cpu   --run-dir runs/mdm_cpu      # hours, background
+    python training/train_sudoku_mdm.py --preset paper --run-dir runs/mdm_paper    # on a GPU
+    torchrun --nproc_per_node 2 training/train_sudoku_mdm.py --preset tiny --run-dir /tmp/r   # DDP
 
 Resumable: every --save-every steps the run folder gets `last.safetensors` /
 `last.json` (model + AdamW state as plain tensors, written atomically); run the
