@@ -20,6 +20,7 @@ import torch
 from mi_viz.core.attention import NoAttention
 from mi_viz.core.bench import run_bench
 from mi_viz.core.mi import ground_truth_mi
+from mi_viz.core.mi_data import truth_shard
 from mi_viz.core.mi_head import HeadConfig, MIHead, check_head_fits
 from mi_viz.core.mi_report import mi_report
 from mi_viz.core.protocol import ModelOutput
@@ -116,6 +117,19 @@ def test_ground_truth_mi_is_exact_on_the_toy_joint():
     assert torch.allclose(gt.mi, want, atol=1e-6)
     assert gt.asymmetry.max() < 1e-6  # an exact joint is self-consistent
     assert torch.allclose(gt.entropy[0], torch.full((L,), math.log(3)).double().float(), atol=1e-6)
+
+
+def test_a_truth_shard_pads_and_matches_the_exact_map():
+    """core.mi_data.truth_shard (the protein and antibody MI datasets' shards): each state's map at
+    its place, the padding zero, the tokens kept."""
+    model = DOMAIN.load_model()
+    x = DOMAIN.encode(["______", "a_____"])
+    shard = truth_shard(model, [x[0], x[1]], max_length=L + 2, pad=7, eps=0.0, chunk=64, device="cpu")
+    want = ground_truth_mi(model, x, eps=0.0)
+    assert shard["mi"].shape == (2, L + 2, L + 2) and shard["mi"].dtype == torch.float16
+    assert torch.allclose(shard["mi"][:, :L, :L].float(), want.mi, atol=1e-3)
+    assert shard["mi"][:, L:].abs().sum() == 0 and (shard["tokens"][:, L:] == 7).all()
+    assert torch.equal(shard["passes"], want.passes)
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLERS))

@@ -153,7 +153,15 @@ def test_mi_dataset_and_head(tmp_path, tiny_data, tiny_ckpt):
     assert torch.equal(d["mi"], d["mi"].transpose(1, 2))
     # --pack: the compact file reads back bit for bit; a file of another kind is refused by name
     packed = tmp_path / "packed.safetensors"
-    _run([sys.executable, str(ROOT / "training" / "make_sudoku_mi_dataset.py"), "--pack", str(tmp_path / "mi"), str(packed)])
+    _run(
+        [
+            sys.executable,
+            str(ROOT / "training" / "make_sudoku_mi_dataset.py"),
+            "--pack",
+            str(tmp_path / "mi"),
+            str(packed),
+        ]
+    )
     from mi_viz.core.mi_data import MIDataError, load_mi_dataset
 
     back = load_mi_dataset(packed)
@@ -310,7 +318,9 @@ def test_mi_dataset_mask_range(puzzles):
     """--mask-range sets the random maskings' ratio; a bad range is refused by name."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("make_sudoku_mi_dataset", ROOT / "training" / "make_sudoku_mi_dataset.py")
+    spec = importlib.util.spec_from_file_location(
+        "make_sudoku_mi_dataset", ROOT / "training" / "make_sudoku_mi_dataset.py"
+    )
     M = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(M)
 

@@ -26,8 +26,7 @@ import random
 
 import torch
 
-from mi_viz.core.mi import ground_truth_mi
-from mi_viz.core.mi_data import add_shard_arguments, pack_or_merge, run_shards
+from mi_viz.core.mi_data import add_shard_arguments, pack_or_merge, run_shards, truth_shard
 from mi_viz.core.samplers import SamplerConfig, decode
 from mi_viz.domains import get_domain
 from mi_viz.domains.protein.alphabet import MASK, PAD, encode
@@ -91,25 +90,7 @@ def main(argv=None):
             s for j in shard_jobs for s in states_for_job(model, j, naturals, a.states_per_decode, a.seed, a.device)
         ]
         states = [s for s in states if int((s == MASK).sum()) >= 2]
-        x = torch.full((len(states), a.max_length), PAD, dtype=torch.long)
-        for r, s in enumerate(states):
-            x[r, : len(s)] = s
-        n, Lmax = len(states), a.max_length
-        data = {
-            "tokens": x.to(torch.uint8),
-            "mi": torch.zeros(n, Lmax, Lmax, dtype=torch.float16),
-            "entropy": torch.zeros(n, Lmax),
-            "dropped_mass": torch.zeros(n, Lmax),
-            "passes": torch.zeros(n, dtype=torch.long),
-        }
-        for L in sorted({len(s) for s in states}):  # one length at a time: no padding inside a pass
-            rows = torch.tensor([r for r, s in enumerate(states) if len(s) == L])
-            gt = ground_truth_mi(model, x[rows, :L].to(a.device), eps=a.eps, chunk=a.chunk)
-            data["mi"][rows, :L, :L] = gt.mi.half().cpu()
-            data["entropy"][rows, :L] = gt.entropy.cpu()
-            data["dropped_mass"][rows, :L] = gt.dropped_mass.cpu()
-            data["passes"][rows] = gt.passes.cpu()
-        return data
+        return truth_shard(model, states, a.max_length, PAD, a.eps, a.chunk, a.device)
 
     run_shards(
         a, job_list(a.n_uncond, a.n_prompted, a.n_random), make_shard, lambda d: f", {int(d['passes'].sum())} passes"

@@ -4,7 +4,7 @@
     torchrun --nproc_per_node 2 training/make_sudoku_mi_dataset.py ...      # ranks split the jobs
     python training/make_sudoku_mi_dataset.py ... --rank 1 --world 4        # or independent workers
     python training/make_sudoku_mi_dataset.py --merge runs/mi_data          # one file from all shards
-    python training/make_sudoku_mi_dataset.py --pack runs/mi_data data/sudoku/mi_states.safetensors  # compact, committable
+    python training/make_sudoku_mi_dataset.py --pack runs/mi_data data/sudoku/mi_states.safetensors  # compact
 
 States (see docs/mi.md): (a) every stage of decoding trajectories of the trained
 MDM on TRAINING puzzles (the test sets are never touched): for each puzzle we

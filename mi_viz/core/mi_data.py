@@ -21,6 +21,7 @@ from safetensors.torch import load_file, save_file
 
 from .cli_types import finite_float
 from .errors import UserError
+from .mi import ground_truth_mi
 
 log = logging.getLogger(__name__)
 
@@ -186,3 +187,28 @@ def run_shards(a, jobs: list, make_shard, describe=None) -> int:
         )
     print(f"rank {a.rank}: {total} new states in {time.time() - t0:.0f}s -> {out}", flush=True)
     return total
+
+
+def truth_shard(model, states: list[torch.Tensor], max_length: int, pad: int, eps: float, chunk: int, device) -> dict:
+    """A shard of ground truth for states of any lengths <= max_length: tokens right-padded with
+    `pad` (N, max_length) and each state's exact MI (N, max_length, max_length) in float16, its
+    marginal entropies, the pruned mass and passes; one length at a time (no padding in a pass)."""
+    n = len(states)
+    x = torch.full((n, max_length), pad, dtype=torch.long)
+    for r, s in enumerate(states):
+        x[r, : len(s)] = s
+    data = {
+        "tokens": x.to(torch.uint8),
+        "mi": torch.zeros(n, max_length, max_length, dtype=torch.float16),
+        "entropy": torch.zeros(n, max_length),
+        "dropped_mass": torch.zeros(n, max_length),
+        "passes": torch.zeros(n, dtype=torch.long),
+    }
+    for L in sorted({len(s) for s in states}):
+        rows = torch.tensor([r for r, s in enumerate(states) if len(s) == L])
+        gt = ground_truth_mi(model, x[rows, :L].to(device), eps=eps, chunk=chunk)
+        data["mi"][rows, :L, :L] = gt.mi.half().cpu()
+        data["entropy"][rows, :L] = gt.entropy.cpu()
+        data["dropped_mass"][rows, :L] = gt.dropped_mass.cpu()
+        data["passes"][rows] = gt.passes.cpu()
+    return data

@@ -59,6 +59,24 @@ def sample_states(
     return torch.stack(out)
 
 
+def midway_state(model, x: torch.Tensor, seed: int, pick, dev) -> torch.Tensor:
+    """A state at a random step of an EB decode (gamma 1, temperature 1, `seed`) of x (L,) that
+    still has >= 2 masked positions, chosen by pick(n) -> index (a random.Random's randrange); x
+    itself if none has. The protein and antibody reports' decode states."""
+    cfg = SamplerConfig("eb", gamma=1.0, temperature=1.0, seed=seed)
+    res = decode(model, x[None].to(dev), cfg, keep_states=True)
+    steps = [s[0] for s in res.states or [] if int((s[0] == model.mask_id).sum()) >= 2]
+    return steps[pick(len(steps))].cpu() if steps else x
+
+
+def right_padded(states: list[torch.Tensor], length: int, pad: int) -> torch.Tensor:
+    """States of any lengths <= length as one (N, length) tensor, right-padded with `pad`."""
+    out = torch.full((len(states), length), pad, dtype=torch.long)
+    for r, s in enumerate(states):
+        out[r, : len(s)] = s
+    return out
+
+
 def auroc(scores: np.ndarray, labels: np.ndarray) -> float:
     """Area under the ROC curve (scikit-learn; ties count half); nan when one class is absent."""
     from sklearn.metrics import roc_auc_score

@@ -22,10 +22,10 @@ import torch
 
 from ...core import driver
 from ...core.cli_contract import DomainCLI
+from ...core.mi_report import midway_state, right_padded
 from ...core.models import load_models
 from ...core.paths import portable
-from ...core.samplers import SamplerConfig, decode
-from ..protein.alphabet import MASK, PAD
+from ..protein.alphabet import PAD
 from . import DATA, DOMAIN, chains_of
 
 
@@ -52,15 +52,8 @@ def infill_states(model, items, n: int, seed: int, dev: str) -> torch.Tensor:
     for k in range(n):
         it = items[k % len(items)]
         x = DOMAIN.encode([it])[0]
-        if k % 2 == 1:
-            cfg = SamplerConfig("eb", gamma=1.0, temperature=1.0, seed=k)
-            steps = [s[0] for s in decode(model, x[None].to(dev), cfg, keep_states=True).states or []]
-            steps = [s for s in steps if int((s == MASK).sum()) >= 2]
-            x = steps[g.randrange(len(steps))].cpu() if steps else x
-        row = torch.full((max_length,), PAD)
-        row[: len(x)] = x
-        out.append(row)
-    return torch.stack(out)
+        out.append(midway_state(model, x, k, g.randrange, dev) if k % 2 == 1 else x)
+    return right_padded(out, max_length, PAD)
 
 
 def run(command: str, a, cfg_or_grid, dev: str):

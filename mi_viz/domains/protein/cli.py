@@ -20,9 +20,9 @@ import torch
 
 from ...core import driver, strict_json
 from ...core.cli_contract import DomainCLI, Verb
+from ...core.mi_report import midway_state, right_padded
 from ...core.models import load_models
 from ...core.paths import portable
-from ...core.samplers import SamplerConfig, decode
 from . import DATA, DOMAIN, PAPER_TABLE2, prompts_of_lengths
 from .alphabet import MASK, PAD, SequenceError, encode
 from .backbone import ESMC_300M_REPO, esmc_300m_weights, weights_file
@@ -100,16 +100,8 @@ def report_states(model, path, n: int, max_length: int, seed: int, dev: str):
         m[g.randrange(len(x))] = True
         m[(g.randrange(len(x)) + 1) % len(x)] = True
         x = torch.where(m, torch.full_like(x, MASK), x)
-        if k % 2 == 1:
-            res = decode(
-                model, x[None].to(dev), SamplerConfig("eb", gamma=1.0, temperature=1.0, seed=k), keep_states=True
-            )
-            steps = [st[0] for st in res.states or [] if int((st[0] == MASK).sum()) >= 2]
-            x = steps[g.randrange(len(steps))].cpu() if steps else x
-        row = torch.full((max_length,), PAD)
-        row[: len(x)] = x
-        out.append(row)
-    return torch.stack(out)
+        out.append(midway_state(model, x, k, g.randrange, dev) if k % 2 == 1 else x)
+    return right_padded(out, max_length, PAD)
 
 
 def run(command: str, a, cfg_or_grid, dev: str):
