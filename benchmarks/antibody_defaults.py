@@ -14,18 +14,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.report import params_of, save, validation_sweep
+from benchmarks.report import best_row, params_of, save, validation_sweep
 
 TIE = 0.01
 
 
 def choose(rows: list[dict], sampler: str, max_passes: float) -> dict | None:
-    cand = [r for r in rows if r["sampler"] == sampler and float(r["avg_passes"]) <= max_passes]
-    if not cand:
-        return None
-    best = max(float(r["pll"]) for r in cand)
-    r = min((r for r in cand if float(r["pll"]) >= best - TIE), key=lambda r: float(r["avg_passes"]))
-    return {**params_of(r), "avg_passes": float(r["avg_passes"]), "pll": float(r["pll"])}
+    r = best_row(rows, sampler, max_passes, "pll", TIE, higher=True)
+    return None if r is None else {**params_of(r), "avg_passes": float(r["avg_passes"]), "pll": float(r["pll"])}
 
 
 def main(argv=None):

@@ -14,16 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchmarks.report import params_of, save, validation_sweep
-
-
-def choose(rows: list[dict], sampler: str, max_passes: float) -> dict | None:
-    cand = [r for r in rows if r["sampler"] == sampler and float(r["avg_passes"]) <= max_passes]
-    if not cand:
-        return None
-    best = min(float(r["jsd"]) for r in cand)
-    near = [r for r in cand if float(r["jsd"]) <= best + 1e-3]
-    return min(near, key=lambda r: float(r["avg_passes"]))
+from benchmarks.report import best_row, params_of, save, validation_sweep
 
 
 def main(argv=None):
@@ -36,7 +27,7 @@ def main(argv=None):
         "criterion": "lowest validation JSD at <= 1/5 of sequential's passes; ties within 0.001 to the fewer passes",
     }
     for s in ("mi-pairs", "eb", "mi-zero"):
-        r = choose(rows, s, cap)
+        r = best_row(rows, s, cap, "jsd", 1e-3)
         figures = ("avg_passes", "jsd", "jsd_unirep")
         res[s] = None if r is None else {**params_of(r), **{k: float(r[k]) for k in figures if r.get(k)}}
     save(res, a.out)

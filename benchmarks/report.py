@@ -62,3 +62,15 @@ def rows_for(rows: list[dict], sampler: str, params: dict) -> list[dict]:
 
 def _text(p: str, v) -> str:
     return "" if v in ("", None) else PARAMS[p].text(PARAMS[p].cast(str(v)))
+
+
+def best_row(rows: list[dict], sampler: str, max_passes: float, metric: str, tie: float, higher: bool = False):
+    """A defaults criterion: among the sampler's rows that average at most max_passes, the best
+    `metric` (the highest if higher, else the lowest); rows within `tie` of it go to the fewer
+    passes. None if no row is that fast."""
+    cand = [r for r in rows if r["sampler"] == sampler and float(r["avg_passes"]) <= max_passes]
+    if not cand:
+        return None
+    sign = -1.0 if higher else 1.0  # compare as a loss
+    best = min(sign * float(r[metric]) for r in cand)
+    return min((r for r in cand if sign * float(r[metric]) <= best + tie), key=lambda r: float(r["avg_passes"]))

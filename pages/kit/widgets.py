@@ -315,3 +315,14 @@ def pca_panel(path, key: str, command: str, natural: str) -> None:
         + "; ".join(f"{k} {v['centroid_shift']:.2f}" for k, v in res["sets"].items() if k in gen)
         + f". Grey: {natural}."
     )
+
+
+def report_metrics(rep: dict, last: tuple[str, str]) -> None:
+    """An MI report's headline in one row: states, Pearson, Spearman, top-pair recall, and `last`
+    (label, value): what the estimator page shows first for every backbone."""
+    c = st.columns(5)
+    c[0].metric("states", rep["n_states"])
+    c[1].metric("Pearson", f"{rep['pearson']:.3f}")
+    c[2].metric("Spearman", f"{rep['spearman']:.3f}")
+    c[3].metric("top-pair recall", f"{rep['top_pair_recall']:.3f}")
+    c[4].metric(*last)

@@ -20,7 +20,7 @@ from mi_viz.domains.protein.drawing import track_figure
 from ..kit.models import Backbone
 from ..kit.runtime import RESULTS
 from ..kit.sweeps import committed_rows, run_sweep_now, sweep_table
-from ..kit.widgets import chart, grid_or_error
+from ..kit.widgets import chart, grid_or_error, report_metrics
 from .base import Hint, Item
 from .protein import ProteinView
 
@@ -216,12 +216,7 @@ class AntibodyView(ProteinView):
             st.info("No committed antibody MI report yet (`make antibody-results`).")
             return
         rep = json.loads(report.read_text())
-        c = st.columns(5)
-        c[0].metric("states", rep["n_states"])
-        c[1].metric("Pearson", f"{rep['pearson']:.3f}")
-        c[2].metric("Spearman", f"{rep['spearman']:.3f}")
-        c[3].metric("top-pair recall", f"{rep['top_pair_recall']:.3f}")
-        c[4].metric("head / one pass", f"{100 * rep['head_over_forward']:.1f} %")
+        report_metrics(rep, ("head / one pass", f"{100 * rep['head_over_forward']:.1f} %"))
         st.caption(
             f"AntiBERTy with `checkpoints/antibody_mi_head`: {rep['n_pairs']:,} masked pairs of {rep['n_states']} "
             f"held-out test states (CDR3 masked, and states of EB infills; {rep['avg_masked']:.1f} masked on "

@@ -32,7 +32,7 @@ from ..kit import caches
 from ..kit.models import Backbone
 from ..kit.runtime import RESULTS, ROOT
 from ..kit.sweeps import committed_rows, run_sweep_now, sweep_table
-from ..kit.widgets import chart, grid_or_error, pca_panel
+from ..kit.widgets import chart, grid_or_error, pca_panel, report_metrics
 from .base import Item, PagePlan, View
 
 LENGTH_CAP = 300  # the longest protein the app decodes (a decode is L passes)
@@ -330,12 +330,7 @@ class ProteinView(View):
             return
         rep = json.loads(report.read_text())
         pt, _ = read_pairs(pairs)
-        c = st.columns(5)
-        c[0].metric("states", rep["n_states"])
-        c[1].metric("Pearson", f"{rep['pearson']:.3f}")
-        c[2].metric("Spearman", f"{rep['spearman']:.3f}")
-        c[3].metric("top-pair recall", f"{rep['top_pair_recall']:.3f}")
-        c[4].metric("truth's two directions agree (Pearson)", f"{rep['gt_directional_pearson']:.3f}")
+        report_metrics(rep, ("truth's two directions agree (Pearson)", f"{rep['gt_directional_pearson']:.3f}"))
         st.caption(
             f"{rep['n_pairs']:,} masked pairs of {rep['n_states']} held-out states (test split: masked natural "
             f"proteins and states of prompted decodes; {rep['avg_masked']:.1f} masked positions on average). "
