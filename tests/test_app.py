@@ -539,3 +539,20 @@ def test_antibody_comparison_sweep_and_estimator():
     est.radio(key="pmie_backbone").set_value("AntiBERTy (antibody CDRs)").run()
     assert not est.exception
     assert float(_metric(est, "Pearson")) >= 0.85
+
+
+@needs_antiberty
+def test_antibody_instant_viewer_carries_the_infill_with_its_regions():
+    """The in-browser viewer (the default view) on AntiBERTy: the first test chain, only its CDR3
+    masked, the IMGT regions in the position labels, every step's maps over what is still masked."""
+    at = _run("pages/protein_decode.py", server_view=False)
+    at.selectbox(key="pdec_backbone").set_value(ANTIBERTY).run()
+    assert not at.exception and not at.error
+    d = _viewer_data(at)
+    assert d["kind"] == "track" and len(d["labels"]) == 122  # test_h0001's V domain
+    masked = set(d["steps"][0]["masked"])
+    assert len(masked) == 14 and all(d["labels"][i].endswith("CDR3") for i in masked)
+    for st in d["steps"]:
+        assert set(st["masked"]) == masked and set(st["sel"]) <= masked
+        masked -= set(st["sel"])
+    assert not masked
