@@ -271,3 +271,18 @@ def test_bench_antibody_cli_and_its_bad_input(tmp_path):
     r = _cli("bench", "antibody", "--fasta", nt, "--out", tmp_path / "z.csv", "--no-judge")
     assert r.returncode == 2 and "nucleotides" in r.stderr
     assert not (tmp_path / "z.csv").exists() and not (tmp_path / "y.csv").exists()
+
+
+def test_antibody_sampler_defaults_are_the_validation_choice():
+    """The defaults the CLI and the app use are the rows benchmarks/antibody_defaults.py chose on
+    the validation chains (mi-gt, the oracle, takes mi's)."""
+    import json
+
+    from mi_viz.core.samplers import PARAMS
+    from mi_viz.domains.antibody import DOMAIN
+
+    choice = json.loads((ROOT / "results" / "antibody" / "val_sweep" / "choice.json").read_text())
+    chosen = {s: {k: v for k, v in row.items() if k in PARAMS} for s, row in choice["chosen"].items() if row}
+    assert chosen and "mi" in chosen
+    assert {s: p for s, p in DOMAIN.sampler_defaults.items() if s != "mi-gt"} == chosen
+    assert DOMAIN.sampler_defaults["mi-gt"] == chosen["mi"]

@@ -214,14 +214,29 @@ def cell_markers(x, y, hover: list[str], marker: dict, name: str) -> go.Scatter:
 
 
 PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
-SAMPLER_ORDER = ["sequential", "topk", "eb", "mi", "mi-zero", "mi-gt"]
+SAMPLER_COLORS = {  # every sampler of the registry its own colour, in every chart (the first six as before)
+    "sequential": "#1f77b4",
+    "topk": "#ff7f0e",
+    "eb": "#2ca02c",
+    "mi": "#d62728",
+    "mi-zero": "#9467bd",
+    "mi-gt": "#8c564b",
+    "mi-tc": "#e377c2",
+    "mi-cap": "#7f7f7f",
+    "mi-pairs": "#bcbd22",
+    "threshold": "#17becf",
+    "margin": "#393b79",
+    "klass": "#8c6d31",
+    "dilated": "#637939",
+    "dawn": "#000000",
+}
 
 
 def sampler_color(curve: str) -> str:
-    """One colour per sampler (a curve's first word), the same in every chart (this sweep, committed, paper)."""
+    """One colour per sampler (a curve's first word), the same in every chart (this sweep, committed,
+    paper); a sampler outside the registry's list gets one of the palette's by its name."""
     base = curve.split(" ")[0]
-    k = SAMPLER_ORDER.index(base) if base in SAMPLER_ORDER else len(SAMPLER_ORDER) + sum(map(ord, curve)) % 4
-    return PALETTE[k % len(PALETTE)]
+    return SAMPLER_COLORS.get(base) or PALETTE[sum(map(ord, base)) % len(PALETTE)]
 
 
 def sweep_figure(
@@ -409,9 +424,12 @@ def plot_sweep(
         import matplotlib.pyplot as plt
 
         fig, ax = plt.subplots(figsize=(7, 4.5))
+        seen: dict[str, int] = {}  # settings of one sampler (mi lam=1, mi lam=4): its colour, other dashes
         for fam, ss in fams.items():
             ss = sorted(ss, key=lambda s: s["avg_passes"])
-            ax.plot([s["avg_passes"] for s in ss], [scale * s[metric] for s in ss], "o-", label=fam, ms=4)
+            nth = seen[fam.split(" ")[0]] = seen.get(fam.split(" ")[0], -1) + 1
+            ax.plot([s["avg_passes"] for s in ss], [scale * s[metric] for s in ss], "o", label=fam, ms=4,
+                    color=sampler_color(fam), linestyle=("-", "--", ":", "-.")[nth % 4])  # fmt: skip
         if paper:
             ax.scatter(
                 [p["avg_passes"] for p in paper],
