@@ -107,7 +107,17 @@ class AntibodyDomain:
     default_temperature = 1.0  # infills are sampled: greedy recovery cannot tell samplers apart (docs)
     unsaved_columns: tuple[str, ...] = ()
     # chosen on the validation chains by benchmarks/antibody_defaults.py (results/antibody/val_sweep)
-    sampler_defaults: dict[str, dict] = {}
+    # chosen on the validation chains (results/antibody/val_sweep/choice.json, benchmarks/antibody_defaults.py:
+    # the highest infill PLL at <= 1/3 of sequential's passes); mi-gt, the oracle, takes mi's
+    sampler_defaults: dict[str, dict] = {
+        "eb": {"gamma": 4.0},
+        "mi": {"gamma": 12.0, "lam": 10.0, "scan": "stop"},
+        "mi-gt": {"gamma": 12.0, "lam": 10.0, "scan": "stop"},
+        "mi-cap": {"gamma": 8.0, "lam": 1.0, "k": 4, "scan": "stop"},
+        "mi-tc": {"gamma": 6.0, "lam": 1.0, "scan": "stop"},
+        "mi-zero": {"gamma": 8.0},
+        "topk": {"k": 4},
+    }
 
     def load_model(self, spec=None, device: str = "cpu"):
         """'antiberty' or None (the installed wheel), or any masked LM directory on disk."""
