@@ -39,7 +39,11 @@ def _check(chosen: dict, rows: list[dict], figures: tuple[str, ...]) -> None:
 
 @pytest.mark.parametrize(
     "domain,figures",
-    [("sudoku", ("avg_passes", "solved_frac")), ("protein", ("avg_passes", "jsd")), ("antibody", ("avg_passes", "pll"))],
+    [
+        ("sudoku", ("avg_passes", "solved_frac")),
+        ("protein", ("avg_passes", "jsd")),
+        ("antibody", ("avg_passes", "pll")),
+    ],
 )
 def test_choice_rows_round_trip_to_their_sweep_row(domain, figures):
     d = ROOT / "results" / domain / "val_sweep"

@@ -14,9 +14,8 @@ def test_generated_tables_match_the_results_files():
 
 def test_readme_is_a_map():
     lines = (ROOT / "README.md").read_text().splitlines()
-    assert (
-        len(lines) <= 310
-    )  # a map of four domains (Sudoku, proteins, families, antibodies); the narratives live in docs/
+    # a map of four domains (Sudoku, proteins, families, antibodies); the narratives live in docs/
+    assert len(lines) <= 315
     for cmd in ("make app", "make test"):
         assert any(line.startswith(cmd) for line in lines), cmd
 

@@ -95,6 +95,7 @@ BLOCKS = {
     "antibody_cdr3": antibody_table,
     "antibody_cdrs": lambda: antibody_table("cdrs"),
     "antibody_fronts": antibody_fronts_table,
+    "antibody_fronts_cdr3": lambda: antibody_fronts_table(("cdr3",)),
     "antibody_mi": antibody_mi_table,
     "models": models_table,
     "float16": float16_table,

@@ -49,13 +49,15 @@ def antibody_table(mask: str = "cdr3") -> str:
     return markdown(pd.DataFrame([natural, *body]).fillna(""))
 
 
-def antibody_fronts_table() -> str:
+def antibody_fronts_table(masks: tuple[str, ...] = tuple(MASKS)) -> str:
     """At a quarter, a third and half of sequential's passes: each curve's PLL there (linear between
     its rows), and the best MI rule's lead over the best rival with its 90 % interval."""
     path = need(R / "antibody" / "fronts.json", "python -m benchmarks.antibody_fronts")
     f = json.loads(path.read_text())
     out = []
     for mask, m in f["masks"].items():
+        if mask not in masks:
+            continue
         s = m["sequential"]
         for x, at in m["at"].items():
             c, lead = at["curves"], at["lead"]
@@ -72,7 +74,8 @@ def antibody_fronts_table() -> str:
                 f"{lead['diff']:+.3f} ({lead['lo']:+.3f} .. {lead['hi']:+.3f}; {lead['mi']} vs {lead['vs']})"
             )  # fmt: skip
             out.append(row)
-    return markdown(pd.DataFrame(out))
+    df = pd.DataFrame(out)
+    return markdown(df.loc[:, (df != "").any()])  # a rule with no curve through these passes: no column
 
 
 def antibody_mi_table() -> str:
