@@ -58,12 +58,12 @@ def antibody_fronts_table(masks: tuple[str, ...] = tuple(MASKS)) -> str:
     for mask, m in f["masks"].items():
         if mask not in masks:
             continue
-        s = m["sequential"]
+        s, own = m["sequential"], m.get("mi_default", {}).get("avg_passes")
         for x, at in m["at"].items():
             c, lead = at["curves"], at["lead"]
             row = {
                 "infilled": MASKS.get(mask, mask),
-                "passes": x,
+                "passes": x + (" (the mi default's)" if own is not None and float(x) == own else ""),
                 "sequential (passes / PLL)": f"{s['avg_passes']:.1f} / {s['pll']:.3f}",
             }
             for name in ("topk", "eb", "mi-zero", "dawn", "threshold", "mi", "mi-cap", "mi-tc"):
