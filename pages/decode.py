@@ -21,6 +21,7 @@ from .views.base import Hint, View, open_page
 def render(view: View, title: str) -> None:
     key = view.keys["decode"]
     page = open_page(view, title, key)
+    scope = "" if page.view is view else page.backbone.domain  # a specialised backbone: its own sampler values
     view, b, head_path, head, dom = page.view, page.backbone, page.head_path, page.head, page.dom
     with st.sidebar:
         item, problem = view.decode_input(key, dom)
@@ -33,6 +34,7 @@ def render(view: View, title: str) -> None:
             default="mi" if head is not None else "eb",
             temperature=view.default_temperature,
             domain_defaults=dom.sampler_defaults,
+            scope=scope,
         )
         eps = st.select_slider("ground-truth pruning eps", [1e-4, 1e-3, 1e-2], value=1e-3, key=f"{key}_eps")
         try:

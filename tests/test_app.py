@@ -509,6 +509,7 @@ def test_antibody_decode_marks_regions_and_refuses_bad_chains():
     assert not at.exception and not at.error
     masked = lambda: int(_metric(at, "Residues this step")) + int(_metric(at, "Still masked after it"))  # noqa: E731
     assert masked() == 14 and any("cdr3 masked (14)" in c.value for c in at.caption)  # test_h0001's CDR3
+    assert any("mi gamma=12 lam=10" in c.value for c in at.caption)  # the antibody default, not the protein one
     at.button(key="pdec_fwd").click().run()
     assert _metric(at, "Step").startswith("2 / ") and not at.exception
     at.selectbox(key="pdec_region").set_value("cdr1").run()

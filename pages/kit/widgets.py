@@ -61,11 +61,12 @@ def sampler_help() -> str:
 
 
 def sampler_picker(
-    key: str, has_head: bool, default: str = "mi", temperature: float = 0.0, domain_defaults=None
+    key: str, has_head: bool, default: str = "mi", temperature: float = 0.0, domain_defaults=None, scope: str = ""
 ) -> SamplerConfig:
     """The sampler and its parameters, starting at the domain's defaults (Domain.sampler_defaults).
-    Each sampler keeps its own parameters (keys KEY_NAME_PARAM): switching mi -> eb -> mi
-    leaves mi where the user put it."""
+    Each sampler keeps its own parameters (keys KEY[_SCOPE]_NAME_PARAM): switching mi -> eb -> mi
+    leaves mi where the user put it; scope (a backbone of another domain on the page, AntiBERTy on
+    the protein pages) gives that domain its own values, starting at its own defaults."""
     names = [n for n in SAMPLERS if has_head or not SAMPLERS[n].needs_head]
     name = st.selectbox(
         "Sampler",
@@ -74,7 +75,7 @@ def sampler_picker(
         key=f"{key}_sampler",
         help=sampler_help(),
     )
-    kw = sampler_params(f"{key}_{name}", name, defaults_for(name, domain_defaults))
+    kw = sampler_params(f"{key}_{scope + '_' if scope else ''}{name}", name, defaults_for(name, domain_defaults))
     t = st.slider("temperature (0 = argmax)", 0.0, 2.0, temperature, 0.1, key=f"{key}_temp")
     seed = st.number_input("seed", 0, 10_000, 0, key=f"{key}_seed") if t > 0 else 0
     return SamplerConfig(name, temperature=t, seed=int(seed), **kw)
