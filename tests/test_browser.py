@@ -191,6 +191,20 @@ def _maps_shot(page, path, first: int, last: int):
     page.wait_for_timeout(500)
 
 
+def _pick_backbone(page, name: str):
+    """The protein pages' backbone picker set to the option whose label contains `name`."""
+    page.locator('[data-testid="stSelectbox"]', has_text="Protein backbone").click()
+    page.get_by_role("option", name=re.compile(name)).click()
+    _wait_idle(page)
+
+
+def _show_ground_truth(page):
+    """The decode page's ground-truth toggle on, until the maps show the truth."""
+    page.get_by_text("Show ground-truth MI").click()
+    _wait_idle(page, timeout=300_000)
+    page.get_by_text("max asymmetry").wait_for(timeout=300_000)
+
+
 def _open(browser, url, w=1500, h=1100):
     ctx = browser.new_context(viewport={"width": w, "height": h})
     page = ctx.new_page()
@@ -235,9 +249,7 @@ def test_every_page_and_stepping(server, browser):
     for _ in range(k):
         _click_step(page)
     assert k >= 1 and _step_value(page) == before + k
-    page.get_by_text("Show ground-truth MI").click()  # its cost in the label
-    _wait_idle(page, timeout=300_000)
-    page.get_by_text("max asymmetry").wait_for(timeout=300_000)
+    _show_ground_truth(page)  # its cost in the label
     _no_exception(page)
     page.mouse.move(0, 0)
     page.screenshot(path=str(ART / "protein_decode.png"), full_page=True)
@@ -419,16 +431,12 @@ def test_family_backbone_shows_its_contacts(server, browser):
     ART.mkdir(exist_ok=True)
     ctx, page = _open(browser, server + "/protein_decode")
     _server_view(page)
-    page.locator('[data-testid="stSelectbox"]', has_text="Protein backbone").click()
-    page.get_by_role("option", name=re.compile("family PF00595")).click()
-    _wait_idle(page)
+    _pick_backbone(page, "family PF00595")
     page.get_by_text("Red circles: residue contacts").wait_for(timeout=120_000)
     page.get_by_text("The structure's sequence, a share of its columns masked").click()
     _wait_idle(page)
     # the first state (30 % of the columns masked): the ground truth beside the head, contacts as dots
-    page.get_by_text("Show ground-truth MI").click()  # its cost in the label
-    _wait_idle(page, timeout=300_000)
-    page.get_by_text("max asymmetry").wait_for(timeout=300_000)
+    _show_ground_truth(page)  # its cost in the label
     _no_exception(page)
     page.mouse.move(0, 0)
     page.screenshot(path=str(ART / "family_decode.png"), full_page=True)
@@ -493,13 +501,9 @@ def test_antibody_backbone_infills_a_cdr3(server, browser):
     ART.mkdir(exist_ok=True)
     ctx, page = _open(browser, server + "/protein_decode")
     _server_view(page)
-    page.locator('[data-testid="stSelectbox"]', has_text="Protein backbone").click()
-    page.get_by_role("option", name=re.compile("AntiBERTy")).click()
-    _wait_idle(page)
+    _pick_backbone(page, "AntiBERTy")
     page.get_by_text("cdr3 masked (14)").first.wait_for(timeout=120_000)
-    page.get_by_text("Show ground-truth MI").click()  # its cost in the label
-    _wait_idle(page, timeout=300_000)
-    page.get_by_text("max asymmetry").wait_for(timeout=300_000)
+    _show_ground_truth(page)  # its cost in the label
     _no_exception(page)
     page.mouse.move(0, 0)
     page.screenshot(path=str(ART / "antibody_decode.png"), full_page=True)

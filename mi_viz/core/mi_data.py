@@ -189,14 +189,19 @@ def run_shards(a, jobs: list, make_shard, describe=None) -> int:
     return total
 
 
+def right_padded(states: list[torch.Tensor], length: int, pad: int) -> torch.Tensor:
+    """States of any lengths <= length as one (N, length) tensor, right-padded with `pad`."""
+    out = torch.full((len(states), length), pad, dtype=torch.long)
+    for r, s in enumerate(states):
+        out[r, : len(s)] = s
+    return out
+
+
 def truth_shard(model, states: list[torch.Tensor], max_length: int, pad: int, eps: float, chunk: int, device) -> dict:
     """A shard of ground truth for states of any lengths <= max_length: tokens right-padded with
     `pad` (N, max_length) and each state's exact MI (N, max_length, max_length) in float16, its
     marginal entropies, the pruned mass and passes; one length at a time (no padding in a pass)."""
-    n = len(states)
-    x = torch.full((n, max_length), pad, dtype=torch.long)
-    for r, s in enumerate(states):
-        x[r, : len(s)] = s
+    n, x = len(states), right_padded(states, max_length, pad)
     data = {
         "tokens": x.to(torch.uint8),
         "mi": torch.zeros(n, max_length, max_length, dtype=torch.float16),

@@ -69,14 +69,6 @@ def midway_state(model, x: torch.Tensor, seed: int, pick, dev) -> torch.Tensor:
     return steps[pick(len(steps))].cpu() if steps else x
 
 
-def right_padded(states: list[torch.Tensor], length: int, pad: int) -> torch.Tensor:
-    """States of any lengths <= length as one (N, length) tensor, right-padded with `pad`."""
-    out = torch.full((len(states), length), pad, dtype=torch.long)
-    for r, s in enumerate(states):
-        out[r, : len(s)] = s
-    return out
-
-
 def auroc(scores: np.ndarray, labels: np.ndarray) -> float:
     """Area under the ROC curve (scikit-learn; ties count half); nan when one class is absent."""
     from sklearn.metrics import roc_auc_score

@@ -67,3 +67,15 @@ def decode_order_view(out: list[dict], kind: str, labels: list[str], key: str) -
             "Each position's colour: when it was revealed, as a share of its decode (purple: among the first steps; "
             "yellow: among the last), averaged over the inputs where it was masked."
         )
+
+
+def kept_sweep(key: str, owner: object, result: tuple | None = None) -> tuple | None:
+    """The sweep tab's result, kept in the session (KEY_result) with its owner (the backbone's key):
+    the protein pages' backbones share one tab, so a result is read back only by the backbone that
+    made it (another's would be shown as this one's, or unpacked as the wrong shape). With
+    `result`: keep it; -> the kept result of this owner, or None."""
+    if result is not None:
+        st.session_state[f"{key}_result"], st.session_state[f"{key}_result_owner"] = result, owner
+    if st.session_state.get(f"{key}_result_owner") != owner:
+        return None
+    return st.session_state.get(f"{key}_result")

@@ -19,7 +19,7 @@ from mi_viz.domains.protein.drawing import track_figure
 
 from ..kit.models import Backbone
 from ..kit.runtime import RESULTS
-from ..kit.sweeps import committed_rows, run_sweep_now, sweep_table
+from ..kit.sweeps import committed_rows, kept_sweep, run_sweep_now, sweep_table
 from ..kit.widgets import chart, grid_or_error, report_metrics
 from .base import Hint, Item
 from .protein import ProteinView
@@ -48,6 +48,7 @@ def region_of(it: Infill, i: int) -> str:
 
 
 class AntibodyView(ProteinView):
+    estimator_label = "AntiBERTy (antibody CDRs)"
     eb_presets = (2.0, 4.0)  # a CDR3 position carries about 2-2.8 nats under AntiBERTy
 
     def __init__(self, parent: ProteinView):
@@ -187,9 +188,9 @@ class AntibodyView(ProteinView):
                 scorer = dom.judge(model, items=items, unirep=False, jsd=False)
                 cfgs = [c.replace(temperature=1.0) for c in cfgs]
                 out = run_sweep_now(dom, model, head, cfgs, items, lambda r: scorer(r.rows))
-                st.session_state[f"{key}_result"] = (int(n), mask, out)
+                kept_sweep(key, b.key, (int(n), mask, out))
         curves = {}
-        result = st.session_state.get(f"{key}_result")
+        result = kept_sweep(key, b.key)
         if result and result[1] == mask:
             r_n, _, out = result
             curves[f"this sweep, {r_n} chains"] = out

@@ -31,7 +31,7 @@ from mi_viz.domains.family.train import TrainFamilyConfig, data_for
 from ..kit.models import Backbone, forget_models
 from ..kit.runtime import RESULTS, ROOT
 from ..kit.structure3d import structure_view
-from ..kit.sweeps import committed_rows, decode_order_view, run_sweep_now, sweep_table
+from ..kit.sweeps import committed_rows, decode_order_view, kept_sweep, run_sweep_now, sweep_table
 from ..kit.widgets import chart, grid_or_error, pca_panel
 from .base import Item
 from .protein import APP_FAMILIES, ProteinView, protein_backbones
@@ -212,8 +212,8 @@ class FamilyView(ProteinView):
                 cfgs = [c.replace(temperature=1.0) for c in cfgs]
                 scorer = dom.judge(model, ref, bootstrap=50)
                 out = run_sweep_now(dom, model, head, cfgs, ["_" * dom.width] * int(n), lambda r: scorer(r.rows))
-                st.session_state[f"{key}_result"] = (dom.family, int(n), out, ref.floor())
-        result = st.session_state.get(f"{key}_result")
+                kept_sweep(key, b.key, (dom.family, int(n), out, ref.floor()))
+        result = kept_sweep(key, b.key)
         curves = {}
         if result and result[0] == dom.family:
             _, r_n, out, floor = result

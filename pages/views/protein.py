@@ -31,7 +31,7 @@ from mi_viz.domains.protein.fasta import parse_fasta
 from ..kit import caches
 from ..kit.models import Backbone
 from ..kit.runtime import RESULTS, ROOT
-from ..kit.sweeps import committed_rows, run_sweep_now, sweep_table
+from ..kit.sweeps import committed_rows, kept_sweep, run_sweep_now, sweep_table
 from ..kit.widgets import chart, grid_or_error, pca_panel, report_metrics
 from .base import Item, PagePlan, View
 
@@ -98,6 +98,8 @@ def protein_backbones() -> dict[str, Backbone]:
 
 
 class ProteinView(View):
+    estimator_label = "the small ESM-C (Swiss-Prot)"  # the estimator page's name for this view's report
+
     def __init__(self, specialised: dict | None = None):
         self.specialised = specialised or {}  # domain -> the view class of its backbones
         super().__init__(
@@ -287,8 +289,8 @@ class ProteinView(View):
                 cfgs = [c.replace(temperature=1.0) for c in cfgs]
                 prompts = prompts_of_lengths(int(n), (50, 100), seed=0)
                 out = run_sweep_now(dom, model, head, cfgs, prompts, lambda r: scorer(r.rows))
-                st.session_state[f"{key}_result"] = (int(n), out)
-        result = st.session_state.get(f"{key}_result")
+                kept_sweep(key, b.key, (int(n), out))
+        result = kept_sweep(key, b.key)
         curves = {}
         if result:
             r_n, out = result
@@ -316,10 +318,11 @@ class ProteinView(View):
     def estimator(self, key: str) -> None:
         """Head vs truth on held-out protein states (the committed report), and MI against sequence
         separation: how local the dependence the backbone believes in is."""
-        if "antibody" in self.specialised:
-            which = ["the small ESM-C (Swiss-Prot)", "AntiBERTy (antibody CDRs)"]
-            if st.radio("Backbone", which, horizontal=True, key=f"{key}_backbone") == which[1]:
-                return self.specialised["antibody"](self).estimator(key)
+        others = {v.estimator_label: v for v in self.specialised.values() if v.estimator is not ProteinView.estimator}
+        if others:  # a specialised backbone with a report of its own (AntiBERTy's; a family's is its page)
+            pick = st.radio("Backbone", [self.estimator_label, *others], horizontal=True, key=f"{key}_backbone")
+            if pick in others:
+                return others[pick](self).estimator(key)
         report, pairs = RESULTS / "protein" / "mi_report.json", RESULTS / "protein" / "mi_report_pairs.npz"
         if not (report.exists() and pairs.exists()):
             st.info(

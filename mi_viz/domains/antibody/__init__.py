@@ -98,6 +98,9 @@ def infill(rid: str, sequence: str, mask: str = "cdr3") -> Infill:
     return Infill(rid, seq, n.locus, mask, spans_of(mask, n), dict(n.regions))
 
 
+MI_DEFAULT = {"gamma": 12.0, "lam": 10.0, "scan": "stop"}
+
+
 class AntibodyDomain:
     name = "antibody"
     value_names = tuple("LAGVSERTIDPKQNFYMHWC")
@@ -106,13 +109,12 @@ class AntibodyDomain:
     backbones = (ANTIBERTY,)
     default_temperature = 1.0  # infills are sampled: greedy recovery cannot tell samplers apart (docs)
     unsaved_columns: tuple[str, ...] = ()
-    # chosen on the validation chains by benchmarks/antibody_defaults.py (results/antibody/val_sweep)
     # chosen on the validation chains (results/antibody/val_sweep/choice.json, benchmarks/antibody_defaults.py:
     # the highest infill PLL at <= 1/3 of sequential's passes); mi-gt, the oracle, takes mi's
     sampler_defaults: dict[str, dict] = {
         "eb": {"gamma": 4.0},
-        "mi": {"gamma": 12.0, "lam": 10.0, "scan": "stop"},
-        "mi-gt": {"gamma": 12.0, "lam": 10.0, "scan": "stop"},
+        "mi": dict(MI_DEFAULT),
+        "mi-gt": dict(MI_DEFAULT),
         "mi-cap": {"gamma": 8.0, "lam": 1.0, "k": 4, "scan": "stop"},
         "mi-tc": {"gamma": 6.0, "lam": 1.0, "scan": "stop"},
         "mi-zero": {"gamma": 8.0},

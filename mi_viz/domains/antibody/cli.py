@@ -22,7 +22,8 @@ import torch
 
 from ...core import driver
 from ...core.cli_contract import DomainCLI
-from ...core.mi_report import midway_state, right_padded
+from ...core.mi_data import right_padded
+from ...core.mi_report import midway_state
 from ...core.models import load_models
 from ...core.paths import portable
 from ..protein.alphabet import PAD

@@ -69,8 +69,10 @@ class AntibodyJudge:
         """jsd=False: no reference embedded, no JSD (the app's quick sweeps: the PLL is the judge that
         separates samplers; the whole-chain JSD barely moves, docs/results-antibody.md)."""
         self.model, self.items = model, items
-        ref = [c.sequence for _, c in read_chains(reference_path)] if jsd else []
-        self.reference = Reference(model, ref, k, judge=default_judge() if unirep else None) if jsd else None
+        self.reference = None
+        if jsd:
+            ref = [c.sequence for _, c in read_chains(reference_path)]
+            self.reference = Reference(model, ref, k, judge=default_judge() if unirep else None)
         self.natural_pll = float(np.mean(region_pll(model, [i.sequence for i in items], [i.masked for i in items])))
 
     def __call__(self, rows: list[dict]) -> dict:

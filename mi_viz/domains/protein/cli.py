@@ -20,7 +20,8 @@ import torch
 
 from ...core import driver, strict_json
 from ...core.cli_contract import DomainCLI, Verb
-from ...core.mi_report import midway_state, right_padded
+from ...core.mi_data import right_padded
+from ...core.mi_report import midway_state
 from ...core.models import load_models
 from ...core.paths import portable
 from . import DATA, DOMAIN, PAPER_TABLE2, prompts_of_lengths
