@@ -5,11 +5,13 @@
 The same safetensors bytes inside (`xz -d` restores the file exactly), read by
 mi_viz.core.checkpoints in memory; fingerprints hash the decompressed bytes, so every sha a
 committed result records stays valid (the command checks it and prints the bytes saved).
+A file already stored as .xz is compressed again with the current settings (kept only if smaller).
 """
 
 from __future__ import annotations
 
 import argparse
+import lzma
 
 from mi_viz.core.checkpoints import checkpoint_paths, compress_weights, fingerprint
 
@@ -21,10 +23,14 @@ def main(argv=None):
     saved = 0
     for c in dict.fromkeys(str(checkpoint_paths(p)[1]) for p in a.checkpoints):
         w = checkpoint_paths(c)[0]
-        if w.suffix == ".xz":
-            continue
         before, sha = w.stat().st_size, fingerprint(c)
+        old = w.read_bytes() if w.suffix == ".xz" else None
+        if old is not None:  # compress again: the plain bytes back beside it, then as a new file
+            w.with_suffix("").write_bytes(lzma.decompress(old))
+            w.unlink()
         out = compress_weights(c)
+        if old is not None and out.stat().st_size >= len(old):
+            out.write_bytes(old)  # the earlier file was no larger: keep it byte for byte
         if fingerprint(c) != sha:
             raise SystemExit(f"error: {c}'s fingerprint changed ({sha} -> {fingerprint(c)})")
         saved += before - out.stat().st_size

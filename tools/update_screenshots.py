@@ -1,0 +1,47 @@
+"""Copy the browser test's screenshots into docs/screenshots/, 256 colours each.
+
+    python tools/update_screenshots.py            # after `make test` (test-artifacts/)
+    python tools/update_screenshots.py --in-place # shrink what docs/screenshots/ holds now
+
+Only names docs/screenshots/ already has are copied (the docs choose which pages to show).
+UI screenshots have few colours: an adaptive 256-colour palette without dithering keeps text
+and heatmaps crisp at about a third of the bytes, which keeps the tree under its 35 MB line.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs" / "screenshots"
+
+
+def shrink(src: Path, dst: Path) -> tuple[int, int]:
+    """src -> dst as a 256-colour PNG; returns (bytes before, bytes after)."""
+    before = src.stat().st_size
+    img = Image.open(src).convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    tmp = dst.with_name(dst.name + ".tmp")
+    img.save(tmp, format="PNG", optimize=True)
+    tmp.replace(dst)
+    return before, dst.stat().st_size
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--from", dest="src", default=str(ROOT / "test-artifacts"), help="the browser test's folder")
+    ap.add_argument("--in-place", action="store_true", help="shrink docs/screenshots/ itself")
+    a = ap.parse_args(argv)
+    src = DOCS if a.in_place else Path(a.src)
+    for dst in sorted(DOCS.glob("*.png")):
+        if not (src / dst.name).exists():
+            print(f"{dst.name}: not in {src}, kept")
+            continue
+        before, after = shrink(src / dst.name, dst)
+        print(f"{dst.name}: {before:,} -> {after:,} bytes")
+
+
+if __name__ == "__main__":
+    main()
