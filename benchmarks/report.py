@@ -54,6 +54,16 @@ def params_of(row: dict) -> dict:
     return {p: PARAMS[p].cast(str(row[p])) for p in columns() if row.get(p) not in ("", None)}
 
 
+def defaults_from_choice(chosen: dict[str, dict | None]) -> dict[str, dict]:
+    """A choice file's `chosen` -> a domain's sampler_defaults: each chosen sampler's declared
+    parameters (figures such as relative_passes dropped); a sampler without a choice is absent
+    (it keeps the registry's value); mi-gt, the oracle beside mi, takes a copy of mi's."""
+    out = {name: {k: v for k, v in row.items() if k in PARAMS} for name, row in chosen.items() if row is not None}
+    if "mi" in out and "mi-gt" not in out:
+        out["mi-gt"] = dict(out["mi"])
+    return out
+
+
 def rows_for(rows: list[dict], sampler: str, params: dict) -> list[dict]:
     """The sweep rows of one setting (a choice's sampler and parameters): the inverse of params_of."""
     want = (sampler, *(PARAMS[p].text(params[p]) if p in params else "" for p in columns()))

@@ -4,6 +4,8 @@ step by step on the server: the same with exports and the difference map."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import streamlit as st
 
@@ -55,16 +57,19 @@ def render(view: View, title: str) -> None:
     caption = f"{item.label} · {b.label} · {cfg.label()}" + (
         f" · temperature {cfg.temperature:g}, seed {cfg.seed}" if cfg.temperature > 0 else ""
     )
+    stem = export_stem(
+        view.name, item.label, cfg.label() + (f" T{cfg.temperature:g} seed{cfg.seed}" if cfg.temperature > 0 else "")
+    )
     if instant_view(f"{key}_view", view.unit):
-        instant(view, b, dom, item, trace, tkey, head_path, eps, caption, key, twin)
+        instant(view, b, dom, item, trace, tkey, head_path, eps, caption, key, twin, stem)
     else:
         if twin is not None:
             st.info("Side by side runs in the instant view (one timeline in the browser).")
-        server_steps(view, b, dom, item, trace, head_path, eps, caption, key, cfg)
+        server_steps(view, b, dom, item, trace, head_path, eps, caption, key, cfg, stem)
     view.decode_extras(dom, key)
 
 
-def instant(view: View, b, dom, item, trace, tkey, head_path, eps, caption, key, twin=None) -> None:
+def instant(view: View, b, dom, item, trace, tkey, head_path, eps, caption, key, twin=None, stem="decode") -> None:
     """Every step of the decode packed once for the in-browser viewer; with a twin setting, its
     decode of the same input beside it on one timeline of passes."""
 
@@ -82,9 +87,10 @@ def instant(view: View, b, dom, item, trace, tkey, head_path, eps, caption, key,
                     att=caches.attention_for(b, k, tr),
                     contacts=view.contacts(dom),
                     title=title,
+                    gt_eps=eps,
                 )
 
-        return caches.cached("payload", (k, head_path, title, PALETTE_NAME.get()), pack, max_entries=32)
+        return caches.cached("payload", (k, head_path, title, eps, PALETTE_NAME.get()), pack, max_entries=32)
 
     if twin is None:
         payload = payload_of(trace, tkey)
@@ -102,12 +108,13 @@ def instant(view: View, b, dom, item, trace, tkey, head_path, eps, caption, key,
             caches.ground_truth(b, tokens, eps, view.unit) if compute else caches.stored_ground_truth(b, tokens, eps)
         ),
         cost_for=lambda tokens: caches.gt_cost(b, tokens, eps),
-        caption=f"{caption} · {len(trace.steps)} passes · estimated maps from the same passes",
-        export_name=f"{view.keys['decode']}_decode",
+        caption=f"{caption} · {len(trace.steps)} pass{'' if len(trace.steps) == 1 else 'es'} · estimated maps "
+        "from the same passes",
+        export_name=stem + (f"_vs_{export_stem(twin.label())}" if twin is not None else ""),
     )
 
 
-def server_steps(view: View, b, dom, item, trace, head_path, eps, caption, key, cfg) -> None:
+def server_steps(view: View, b, dom, item, trace, head_path, eps, caption, key, cfg, stem="decode") -> None:
     """One step at a time on the server: metrics, the state, entropy, maps, the focus row, exports."""
     n = len(trace.steps)
     t = step_controls(key, n, (b.key, item.key, cfg.label(), cfg.temperature, cfg.seed))
@@ -209,7 +216,7 @@ def server_steps(view: View, b, dom, item, trace, head_path, eps, caption, key, 
                 chart(fig, f"{key}_row_{t}_{figs.index(fig)}")
     with st.expander("Export"):
         st.download_button(
-            "Trace (JSON)", trace.to_json(), file_name=f"{key}_trace.json", mime="application/json", key=f"{key}_trace"
+            "Trace (JSON)", trace.to_json(), file_name=f"{stem}_trace.json", mime="application/json", key=f"{key}_trace"
         )
 
         def view_html() -> str:
@@ -223,10 +230,18 @@ def server_steps(view: View, b, dom, item, trace, head_path, eps, caption, key, 
             return offline_html(figs, f"mi-viz: step {t + 1}")
 
         st.download_button(
-            "Current view (HTML, opens offline)", view_html, file_name=f"{key}_step{t + 1}.html", mime="text/html",
+            "Current view (HTML, opens offline)", view_html, file_name=f"{stem}_step{t + 1}.html", mime="text/html",
             key=f"{key}_html",
         )  # fmt: skip
         view.exports(dom, item, trace, t, cfg)
+
+
+def export_stem(*parts: str) -> str:
+    """A download's file name from what was decoded: domain, input, sampler and its settings
+    ("Sudoku", "Hard test set (ours, 1,000) #0", "mi gamma=0.04 lam=10" ->
+    "Sudoku_Hard-test-set-ours-1000-0_mi-gamma=0.04-lam=10"), safe on every file system."""
+    slug = [re.sub(r"[^A-Za-z0-9.=+-]+", "-", p.replace(",", "")).strip("-.") for p in parts]
+    return "_".join(x for x in slug if x)[:150] or "decode"
 
 
 def ground_truth_control(view: View, b, tokens: tuple, masked, eps: float, key: str):

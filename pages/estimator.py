@@ -10,10 +10,9 @@ from .views.base import View
 
 def render(views: dict[str, View]) -> None:
     through_app()
-    for v in views.values():
-        v.sidebar_extras()
     st.title("MI estimator")
     names = {v.name: v for v in views.values()}
     pick = st.radio("Domain", list(names), horizontal=True, key="mie_domain")
     view = names[pick]
+    view.sidebar_extras()  # the picked domain's sidebar only (no "Sudoku MI head" beside a protein report)
     view.estimator(view.keys["estimator"])

@@ -22,12 +22,14 @@ def render() -> None:
     )
     st.caption(WHERE_ALIGNMENTS)
     families = family_backbones()
+    # one family for the page: the contacts and the generation tabs show the same one
+    label = st.selectbox("Family", list(families), key="fam_pick") if families else None
     tab_contacts, tab_gen, tab_train = st.tabs(
         ["Contacts from MI", "Generation by pair statistics", "Train on your alignment"]
     )
     with tab_contacts:
-        contacts_tab(families)
+        contacts_tab(families, label)
     with tab_gen:
-        generation_tab(families)
+        generation_tab(families, label)
     with tab_train:
         train_tab()

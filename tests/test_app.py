@@ -336,7 +336,8 @@ def test_protein_decode_steps_and_reports_bad_input():
     assert second["step"] == 2 and second["selected"] != first["selected"]
     assert int(_metric(at, "Still masked after it")) < 24
     at.radio(key="pdec_mode").set_value("A prompt (residues kept, '_' generated)").run()
-    assert any("empty" in e.value for e in at.error)
+    # nothing typed yet: a neutral hint, not an error box (issue 48)
+    assert any("Type a prompt" in i.value for i in at.info) and not at.error
     for text, want in (
         ("MKBV__", "'B' at position 3"),
         ("MKVLL", "no masked position"),
@@ -409,7 +410,8 @@ def test_family_decode_shows_contacts_and_refuses_bad_rows():
     assert not at.exception and _metric(at, "Step").startswith("1 / ")
     assert int(_metric(at, "Still masked after it")) < round(0.3 * width)
     at.radio(key="pdec_fmode").set_value("A row of your own ('_' = masked)").run()
-    assert any("empty" in e.value for e in at.error)
+    # nothing typed yet: a neutral hint, not an error box (issue 48)
+    assert any("Type a row of" in i.value for i in at.info) and not at.error
     for text, want in (("LA_", "has 3 columns"), ("L" * 94 + "7", "column 95: '7'"), ("L" * 95, "no masked column")):
         at.text_area(key="pdec_frow").set_value(text).run()
         assert any(want in e.value for e in at.error), (text, [e.value for e in at.error])

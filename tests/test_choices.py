@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.report import params_of, rows_for, setting
+from benchmarks.report import defaults_from_choice, params_of, rows_for, setting
 from mi_viz.core.samplers import PARAMS, columns
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,3 +65,23 @@ def test_params_of_reads_every_declared_parameter_with_its_kind():
         for s in ("stop", "skip")
     ]
     assert [r["scan"] for r in rows_for(rows, "mi-pairs", {"gamma": 0.01, "lam": 0.5, "scan": "skip"})] == ["skip"]
+
+
+def test_defaults_from_a_choice_file_that_has_choices():
+    """The reading every domain's defaults go through (issue 49: the family's choice file is all
+    null, so its test alone would never see a choice): parameters kept with their kinds, figures
+    dropped, an unchosen sampler absent, mi-gt a copy of mi's setting."""
+    chosen = {
+        "mi": {"gamma": 2.0, "lam": 10.0, "scan": "stop", "relative_passes": 0.41},
+        "topk": {"k": 4, "relative_passes": 0.25},
+        "eb": None,
+    }
+    d = defaults_from_choice(chosen)
+    assert d == {
+        "mi": {"gamma": 2.0, "lam": 10.0, "scan": "stop"},
+        "mi-gt": {"gamma": 2.0, "lam": 10.0, "scan": "stop"},
+        "topk": {"k": 4},
+    }
+    d["mi-gt"]["gamma"] = 9.0
+    assert d["mi"]["gamma"] == 2.0  # a copy, not the same dict
+    assert defaults_from_choice({**chosen, "mi-gt": {"gamma": 1.0, "lam": 1.0}})["mi-gt"] == {"gamma": 1.0, "lam": 1.0}

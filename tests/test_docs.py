@@ -12,6 +12,24 @@ def test_generated_tables_match_the_results_files():
     assert "<!-- tables:headline -->" in (ROOT / "README.md").read_text()
 
 
+def test_a_figure_in_a_sentence_that_disagrees_with_its_file_fails_the_check(tmp_path, monkeypatch, capsys):
+    """Issue 49: a figure quoted in prose (<!-- v:NAME -->) is checked like a table; plant a wrong
+    one (the PDZ backbone's training time, once typed as RRM's 50 minutes) and --check fails."""
+    from benchmarks import tables
+
+    doc = tmp_path / "results-family.md"
+    line = next(x for x in (ROOT / "docs" / "results-family.md").read_text().splitlines() if "v:pdz_training" in x)
+    text = f"Some prose.\n{line}\nMore.\n"  # the docs' own sentence
+    assert "<!-- v:pdz_training -->26 minutes" in text
+    doc.write_text(text)
+    monkeypatch.setattr(tables, "DOCS", [doc])
+    assert tables.main(["--check"]) == 0
+    doc.write_text(text.replace("<!-- v:pdz_training -->26 minutes", "<!-- v:pdz_training -->50 minutes"))
+    assert tables.main(["--check"]) == 1 and "stale" in capsys.readouterr().err
+    tables.main(["--write"])
+    assert doc.read_text() == text  # --write puts the file's figure back
+
+
 def test_readme_is_a_map():
     lines = (ROOT / "README.md").read_text().splitlines()
     # a map of four domains (Sudoku, proteins, families, antibodies); the narratives live in docs/

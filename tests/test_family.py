@@ -319,13 +319,31 @@ def test_cli_train_contacts_bench(tmp_path):
     assert (tmp_path / "family_TOY.contacts.json").exists()
     r = _cli(
         "contacts", "--backbone", ck, "--msa", tmp_path / "toy.fasta", "--rows", "4", "--masks-per-row", "2",
-        "--potts-iter", "3", "--cache", tmp_path / "cache", "--out", tmp_path / "c.json",
+        "--potts-iter", "3", "--cache", tmp_path / "cache", "--out", tmp_path / "c.json", "--jacobian-rows", "3",
+        "--consensus-masks", "2", "--anchors",
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     c = json.loads(r.stdout.strip().splitlines()[-1])
     want = {"precision_L5_truth", "precision_L2_truth", "precision_L5_mip", "precision_L5_potts", "auroc_truth"}
     assert want | {"rows", "seconds"} <= set(c) and c["rows"] == 4
     assert (tmp_path / "c.npz").exists()
+    # the user's family gets the shipped families' reading: classes, the Jacobian, the structure-free choice
+    assert "categorical Jacobian:" in r.stderr and " passes (3 held-out rows" in r.stderr
+    cc = json.loads((tmp_path / "contact_classes.json").read_text())
+    assert {"truth", "mip", "potts", "jacobian_rows", "jacobian_consensus", "attention"} <= set(cc["predictors"])
+    assert cc["jacobian_cost"]["rows"]["rows"] == 3 and cc["jacobian_cost"]["consensus"]["states"] == 2
+    assert (
+        cc["extraction"]["chosen"] in ("truth", "jacobian_rows")
+        and c["extraction_chosen"] == cc["extraction"]["chosen"]
+    )
+    assert {"precision_long_L", "pairs_short", "contacts_all"} <= set(cc["predictors"]["jacobian_rows"])
+    r = _cli(
+        "contacts", "--backbone", ck, "--msa", tmp_path / "toy.fasta", "--out", tmp_path / "z.json",
+        "--jacobian-rows", "0",
+    )  # fmt: skip
+    assert (
+        r.returncode == 2 and "a Jacobian budget of 0 held-out rows" in r.stderr and not (tmp_path / "z.json").exists()
+    )
     for sampler in (["sequential"], ["eb", "--gamma", "1"], ["topk", "--k", "4"]):
         r = _cli(
             "bench", "family", "--backbone", ck, "--msa", tmp_path / "toy.fasta", "--n", "8", "--potts-iter", "3",
@@ -359,19 +377,13 @@ def test_cli_train_contacts_bench(tmp_path):
 
 def test_family_sampler_defaults_are_the_validation_choice():
     """The family defaults the CLI and the app use are those benchmarks/family_defaults.py chose on
-    the validation sweeps (results/family/choice.json); a sampler it could not qualify keeps the
-    registry's value (and is absent from the domain's defaults)."""
+    the validation sweeps (results/family/choice.json), read the one way every domain's are
+    (tests/test_choices.py checks that reading on a choice file that has choices)."""
+    from benchmarks.report import defaults_from_choice
     from mi_viz.domains.family import FamilyDomain
 
     choice = json.loads((ROOT / "results" / "family" / "choice.json").read_text())
-    d = FamilyDomain.sampler_defaults
-    for name, row in choice["chosen"].items():
-        if row is None:
-            assert name not in d, name
-            continue
-        assert d[name] == {k: v for k, v in row.items() if k != "relative_passes"}, name
-    if "mi" in d:
-        assert d["mi-gt"] == d["mi"]
+    assert FamilyDomain.sampler_defaults == defaults_from_choice(choice["chosen"])
 
 
 def test_contact_precision_by_separation_class():
@@ -401,6 +413,33 @@ def test_contact_precision_by_separation_class():
     assert p["pairs_long"] == sum(W - d for d in range(24, W)) and p["precision_long_L"] == round(1 / 41, 4)
 
 
+def test_separation_counts_residues_along_the_chain_not_columns():
+    """Issue 49: columns the structure lacks add nothing to a pair's separation; a gap in the residue
+    numbers (missing residues) does; a residue with an insertion code counts as one; a residue
+    mapped twice, numbers that go back or two chains are refused by name."""
+    from mi_viz.domains.family.structure import ContactMap, StructureError
+
+    W = 24
+    cols = list(range(0, W, 2))  # every other column mapped, residues 1..12 in a row
+    dist = np.full((len(cols), len(cols)), 5.0)  # every pair close
+    cm = ContactMap(W, cols, [f"A{k + 1} A" for k in range(len(cols))], "-" * W, dist)
+    assert cm.separation()[0, 12] == 6 and cm.scored()[0, 12] and cm.contacts()[0, 12]  # 12 columns, 6 residues
+    assert not cm.scored()[0, 10] and not cm.contacts()[0, 10]  # 10 columns, 5 residues: too close
+    assert cm.separation()[1, 2] == -1 and not cm.scored()[1, 3]  # unmapped columns
+    gap = ContactMap(W, cols[:3], ["A1 A", "A2 A", "A20 A"], "-" * W, dist[:3, :3])
+    assert gap.separation()[0, 4] == 19  # residues 3..19 are missing from the structure: they count
+    ins = ContactMap(W, cols[:4], ["A1 A", "A52 A", "A52A A", "A53 A"], "-" * W, dist[:4, :4])
+    assert list(ins.positions) == [1, 52, 53, 54]
+    for residues, says in (
+        (["A1 A", "A2 A", "A2 A"], "mapped to two columns"),
+        (["A5 A", "A4 A", "A9 A"], "go back"),
+        (["A1 A", "A2 B", "A9 B"], "2 chains"),
+        (["A1 A", "A2", "A9 A"], "not 'letter number"),
+    ):
+        with pytest.raises(StructureError, match=says):
+            ContactMap(W, cols[:3], residues, "-" * W, dist[:3, :3])
+
+
 class _ToyPotts:
     """A Potts model's conditionals given the unmasked columns: logit_{j,b} = h_j(b) + sum over
     unmasked k != j of J_jk(b, x_k), tokens = values, MASK = V."""
@@ -415,6 +454,10 @@ class _ToyPotts:
         for j in range(L):
             J[j, j] = 0.0
         self.J = J
+        # an unmasked column's logits follow other couplings: an MDM never trains them, and a
+        # Jacobian that read them instead of the masked columns' would score J_seen, not J
+        self.h_seen = torch.randn(L, V, generator=g, dtype=torch.float64)
+        self.J_seen = 3.0 * torch.randn(L, L, V, V, generator=g, dtype=torch.float64)
         self.value_tokens = torch.arange(V)
         self.mask_id = V
 
@@ -424,13 +467,16 @@ class _ToyPotts:
         B, L = tokens.shape
         seen = tokens != self.mask_id  # (B, L)
         onehot = torch.nn.functional.one_hot(tokens.clamp(max=self.V - 1), self.V).double() * seen[..., None]
-        logits = self.h[None] + torch.einsum("jkbc,nkc->njb", self.J, onehot)  # (B, L, V)
+        logits = self.h[None] + torch.einsum("jkbc,nkc->njb", self.J, onehot)  # (B, L, V) masked columns'
+        other = self.h_seen[None] + torch.einsum("jkbc,nkc->njb", self.J_seen, onehot)  # unmasked columns'
+        logits = torch.where(seen[..., None], other, logits)
         return ModelOutput(logits=logits.float(), hidden=None)
 
 
 def test_the_categorical_jacobian_of_a_toy_potts_is_its_couplings():
     """On a Potts model the Jacobian score of a pair is the Frobenius norm of its double-centred
-    coupling block, whatever the row and the mask (and an uncoupled pair scores 0)."""
+    coupling block, whatever the row and the mask (and an uncoupled pair scores 0); the toy's
+    unmasked columns answer with other couplings, so reading the wrong columns fails here."""
     from mi_viz.domains.family.jacobian import categorical_jacobian
 
     toy = _ToyPotts()

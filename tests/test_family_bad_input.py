@@ -93,3 +93,32 @@ def test_an_anchor_that_does_not_converge():
     rows = np.random.default_rng(0).integers(0, 4, (50, 6))
     with pytest.raises(AnchorError, match="did not converge in 1 epochs"):
         fit_ardca(rows, np.ones(50), epochs=1)
+
+
+def test_a_contact_reading_that_cannot_run_is_refused_by_name(monkeypatch):
+    """Issue 49's bad input: a Jacobian budget below one row, a split without held-out rows; and an
+    anchor whose package is absent is named in the report, not a traceback."""
+    from dataclasses import replace
+
+    from mi_viz.domains.family import reading
+    from mi_viz.domains.family.alignment import Alignment
+    from mi_viz.domains.family.anchors import AnchorUnavailable
+    from mi_viz.domains.family.train import prepare
+
+    rows = np.random.default_rng(0).integers(0, 20, (60, WIDTH))
+    data = prepare(Alignment([f"r{k}" for k in range(60)], rows))
+    for bad, says in ((reading.JacobianBudget(rows=0), "budget of 0 held-out rows"),
+                      (reading.JacobianBudget(rows=-2), "budget of -2"),
+                      (reading.JacobianBudget(consensus_masks=-1), "-1 consensus masks")):  # fmt: skip
+        with pytest.raises(reading.ReadingError, match=says):
+            bad.check(data)
+    empty = replace(data, heldout=np.zeros_like(data.heldout))
+    with pytest.raises(reading.ReadingError, match="no held-out rows"):
+        reading.JacobianBudget().check(empty)
+
+    def absent(name, *_):
+        raise AnchorUnavailable(f"{name} is not installed: `make anchors`")
+
+    monkeypatch.setattr(reading, "fit_anchor", absent)
+    maps, about, missing = reading.anchors_for(data, ["ardca", "plmdca"], reading.AnchorSettings())
+    assert maps == {} and about == {} and set(missing) == {"ardca", "plmdca"} and "make anchors" in missing["ardca"]

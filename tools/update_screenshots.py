@@ -13,14 +13,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from PIL import Image
-
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "screenshots"
 
 
 def shrink(src: Path, dst: Path) -> tuple[int, int]:
     """src -> dst as a 256-colour PNG; returns (bytes before, bytes after)."""
+    from PIL import Image
+
     before = src.stat().st_size
     img = Image.open(src).convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     tmp = dst.with_name(dst.name + ".tmp")

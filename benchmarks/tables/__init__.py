@@ -6,6 +6,8 @@
 
 A generated block sits between `<!-- tables:NAME -->` and `<!-- /tables -->`; the prose around
 it is written by hand, the numbers inside it never are, so they cannot drift from results/.
+A figure quoted in a sentence sits between `<!-- v:NAME -->` and `<!-- /v -->` (figures.py),
+checked the same way; a sentence without one is a reading, not a result.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from .family import (
     family_pairs_table,
     family_targets_table,
 )
+from .figures import FIGURES
 from .models import float16_table, models_table
 from .protein import (
     figure3_table,
@@ -104,6 +107,7 @@ BLOCKS = {
     **{f"family_pairs_{f}": functools.partial(family_pairs_table, f) for f in FAMILIES},
 }
 BLOCK = re.compile(r"(<!-- tables:(\w+) -->\n)(.*?)(<!-- /tables -->)", re.S)
+FIGURE = re.compile(r"(<!-- v:(\w+) -->)(.*?)(<!-- /v -->)", re.S)
 
 
 def render(text: str) -> str:
@@ -112,7 +116,12 @@ def render(text: str) -> str:
             raise SystemExit(f"unknown generated block {m.group(2)!r}; known: {sorted(BLOCKS)}")
         return m.group(1) + block(BLOCKS[m.group(2)]) + "\n" + m.group(4)
 
-    return BLOCK.sub(sub, text)
+    def figure(m):
+        if m.group(2) not in FIGURES:
+            raise SystemExit(f"unknown figure {m.group(2)!r}; known: {sorted(FIGURES)}")
+        return m.group(1) + FIGURES[m.group(2)]() + m.group(4)
+
+    return FIGURE.sub(figure, BLOCK.sub(sub, text))
 
 
 def main(argv=None):
@@ -129,7 +138,7 @@ def main(argv=None):
         text = doc.read_text()
         new = render(text)
         if new != text:
-            stale.append(str(doc.relative_to(ROOT)))
+            stale.append(str(doc.relative_to(ROOT)) if doc.is_relative_to(ROOT) else str(doc))
             if a.write:
                 doc.write_text(new)
     if a.check and stale:

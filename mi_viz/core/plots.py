@@ -192,8 +192,11 @@ def square_layout(fig: go.Figure, width: int, height: int, title: str, bottom: i
         margin=dict(l=50, r=10, t=34, b=bottom),
         title=dict(text=title, font=dict(size=13)),
         plot_bgcolor="white",
+        font=dict(color="#222"),
         **layout,
     )
+    fig.update_xaxes(tickfont=dict(size=11, color="#222"))  # legible on a laptop screen: not 9 px pale grey
+    fig.update_yaxes(tickfont=dict(size=11, color="#222"))
     return fig
 
 
@@ -259,15 +262,18 @@ def sweep_figure(
         fams: dict[str, list] = {}
         for r in rows:
             fams.setdefault(sweep_family(r), []).append(r)
+        seen: dict[str, int] = {}  # settings of one sampler (mi lam=1, mi lam=10): its colour, other dashes
         for fam, rs in fams.items():
             rs = sorted(rs, key=lambda r: float(r["avg_passes"]))
+            nth = seen[fam.split(" ")[0]] = seen.get(fam.split(" ")[0], -1) + 1
+            dash = ("solid", "dash", "dashdot", "longdash")[nth % 4] if n == 0 else "dot"
             fig.add_trace(
                 go.Scatter(
                     x=[float(r["avg_passes"]) for r in rs],
                     y=[scale * float(r[metric]) for r in rs],
                     mode="markers" if len(rs) == 1 else "lines+markers",
                     name=f"{fam} ({source})" if source else fam,
-                    line=dict(color=sampler_color(fam), dash="solid" if n == 0 else "dot"),
+                    line=dict(color=sampler_color(fam), dash=dash),
                     marker=dict(
                         color=sampler_color(fam),
                         size=9 if len(rs) == 1 else 6,
@@ -300,7 +306,15 @@ def sweep_figure(
                 name=m["label"],
             )
         )
-    fig.update_layout(xaxis_title="average backbone passes", yaxis_title=ylabel, height=height, title=title)
+    # every trace named: the legend to the right, one entry a line, scrolling past the plot's height
+    fig.update_layout(
+        xaxis_title="average backbone passes",
+        yaxis_title=ylabel,
+        height=height,
+        title=title,
+        legend=dict(x=1.02, y=1, xanchor="left", yanchor="top", font=dict(size=11)),
+        margin=dict(r=10),
+    )
     return fig
 
 

@@ -33,6 +33,20 @@ function miColor(x) { return `rgb(${miRGB(x).join(",")})`; }
 const MI_LUT = Array.from({ length: 256 }, (_, k) => miRGB(k / 255));  // the scale in 256 steps
 const MI_WHITE = [255, 255, 255];
 
+// text on a coloured cell: black or white, whichever contrasts more (WCAG relative luminance)
+function miLum(rgb) {
+  const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  return 0.2126 * f(rgb[0]) + 0.7152 * f(rgb[1]) + 0.0722 * f(rgb[2]);
+}
+function miParse(css) {
+  if (css[0] === "#") return [1, 3, 5].map((k) => parseInt(css.slice(k, k + 2), 16));
+  return css.replace(/[^\d,]/g, "").split(",").map(Number);
+}
+function miTextOn(css) {
+  const l = miLum(miParse(css));
+  return (1.05) / (l + 0.05) >= (l + 0.05) / 0.05 ? "#ffffff" : "#111111";
+}
+
 const MI_CLUSTALX = {};
 for (const a of "AILMFWV") MI_CLUSTALX[a] = "#80a0f0";
 for (const a of "KR") MI_CLUSTALX[a] = "#f01505";
@@ -166,7 +180,12 @@ function mountViewer(root, data, callbacks) {
   let gtButton = null;
   if (callbacks.onGroundTruth) {
     gtButton = miEl("button", { "data-testid": "mv-gt-button", style: "margin-top: 4px" }, "Compute the ground truth of this step");
-    gtButton.onclick = () => callbacks.onGroundTruth(keep.t);
+    gtButton.onclick = () => {
+      // one request at a time: the server computes (its progress bar under the viewer) and remounts
+      gtButton.disabled = true;
+      gtButton.textContent = "Computing the ground truth ... (progress below; the stop button cancels)";
+      callbacks.onGroundTruth(keep.t);
+    };
     gtCanvas.parentNode.appendChild(gtButton);
   }
   const rowView = miEl("canvas", { "data-testid": "mv-row", height: "120", style: "margin-top: 8px" });
@@ -189,7 +208,7 @@ function mountViewer(root, data, callbacks) {
       let bg = v < 0 ? "#e6e6e6" : board ? (before[p] < 0 ? "#eef4ff" : "#fff") : MI_CLUSTALX[ch] || "#ccc";
       if (byOrder && v >= 0) bg = revealedAt[p] < 0 ? "#ffffff" : miColor(revealedAt[p] / Math.max(1, n - 1));
       const outline = p === keep.focus ? `3px solid ${MK.focus}` : sel.has(p) ? `3px solid ${MK.batch}` : "1px solid #bbb";
-      c.style.cssText = `width: ${cell}px; height: ${cell}px; line-height: ${cell}px; text-align: center; background: ${bg}; outline: ${outline}; outline-offset: -2px; cursor: pointer; font-family: monospace; font-size: ${board ? 16 : 11}px; box-sizing: border-box;`;
+      c.style.cssText = `width: ${cell}px; height: ${cell}px; line-height: ${cell}px; text-align: center; background: ${bg}; color: ${miTextOn(bg)}; outline: ${outline}; outline-offset: -2px; cursor: pointer; font-family: monospace; font-size: ${board ? 16 : 11}px; box-sizing: border-box;`;
       if (board) {
         const r = Math.floor(p / 9), col = p % 9;
         c.style.borderRight = col % 3 === 2 && col < 8 ? "2px solid #333" : "1px solid #ccc";
@@ -209,28 +228,34 @@ function mountViewer(root, data, callbacks) {
   }
 
   function drawEntropy(t) {
-    const W = Math.max(300, Math.min(900, L * (data.kind === "board" ? 9 : 8))), Hh = 70;
+    // a board: one strip of L bars; a track: one strip per wrapped row of the sequence above, each bar
+    // under its own residue (the same columns as drawSeq's grid)
+    const track = data.kind !== "board", per = 50, colW = 18, head = 14, rowH = 34;
+    const rows = track ? Math.ceil(L / per) : 1;
+    const W = track ? Math.min(L, per) * colW : Math.max(300, Math.min(900, L * 9)), Hh = head + rows * rowH;
     entropy.width = W; entropy.height = Hh;
     const g = entropy.getContext("2d");
     g.clearRect(0, 0, W, Hh);
     const hmax = Math.max(1e-6, ...S[t].H, 0.1), sel = new Set(S[t].sel);
     S[t].masked.forEach((p, r) => {
-      const h = (S[t].H[r] / hmax) * (Hh - 14);
+      const h = (S[t].H[r] / hmax) * (rowH - 6), row = track ? Math.floor(p / per) : 0;
+      const x = track ? (p % per) * colW : (p / L) * W, w = track ? colW - 2 : Math.max(1, W / L - 1);
       g.fillStyle = sel.has(p) ? MK.batch : MK.rest || "#1f77b4";
-      g.fillRect((p / L) * W, Hh - h, Math.max(1, W / L - 1), h);
+      g.fillRect(x, head + (row + 1) * rowH - 2 - h, w, h);
     });
-    g.fillStyle = "#444"; g.font = "11px sans-serif";
-    g.fillText(`marginal entropy before this step (nats; top ${hmax.toFixed(2)})`, 4, 11);
+    g.fillStyle = "#333"; g.font = "11px sans-serif";
+    g.fillText(`marginal entropy before this step (nats; top ${hmax.toFixed(2)})` + (rows > 1 ? ", one row per row of the sequence" : ""), 4, 11);
   }
 
   function drawMap(canvas, m, t, zmax, unit = "nats") {
     const pos = S[t].masked, cells = cellsOf(t), M = cells.C;
-    const size = Math.max(200, Math.min(460, 8 * M + 40)), pad = 14;
+    // the map, a batch strip on top and left (pad), position names on the axes, a colour bar in its unit
+    const size = Math.max(200, Math.min(460, 8 * M + 40)), pad = 14, left = 58, bottom = 46, bar = 70;
     const empty = !m || M < 2;  // a one-line note, not a blank square
-    canvas.width = empty ? 260 : size + pad; canvas.height = empty ? 40 : size + pad;
+    canvas.width = empty ? 260 : left + size + bar; canvas.height = empty ? 40 : pad + size + bottom;
     const g = canvas.getContext("2d");
     g.clearRect(0, 0, canvas.width, canvas.height);
-    if (empty) { g.fillStyle = "#888"; g.fillText(pos.length < 2 ? "fewer than two masked positions" : "no map for this step", 10, 24); return; }
+    if (empty) { g.fillStyle = "#555"; g.font = "13px sans-serif"; g.fillText(pos.length < 2 ? "fewer than two masked positions" : "no map for this step", 10, 24); return; }
     const c = size / M;
     // one pixel per pair written into an M x M image, then scaled without smoothing: a 1,024 x 1,024
     // map is one drawImage, not a million fillRects (benchmarks/app_latency.py times its repaint)
@@ -243,22 +268,38 @@ function mountViewer(root, data, callbacks) {
     off.width = M; off.height = M;
     off.getContext("2d").putImageData(img, 0, 0);
     g.imageSmoothingEnabled = false;
-    g.drawImage(off, pad, pad, size, size);
-    const mark = (k, color) => { g.fillStyle = color; g.fillRect(pad + k * c, 2, Math.max(2, c), 9); g.fillRect(2, pad + k * c, 9, Math.max(2, c)); };
+    g.drawImage(off, left, pad, size, size);
+    const mark = (k, color) => { g.fillStyle = color; g.fillRect(left + k * c, 2, Math.max(2, c), 9); g.fillRect(left - 12, pad + k * c, 9, Math.max(2, c)); };
     for (const p of S[t].sel) mark(cells.of.get(p), MK.batch);  // the batch as ticks on both axes (a strip)
     if (cells.of.has(keep.focus)) mark(cells.of.get(keep.focus), MK.focus);  // the focus in red
+    // axes: about eight position names each way, dark and legible
+    g.fillStyle = "#222"; g.font = "11px sans-serif";
+    const every = Math.max(1, Math.ceil(M / 8));
+    for (let k = 0; k < M; k += every) {
+      const name = String(cells.name(k)).replace(/position /g, "").slice(0, 9), mid = (k + 0.5) * c;
+      g.textAlign = "right"; g.textBaseline = "middle"; g.fillText(name, left - 14, pad + mid);
+      g.save(); g.translate(left + mid, pad + size + 4); g.rotate(-Math.PI / 4);
+      g.textAlign = "right"; g.fillText(name, 0, 0); g.restore();
+    }
+    // the colour bar: 0 .. zmax in the map's unit
+    const bx = left + size + 12, bh = size * 0.8, by = pad + (size - bh) / 2;
+    for (let y = 0; y < bh; y++) { const rgb = MI_LUT[Math.round((1 - y / bh) * 255)]; g.fillStyle = `rgb(${rgb[0]},${rgb[1]},${rgb[2]})`; g.fillRect(bx, by + y, 12, 1.5); }
+    g.fillStyle = "#222"; g.textAlign = "left"; g.textBaseline = "middle";
+    for (const f of [0, 0.5, 1]) g.fillText((zmax * f).toFixed(zmax >= 1 ? 2 : 3), bx + 16, by + bh * (1 - f));
+    g.textBaseline = "bottom"; g.fillText(unit, bx, by - 4);
+    g.textAlign = "start"; g.textBaseline = "alphabetic";
     if (contacts.size) {  // over the contacts, not over every pair
       g.strokeStyle = "#ff2d2d"; g.lineWidth = 1;
       for (const [pa, pb] of data.contacts) {
         const i = cells.of.get(pa), j = cells.of.get(pb);
         if (i === undefined || j === undefined) continue;
         for (const [a, b] of [[i, j], [j, i]]) {
-          g.beginPath(); g.arc(pad + (b + 0.5) * c, pad + (a + 0.5) * c, Math.max(1.5, c * 0.3), 0, 2 * Math.PI); g.stroke();
+          g.beginPath(); g.arc(left + (b + 0.5) * c, pad + (a + 0.5) * c, Math.max(1.5, c * 0.3), 0, 2 * Math.PI); g.stroke();
         }
       }
     }
     canvas.onmousemove = (ev) => {
-      const r = canvas.getBoundingClientRect(), i = Math.floor((ev.clientY - r.top - pad) / c), j = Math.floor((ev.clientX - r.left - pad) / c);
+      const r = canvas.getBoundingClientRect(), i = Math.floor((ev.clientY - r.top - pad) / c), j = Math.floor((ev.clientX - r.left - left) / c);
       if (i >= 0 && j >= 0 && i < M && j < M) showTip(ev, `${cells.name(i)} · ${cells.name(j)}: ${cells.pooled ? "at most " : ""}${m[i * M + j].toFixed(4)} ${unit}`); else hideTip();
     };
     canvas.onmouseleave = hideTip;
@@ -311,11 +352,22 @@ function mountViewer(root, data, callbacks) {
       const att = mapOf(t, "att");
       let amax = 1e-6;
       if (att) for (const v of att) amax = Math.max(amax, v);
-      drawMap(attCanvas, att, t, amax, "attention share");
+      drawMap(attCanvas, att, t, amax, "share");
     }
     const pairs = st.masked.length > 1;  // one masked position has no pair: nothing to compute
     if (gtButton) gtButton.style.display = gt || !pairs ? "none" : "";
-    gtNote.textContent = gt ? ((data.gtNote || {})[t] || "") : gtButton && pairs ? "exact map: one pass per masked position and kept value" : "";
+    // its cost before it starts: passes counted on this step's marginals, seconds from a measured pass
+    const cost = st.gtPasses && data.secondsPerPass ? st.gtPasses * data.secondsPerPass : null;
+    const over = cost !== null && data.gtCap && cost > data.gtCap;
+    if (gtButton && !gt && pairs) {
+      gtButton.disabled = !!over;
+      gtButton.textContent = "Compute the ground truth of this step" +
+        (st.gtPasses ? ` (${st.gtPasses.toLocaleString("en-US")} passes` + (cost !== null ? `, about ${Math.max(1, Math.round(cost))} s)` : ")") : "");
+    }
+    gtNote.textContent = gt ? ((data.gtNote || {})[t] || "")
+      : !(gtButton && pairs) ? ""
+      : over ? `over this page's cap of ${Math.round(data.gtCap)} s: step further in (fewer masked positions)`
+      : "exact map: one pass per masked position and kept value";
     drawRow(t, est, gt);
     const named = MK.batch === "#ff7f0e" ? ["orange", "red"] : ["blue", "light orange"];
     caption.textContent = `${named[0]}: the ${st.sel.length} position(s) unmasked at this step · ${named[1]}: the focus · colour scale 0..${zmax.toFixed(3)} nats` + (contacts.size ? " · circles: structural contacts" : "") + (orderToggle.checked ? ` · decode order: step 1 (purple) .. step ${n} (yellow), white: given` : "");

@@ -80,13 +80,17 @@ def viewer_payload(
     title: str = "",
     top: int = 3,
     max_cells: int = MAX_CELLS,
+    gt_eps: float | None = None,
 ) -> dict:
     """trace: a recorded decode (StepRecord per pass); kind: "board" (a 9 x 9 Sudoku) or "track"
     (a sequence); labels: a name per position; symbols: a display name per value (value_tokens
     order); est: the estimated MI map (L, L) of every step's state, or None (a sampler that read
     none and no head); att: the backbone's attention read as a dependency map (L, L) of every
     step's state (core.attention.dependency_map), or None; contacts: (L, L) bool known relations
-    drawn as dots (a family's contacts); max_cells: the maps' level of detail (cuts).
+    drawn as dots (a family's contacts); max_cells: the maps' level of detail (cuts); gt_eps: the
+    ground truth's pruning tolerance, to state each step's cost before it is asked for ("gtPasses":
+    the base pass plus one per masked position and value with p >= gt_eps or its most likely one,
+    as mi.expansions keeps them; counted on the recorded marginals, rounded to 4 decimals).
     """
     sym_of = {int(t): k for k, t in enumerate(value_tokens)}
     initial = [-1 if t == mask_id else sym_of.get(int(t), -1) for t in trace.initial]
@@ -104,6 +108,8 @@ def viewer_payload(
             "top": [[[int(v), round(float(P[r, v]), 3)] for v in order[r]] for r in range(len(masked))],
             "passes": rec.passes,
         }
+        if gt_eps is not None and len(masked) > 1:
+            step["gtPasses"] = 1 + int(np.maximum((P >= gt_eps).sum(1), 1).sum())
         cut = cuts(len(masked), max_cells)
         if cut is not None:
             step["cut"] = cut

@@ -37,10 +37,15 @@ def run_sweep_now(
 ORDER = "_revealed"  # a row's per-input decode order (not a column of the table or the CSV)
 
 
+INTERNAL = ("rule_version",)  # bookkeeping of the CSV (which version of a rule made a row), not a reading
+
+
 def sweep_table(out: list[dict], file_name: str) -> None:
-    """The sweep's rows as a table, with a CSV download."""
+    """The sweep's rows as a table (without columns no row fills, or bookkeeping ones), with a CSV
+    download of every column."""
     df = pd.DataFrame([{k: v for k, v in r.items() if k != ORDER} for r in out])
-    st.dataframe(df, hide_index=True)
+    shown = df.drop(columns=[c for c in INTERNAL if c in df]).replace({None: np.nan}).dropna(axis=1, how="all")
+    st.dataframe(shown, hide_index=True)
     buf = io.StringIO()
     df.to_csv(buf, index=False)
     st.download_button("Download CSV", buf.getvalue(), file_name=file_name, mime="text/csv")

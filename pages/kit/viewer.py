@@ -47,7 +47,9 @@ def mount_viewer(payload: dict, key: str, tokens_of, gt_for, cost_for=None, capt
     A map is looked up by the state it was computed on (its tokens, with the backbone and eps
     in gt_for's store key), never by a step number: a map can only be drawn on the decode whose
     step holds exactly that state, so a new puzzle, length or sampler never inherits one."""
-    data = dict(payload, gt={}, gtNote={})
+    data = dict(payload, gt={}, gtNote={}, gtCap=GT_SECONDS_CAP)
+    if cost_for is not None and payload["steps"]:  # one measured pass prices every step's button
+        data["secondsPerPass"] = cost_for(tuple(tokens_of(0)))["seconds_per_pass"]
     for t, step in enumerate(payload["steps"]):
         gt = gt_for(tuple(tokens_of(t)), compute=False)
         if gt is not None:

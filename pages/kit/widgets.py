@@ -294,7 +294,12 @@ def figure_config(name: str) -> dict:
 
 def chart(fig, key: str, **kw):
     """Every plotly figure of the app goes through here (one toolbar, SVG export); kw as
-    st.plotly_chart's (a clickable board's on_select)."""
+    st.plotly_chart's (a clickable board's on_select). Ticks, axis titles and legends in the
+    page's text colour: Streamlit's chart theme draws them pale."""
+    ink = dict(color="#31333F")
+    fig.update_xaxes(tickfont=ink, title_font=ink)
+    fig.update_yaxes(tickfont=ink, title_font=ink)
+    fig.update_layout(legend_font=ink)
     return st.plotly_chart(fig, key=key, config=figure_config(key), **kw)
 
 

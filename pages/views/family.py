@@ -33,7 +33,7 @@ from ..kit.runtime import RESULTS, ROOT
 from ..kit.structure3d import structure_view
 from ..kit.sweeps import committed_rows, decode_order_view, kept_sweep, run_sweep_now, sweep_table
 from ..kit.widgets import chart, grid_or_error, pca_panel
-from .base import Item
+from .base import Hint, Item
 from .protein import APP_FAMILIES, ProteinView, protein_backbones
 
 MAX_ROWS_APP, MAX_COLS_APP, MAX_MB = 5000, 200, 20
@@ -96,7 +96,7 @@ class FamilyView(ProteinView):
             height=110,
         )
         if not text or not text.strip():
-            return None, f"The row is empty: type {L} columns, '_' where symbols are to be generated."
+            return None, Hint(f"Type a row of {L} columns, '_' where symbols are to be generated.")
         p = "".join(text.split())
         try:
             dom.encode([p])
@@ -144,8 +144,8 @@ class FamilyView(ProteinView):
                 parts.append(f"{name} {prec[0]:.2f} (top {prec[1]} pairs)")
         return (
             "Red circles: residue contacts in " + dom.contact_map.source.get("structure", "the structure")
-            + " (C-beta < 8 A, at least 6 columns apart). Contact precision of this state's map among its masked "
-            "columns: " + ("; ".join(parts) if parts else "no scored pair is masked")
+            + " (C-beta < 8 A, at least 6 residues apart along the chain). Contact precision of this state's "
+            "map among its masked columns: " + ("; ".join(parts) if parts else "no scored pair is masked")
         )  # fmt: skip
 
     def state_extras(self, dom, key: str, masked, maps: dict, focus) -> None:
@@ -303,11 +303,10 @@ def contact_classes_table(r: dict) -> pd.DataFrame:
     )
 
 
-def contacts_tab(families: dict[str, Backbone]) -> None:
-    if not families:
+def contacts_tab(families: dict[str, Backbone], label: str | None) -> None:
+    if label is None:
         st.info("No family backbone on this machine yet: train one in the last tab, or `make families`.")
         return
-    label = st.selectbox("Family", list(families), key="fam_pick")
     try:
         dom = families[label].dom()
     except (UserError, ValueError, OSError) as e:
@@ -324,7 +323,8 @@ def contacts_tab(families: dict[str, Backbone]) -> None:
         st.dataframe(contact_classes_table(r), hide_index=True, column_config=fmt)
         cls = r["classes"]
         st.caption(
-            f"Precision of each predictor's top-scored pairs; contacts: C-beta < 8 A. Separation classes: short "
+            f"Precision of each predictor's top-scored pairs; contacts: C-beta < 8 A. Separation classes, in "
+            f"residues along the chain (columns the structure lacks do not count): short "
             f"{cls['short'][0]}-{cls['short'][1]}, medium {cls['medium'][0]}-{cls['medium'][1]}, long >= "
             f"{cls['long'][0]}, all >= {cls['all'][0]}; L = {r['mapped_columns']} mapped columns of "
             f"{dom.contact_map.source.get('structure')}. Chosen: the backbone's extraction (conditional MI or "
@@ -347,8 +347,8 @@ def contacts_tab(families: dict[str, Backbone]) -> None:
         st.caption(
             f"{r['rows']} held-out rows x {r['masks_per_row']} random masks of {r['frac']:.0%} of the columns; "
             f"L = {dom.contact_map.n_mapped} mapped columns; base rate {r['base_rate']:.3f}; contacts: C-beta "
-            f"< 8 A, |i - j| >= 6 (`{report.relative_to(RESULTS.parent)}`; by separation class: "
-            "`python -m benchmarks.family_contact_classes`)."
+            f"< 8 A, at least 6 residues apart along the chain (`{report.relative_to(RESULTS.parent)}`; by "
+            "separation class: `python -m benchmarks.family_contact_classes`)."
         )
     else:
         st.info(
@@ -359,10 +359,9 @@ def contacts_tab(families: dict[str, Backbone]) -> None:
     averaged_map_view(dom, "fam_kind")
 
 
-def generation_tab(families: dict[str, Backbone]) -> None:
-    if not families:
+def generation_tab(families: dict[str, Backbone], label: str | None) -> None:
+    if label is None:
         return
-    label = st.selectbox("Family", list(families), key="fam_gen_pick")
     fam = families[label].dom().family
     sweep = RESULTS / "family" / fam / "sweep.csv"
     if not sweep.exists():
@@ -417,7 +416,6 @@ def train_tab() -> None:
         "machine's CPU in the foreground; leaving the page pauses it, and the same button resumes it. "
         "Larger alignments: `python -m mi_viz train-family` (README)."
     )
-    st.caption(WHERE_ALIGNMENTS)
     c1, c2, c3 = st.columns(3)
     up_msa = c1.file_uploader(
         "Alignment (FASTA)", type=["fasta", "fa", "afa", "txt", "aln"], key="fam_up_msa", max_upload_size=MAX_MB

@@ -33,7 +33,7 @@ from ..kit.models import Backbone
 from ..kit.runtime import RESULTS, ROOT
 from ..kit.sweeps import committed_rows, kept_sweep, run_sweep_now, sweep_table
 from ..kit.widgets import chart, grid_or_error, pca_panel, report_metrics
-from .base import Item, PagePlan, View
+from .base import Hint, Item, PagePlan, View
 
 LENGTH_CAP = 300  # the longest protein the app decodes (a decode is L passes)
 UPLOAD_MB = 1  # a prompt is at most LENGTH_CAP residues: a megabyte is plenty
@@ -388,7 +388,7 @@ def figure3(key: str) -> None:
 def validate_prompt(text: str | None) -> tuple[str | None, str | None]:
     """text -> (a clean prompt, None), or (None, a message naming the problem)."""
     if not text or not text.strip():
-        return None, "The prompt is empty: type a sequence with '_' for the positions to generate, or pick a length."
+        return None, Hint("Type a prompt: residues to keep, with '_' for the positions to generate (or pick a length).")
     try:
         if text.lstrip().startswith(">"):
             text = parse_fasta(text)[0][1]

@@ -30,7 +30,7 @@ from ..kit.models import Backbone, backbone_model, head_model, models_or_error
 from ..kit.runtime import RESULTS, ROOT
 from ..kit.sweeps import committed_rows, decode_order_view, run_sweep_now, sweep_table
 from ..kit.widgets import chart, grid_or_error, kept, wilson
-from .base import Item, PagePlan, View
+from .base import Hint, Item, PagePlan, View
 
 SHIPPED_HEAD = ROOT / "checkpoints" / "sudoku_mi_head"
 BASELINE_HEAD = ROOT / "checkpoints" / "sudoku_mi_head_baseline"
@@ -163,7 +163,7 @@ class SudokuView(View):
                 placeholder="..8...5......3.....1.....96...49..21.7...8.....41..8.5.....73...9......83...869..",
             )
             if not text.strip():
-                return None, "Paste a puzzle to start."
+                return None, Hint("Paste a puzzle to start.")
             try:
                 board = S.parse_board(text)
             except S.BoardError as e:

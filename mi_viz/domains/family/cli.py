@@ -2,7 +2,8 @@
 
     python -m mi_viz train-family --msa PF00595.align.80.fasta --structure 2H3L_A.pdb --map 2H3L_A.indices \\
         --out checkpoints/family_PF00595
-    python -m mi_viz contacts --backbone checkpoints/family_PF00595 --msa FILE --structure FILE.pdb --out OUT.json
+    python -m mi_viz contacts --backbone checkpoints/family_PF00595 --msa FILE --structure FILE.pdb \\
+        --out DIR/contacts.json   (DIR then holds results/family/NAME's reading: contact_classes.json ...)
     python -m mi_viz bench family --backbone checkpoints/family_PF00595 --msa FILE --sampler mi --out OUT.csv
     python -m mi_viz sweep family --backbone ... --msa FILE --grid "sequential; topk:k=4,8" --out-dir DIR
     python -m mi_viz mi-report family --backbone ... --msa FILE --states 64 --out report.json
@@ -35,6 +36,8 @@ from .alignment import read_alignment
 from .backbone import FamilyMDMConfig, masked_rows
 from .pairstats import FamilyReference
 from .pipelines import ContactsSettings, contacts_report, potts_for, read_family_inputs, train_from_inputs
+from .predictors import ANCHORS
+from .reading import JacobianBudget, contact_reading, jacobian_cost
 from .structure import contact_map
 from .train import MAX_ROWS, TrainFamilyConfig, data_for, profile_of
 
@@ -202,11 +205,29 @@ def add_contacts_arguments(p):
     p.add_argument("--cache", default=str(CACHE))
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="summary JSON (the maps go to OUT with .npz)")
+    p.add_argument(
+        "--jacobian-rows",
+        type=int,
+        default=50,
+        help="held-out rows the categorical Jacobian reads (two half-masks each; its cost is printed first)",
+    )
+    p.add_argument("--consensus-masks", type=int, default=40, help="masks of the consensus row for its Jacobian")
+    p.add_argument(
+        "--anchors",
+        nargs="*",
+        default=["ardca", "plmdca"],
+        choices=ANCHORS,
+        help="the field's models fitted beside (`make anchors` installs them; one not installed is named as absent)",
+    )
+    p.add_argument("--no-reading", action="store_true", help="the conditional MI report only: no Jacobian, no classes")
     p.add_argument("--device", default="cpu")
     p.add_argument("--threads", type=int, default=None)
 
 
 def contacts_cli(a) -> dict:
+    """The conditional MI against the contacts (OUT, OUT.npz), then the whole contact reading in OUT's
+    folder (reading.contact_reading: separation classes, the Jacobian, attention, anchors, the
+    structure-free choice -> contact_classes.json), as the shipped families' results are made."""
 
     dom, model, data = load(a, a.device)
     if a.structure:
@@ -216,6 +237,9 @@ def contacts_cli(a) -> dict:
         cmap = dom.contact_map
     else:
         raise ValueError("no structure: pass --structure FILE.pdb (the backbone ships no contact map)")
+    budget = JacobianBudget(a.jacobian_rows, a.consensus_masks, a.seed)
+    if not a.no_reading:
+        budget.check(data)  # a budget that cannot run is refused before the minutes of conditional MI
     s = ContactsSettings(a.rows, a.masks_per_row, a.frac, a.eps, a.potts_iter, a.seed)
     res, maps = contacts_report(
         dom, model, data, cmap, a.head or dom.default_head(), a.cache, s, _tqdm("conditional MI")
@@ -225,6 +249,22 @@ def contacts_cli(a) -> dict:
     out.write_text(strict_json.dumps(res, indent=1))
     arrays: dict = {k: v.astype(np.float32) for k, v in maps.items()}
     np.savez_compressed(out.with_suffix(".npz"), **arrays)
+    if not a.no_reading:
+        folder = out.parent
+        if out.with_suffix(".npz").name != "contacts.npz":  # the reading reads its maps as contacts.npz
+            np.savez_compressed(folder / "contacts.npz", **arrays)
+        cost = jacobian_cost(model, data, budget)
+        log.info(
+            "categorical Jacobian: %s passes (%d held-out rows x 2 masks + %d consensus masks), about %.0f s",
+            f"{cost['passes']:,}", cost["rows"], budget.consensus_masks, cost["seconds"],
+        )  # fmt: skip
+        bar = _tqdm("Jacobian")
+        reading = contact_reading(
+            folder, dom.family, model, data, cmap, budget, a.anchors, progress=lambda _what, d, n: bar(d, n)
+        )
+        res["contact_classes"] = portable(folder / "contact_classes.json")
+        res["extraction_chosen"] = reading["extraction"]["chosen"]
+        res["anchors_absent"] = sorted(reading.get("anchors_absent", {}))
     print(strict_json.dumps(res))
     return res
 

@@ -61,7 +61,9 @@ def contact_map_figure(score: np.ndarray, cmap: ContactMap, title: str, top: int
                     hoverinfo="skip",
                 )
             )
-    fig.update_yaxes(autorange="reversed", scaleanchor="x", title="column")
-    fig.update_xaxes(title="column")
+    # the axes span the columns and nothing more: the square is kept by narrowing the plot's
+    # domain (constrain), not by widening the range into empty columns on either side
+    fig.update_yaxes(range=[L + 0.5, 0.5], scaleanchor="x", constrain="domain", title="column")
+    fig.update_xaxes(range=[0.5, L + 0.5], constrain="domain", title="column")
     square_layout(fig, size + 160, size, title, bottom=40, legend=dict(orientation="h", y=-0.15))
     return fig

@@ -117,15 +117,8 @@ def contacts_report(
     m = mip(data.train_rows, data.weights[~data.heldout])
     ps = potts_for(data, cache, s.potts_iter).contact_score()
     maps = {"truth": avg.truth, "truth_apc": apc(avg.truth), "mip": m, "potts": ps, "count": avg.count}
-    scores = {
-        "truth": contact_scores(maps["truth_apc"], cmap),
-        "truth_raw": contact_scores(avg.truth, cmap),
-        "mip": contact_scores(m, cmap),
-        "potts": contact_scores(ps, cmap),
-    }
     if avg.head is not None:
         maps["head"], maps["head_apc"] = avg.head, apc(avg.head)
-        scores["head"] = contact_scores(maps["head_apc"], cmap)
     iu = np.triu_indices(dom.width, 1)
     res = {
         "family": dom.family,
@@ -137,11 +130,24 @@ def contacts_report(
         "frac": s.frac,
         "pairs_unseen": int((avg.count[iu] == 0).sum()),
         "truth_passes": avg.passes,
+        **contact_fields(maps, cmap),
+        "seconds": round(time.time() - t0, 1),
+    }
+    return res, maps
+
+
+SCORED_MAPS = {"truth": "truth_apc", "truth_raw": "truth", "mip": "mip", "potts": "potts", "head": "head_apc"}
+
+
+def contact_fields(maps: dict[str, np.ndarray], cmap: ContactMap) -> dict:
+    """A contact report's scores of its maps (the truth and the head APC'd; contacts.npz holds
+    them): mapped columns, base rate, precision at L/5 and L/2 and AUROC of each predictor. One
+    function for `mi_viz contacts` and the re-scoring of committed maps (benchmarks/family_rescore.py)."""
+    scores = {k: contact_scores(maps[m], cmap) for k, m in SCORED_MAPS.items() if m in maps}
+    return {
         "mapped_columns": cmap.n_mapped,
         "base_rate": scores["truth"]["base_rate"],
         **{f"precision_L5_{k}": v["precision_L5"] for k, v in scores.items()},
         **{f"precision_L2_{k}": v["precision_L2"] for k, v in scores.items()},
         **{f"auroc_{k}": v["auroc"] for k, v in scores.items()},
-        "seconds": round(time.time() - t0, 1),
     }
-    return res, maps

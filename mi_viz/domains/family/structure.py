@@ -2,8 +2,10 @@
 
 Contacts as the coevolution literature scores them (../shared/data/protein_families/README.md):
 two mapped columns are in contact when their residues' C-beta atoms (C-alpha for glycine)
-are under 8 A apart; only pairs at least 6 columns apart are scored; precision of the top
-L/5 (and L/2) pairs, L = the number of mapped columns.
+are under 8 A apart; only pairs at least 6 *residues* apart along the chain are scored (by
+residue number, as CASP and the coevolution papers count it: columns the structure lacks do
+not add to the separation); precision of the top L/5 (and L/2) pairs, L = the number of
+mapped columns.
 
 The column -> residue map comes from an indices file (column 1: the MSA column, 0-based;
 column 4: the PDB residue number and chain), or, without one, from aligning the
@@ -15,6 +17,7 @@ indices files).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -166,26 +169,33 @@ class ContactMap:
     distance: np.ndarray  # (M, M) Angstrom between mapped columns' C-beta / C-alpha
     source: dict = field(default_factory=dict)  # where it came from (files, map, chain)
     coords: np.ndarray | None = None  # (M, 3) those atoms' coordinates (Angstrom): the 3D view draws them
+    positions: np.ndarray = field(init=False, repr=False)  # (M,) places along the chain (residue_positions)
+
+    def __post_init__(self):
+        self.positions = residue_positions(self.residues, self.columns)  # (M,) place along the chain
 
     @property
     def n_mapped(self) -> int:
         return len(self.columns)
 
-    def contacts(self, cutoff: float = CONTACT_ANGSTROM) -> np.ndarray:
-        """(L, L) bool over all columns: in contact (under cutoff), |i - j| >= MIN_SEPARATION, both mapped."""
-        out = np.zeros((self.width, self.width), dtype=bool)
+    def separation(self) -> np.ndarray:
+        """(L, L) residues between two mapped columns along the chain (|position_i - position_j|);
+        -1 where either column is unmapped."""
+        out = np.full((self.width, self.width), -1, dtype=np.int64)
         c = np.asarray(self.columns)
-        close = self.distance < cutoff
-        sep = np.abs(c[:, None] - c[None, :]) >= MIN_SEPARATION
-        out[np.ix_(c, c)] = close & sep
+        out[np.ix_(c, c)] = np.abs(self.positions[:, None] - self.positions[None, :])
         return out
 
-    def scored(self) -> np.ndarray:
-        """(L, L) bool: the pairs that are scored (both mapped, |i - j| >= MIN_SEPARATION)."""
+    def contacts(self, cutoff: float = CONTACT_ANGSTROM) -> np.ndarray:
+        """(L, L) bool over all columns: in contact (under cutoff), >= MIN_SEPARATION residues apart, both mapped."""
         out = np.zeros((self.width, self.width), dtype=bool)
         c = np.asarray(self.columns)
-        out[np.ix_(c, c)] = np.abs(c[:, None] - c[None, :]) >= MIN_SEPARATION
-        return out
+        out[np.ix_(c, c)] = self.distance < cutoff
+        return out & self.scored()
+
+    def scored(self) -> np.ndarray:
+        """(L, L) bool: the pairs that are scored (both mapped, >= MIN_SEPARATION residues apart)."""
+        return self.separation() >= MIN_SEPARATION
 
     def to_json(self) -> dict:
         return {
@@ -220,6 +230,39 @@ class ContactMap:
             )
         except (OSError, json.JSONDecodeError, KeyError) as e:
             raise StructureError(f"{p} is not a readable contact map ({type(e).__name__}: {e})") from None
+
+
+RESIDUE = re.compile(r"^([A-Z])(-?\d+)([A-Za-z]?) (\S+)$")  # "D57 A", "G52A H": letter, number, insertion, chain
+
+
+def residue_positions(residues: list[str], columns: list[int]) -> np.ndarray:
+    """Each mapped residue's place along its chain, from its residue number: separations count the
+    residues the structure lacks (a numbering gap is missing residues, as CASP counts them) and
+    each residue with an insertion code (52A after 52) as one more. StructureError when the
+    residues are not one chain in column order: a residue twice, or numbers that go back."""
+    out = np.zeros(len(residues), dtype=np.int64)
+    inserted, seen, chains = 0, dict[tuple[str, str, str], int](), set[str]()
+    for k, (r, c) in enumerate(zip(residues, columns)):
+        m = RESIDUE.match(r)
+        if m is None:
+            raise StructureError(f"column {c}: residue {r!r} is not 'letter number[insertion] chain' (e.g. 'D57 A')")
+        _, num, ins, chain = m.groups()
+        chains.add(chain)
+        if (num, ins, chain) in seen:
+            raise StructureError(f"residue {r} is mapped to two columns ({seen[(num, ins, chain)]} and {c})")
+        seen[(num, ins, chain)] = c
+        inserted += bool(ins)
+        out[k] = int(num) + inserted
+        if k and out[k] <= out[k - 1]:
+            raise StructureError(
+                f"residue numbers go back along the columns: {residues[k - 1]} at column {columns[k - 1]}, {r} at "
+                f"column {c} (the column map or the chain's numbering is out of order)"
+            )
+    if len(chains) > 1:
+        raise StructureError(
+            f"the mapped residues come from {len(chains)} chains ({', '.join(sorted(chains))}): one, please"
+        )
+    return out
 
 
 def contact_map(structure, width: int, fi: np.ndarray | None = None, indices=None, chain=None) -> ContactMap:
@@ -322,8 +365,8 @@ def contact_scores(score: np.ndarray, cmap: ContactMap) -> dict:
     }
 
 
-# the field's separation classes (CASP; the esm README's contact table), in alignment columns like
-# MIN_SEPARATION: short 6-11, medium 12-23, long >= 24; "all" is every scored pair (>= 6)
+# the field's separation classes (CASP; the esm README's contact table), in residues along the chain
+# like MIN_SEPARATION: short 6-11, medium 12-23, long >= 24; "all" is every scored pair (>= 6)
 SEPARATION_CLASSES: dict[str, tuple[int, int | None]] = {
     "short": (6, 11),
     "medium": (12, 23),
@@ -338,7 +381,7 @@ def class_precisions(score: np.ndarray, cmap: ContactMap) -> dict:
     is scored on all it has; one with none gets None. "all" at L/5 and L/2 equals contact_scores'."""
     L = cmap.n_mapped
     i, j = np.nonzero(np.triu(cmap.scored(), 1))  # the order precision_at breaks ties in
-    sep, hit, s = j - i, cmap.contacts()[i, j], np.asarray(score)[i, j]
+    sep, hit, s = cmap.separation()[i, j], cmap.contacts()[i, j], np.asarray(score)[i, j]
     out: dict = {}
     for name, (lo, hi) in SEPARATION_CLASSES.items():
         keep = (sep >= lo) & (sep <= hi if hi is not None else True)

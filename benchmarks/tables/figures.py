@@ -1,0 +1,96 @@
+"""Figures quoted in prose, written from their files like the tables: `<!-- v:NAME -->text<!-- /v -->`
+in README.md or docs/*.md holds FIGURES[NAME]() (`--write` fills it, `--check` fails when the
+sentence's figure differs from its file). A figure a reader sees in a sentence is then as
+checked as one in a table; a sentence without such a mark is a reading, written by hand."""
+
+from __future__ import annotations
+
+import json
+
+from .common import ROOT, R, rows_of
+
+
+def _json(path):
+    return json.loads((ROOT / path).read_text())
+
+
+def training_minutes(family: str) -> str:
+    """A family backbone's training time from its checkpoint (wall_seconds), in minutes."""
+    s = _json(f"checkpoints/family_{family}.json")["extra"]["wall_seconds"]
+    return f"{round(s / 60)} minutes ({s:,} s)"
+
+
+def oracle_passes() -> str:
+    """The range of the oracle's ground-truth passes per generated member over the families (mi-gt rows)."""
+    per = []
+    for fam in ("PF00595", "PF00076", "PF00072", "PF00018", "PF00085"):
+        per += [float(r["avg_oracle_passes"]) for r in rows_of(R / "family" / fam / "sweep.csv")
+                if r["sampler"] == "mi-gt" and r.get("avg_oracle_passes")]  # fmt: skip
+    return f"{min(per):,.0f}-{max(per):,.0f}"
+
+
+def centroid_shifts() -> str:
+    """Figure 3 (response regulator): each rule's members' centroid shift, in natural spreads."""
+    sets = _json("results/family/PF00072/figure3.json")["sets"]
+    get = lambda prefix: next(v["centroid_shift"] for k, v in sets.items() if k.startswith(prefix))  # noqa: E731
+    mi = [get(p) for p in ("mi-zero ", "mi ", "mi-cap ")]
+    return (
+        f"sequential's {get('sequential'):.2f}, the MI rules' {min(mi):.2f}-{max(mi):.2f}, "
+        f"EB's {get('eb '):.2f}, top-k's {get('topk '):.2f}"
+    )
+
+
+def dawn_matched() -> str:
+    """Where DAWN meets the MI rules at a matched pass count (results/family/fronts.json), and where not."""
+    fams = _json("results/family/fronts.json")["families"]
+    met = [f for f, v in fams.items() if any("vs dawn" in k for a in v["sweep.csv"]["at"].values() for k in a["leads"])]
+    none = [f for f in fams if f not in met]
+    below = all(
+        d["diff"] > 0
+        for f in met
+        for a in fams[f]["sweep.csv"]["at"].values()
+        for k, d in a["leads"].items()
+        if "vs dawn" in k
+    )
+    text = (
+        f"{'below' if below else 'not always below'} both MI rules at every matched pass count on {len(met)} families"
+    )
+    at = ", ".join(str(x) for x in _json("results/family/fronts.json")["at"])
+    return text + (f" (on {', '.join(none)} its front meets theirs at none of {at} passes)" if none else "")
+
+
+def mi_lead_over_rivals(family: str = "PF00072", at: str = "24") -> str:
+    """mi-cap's lead over its best rival at one pass count of a family's test front."""
+    d = _json("results/family/fronts.json")["families"][family]["sweep.csv"]["at"][at]["leads"]["mi-cap k=8"]
+    return f"{d['diff']:+.3f}"
+
+
+def antibody_cdr3(what: str) -> str:
+    """The antibody CDR3 sweep's figures (results/antibody/cdr3/sweep.csv): sequential's PLL, or the
+    k-means JSD of every row (one value when the judge cannot tell the rows apart)."""
+    rows = rows_of(R / "antibody" / "cdr3" / "sweep.csv")
+    if what == "sequential":
+        return f"{float(next(r for r in rows if r['sampler'] == 'sequential')['pll']):.2f}"
+    if what == "dawn_share":  # DAWN's passes as a share of sequential's
+        seq, dawn = (next(r for r in rows if r["sampler"] == s) for s in ("sequential", "dawn"))
+        return f"{100 * float(dawn['avg_passes']) / float(seq['avg_passes']):.0f} %"
+    if what == "third":  # every curve's PLL at a third of sequential's passes (fronts.json)
+        fr = _json("results/antibody/fronts.json")["masks"]["cdr3"]
+        third = min(fr["at"], key=lambda k: abs(float(k) - fr["sequential"]["avg_passes"] / 3))
+        v = fr["at"][third]["curves"].values()
+        return f"{max(v):.1f} to {min(v):.1f}"
+    vals = sorted({f"{float(r['jsd']):.3f}" for r in rows if r.get("jsd")})
+    return vals[0] if len(vals) == 1 else f"{vals[0]}-{vals[-1]}"
+
+
+FIGURES = {
+    "pdz_training": lambda: training_minutes("PF00595"),
+    "family_oracle_passes": oracle_passes,
+    "family_centroid_shifts": centroid_shifts,
+    "family_dawn_matched": dawn_matched,
+    "family_micap_pf00072_24": mi_lead_over_rivals,
+    "antibody_sequential_pll": lambda: antibody_cdr3("sequential"),
+    "antibody_jsd": lambda: antibody_cdr3("jsd"),
+    "antibody_third": lambda: antibody_cdr3("third"),
+    "antibody_dawn_share": lambda: antibody_cdr3("dawn_share"),
+}
