@@ -1,12 +1,14 @@
 """The families page: a family backbone's MI against a structure's contacts, generation judged by
-pair statistics, and a family model trained here on your own alignment."""
+pair statistics, and a family model trained here on your own alignment (the tabs:
+views/family_tabs.py)."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from .kit.runtime import through_app
-from .views.family import WHERE_ALIGNMENTS, contacts_tab, family_backbones, generation_tab, train_tab
+from .views.family import WHERE_ALIGNMENTS, family_backbones
+from .views.family_tabs import contacts_tab, generation_tab, train_tab
 
 
 def render() -> None:

@@ -17,6 +17,7 @@ import streamlit as st
 import torch
 
 from mi_viz.core import strict_json
+from mi_viz.core.checkpoints import checkpoint_paths
 from mi_viz.core.mi_report import read_pairs
 from mi_viz.core.plots import sweep_figure
 from mi_viz.core.samplers import SamplerConfig, Trace, config_for
@@ -85,7 +86,8 @@ def protein_backbones() -> dict[str, Backbone]:
     paths += [
         (p.stem.removeprefix("family_"), p.with_suffix(""))
         for p in sorted(APP_FAMILIES.glob("family_*.json"))
-        if not p.name.endswith(("_last.json", "_mi_head.json"))
+        # a checkpoint is a JSON with its weights beside it (not the .contacts.json map kept with one)
+        if not p.name.endswith(("_last.json", "_mi_head.json")) and checkpoint_paths(p.with_suffix(""))[0].exists()
     ]
     for name, path in paths:
         label = f"family {name}" + (f" · {FAMILY_NAMES[name]}" if name in FAMILY_NAMES else "")

@@ -294,6 +294,8 @@ def contact_reading(
     if (folder / "contacts.npz").exists():
         z = np.load(folder / "contacts.npz")
         maps = {k: z[a] for k, (_, f, a) in PREDICTORS.items() if f == "contacts.npz" and a in z.files}
+    if "mip" not in maps:  # a family without `mi_viz contacts`' maps: MIp, which costs no pass
+        maps["mip"] = mip(data.train_rows, data.weights[~data.heldout]).astype(np.float32)
     step = (lambda d, n: progress("Jacobian", d, n)) if progress else None
     jac = _kept(folder / "jacobian.npz", lambda: jacobian_maps(model, data, budget, step))
     maps.update({k: v for k, v in jac.items() if k != "cost"})
