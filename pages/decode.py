@@ -216,7 +216,12 @@ def server_steps(view: View, b, dom, item, trace, head_path, eps, caption, key, 
                 chart(fig, f"{key}_row_{t}_{figs.index(fig)}")
     with st.expander("Export"):
         st.download_button(
-            "Trace (JSON)", trace.to_json(), file_name=f"{stem}_trace.json", mime="application/json", key=f"{key}_trace"
+            "Trace (JSON)",
+            trace.to_json(),
+            file_name=f"{stem}_trace.json",
+            mime="application/json",
+            key=f"{key}_trace",
+            on_click="ignore",  # no rerun: a second export clicked meanwhile keeps its file
         )
 
         def view_html() -> str:
@@ -231,7 +236,7 @@ def server_steps(view: View, b, dom, item, trace, head_path, eps, caption, key, 
 
         st.download_button(
             "Current view (HTML, opens offline)", view_html, file_name=f"{stem}_step{t + 1}.html", mime="text/html",
-            key=f"{key}_html",
+            key=f"{key}_html", on_click="ignore",  # no rerun: a second export clicked meanwhile keeps its file
         )  # fmt: skip
         view.exports(dom, item, trace, t, cfg)
 

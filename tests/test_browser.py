@@ -15,6 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 
 import pytest
 from conftest import ROOT
@@ -929,6 +930,21 @@ def test_downloads_are_named_by_what_was_decoded(server, browser):
         page.get_by_role("button", name=re.compile("offline HTML page")).click()
     name = d.value.suggested_filename
     assert name.startswith("Sudoku_Hard-test-set") and "_mi-gamma=" in name and name.endswith(".html"), name
+    ctx.close()
+
+
+def test_two_exports_in_a_row_both_arrive(server, browser):
+    """Issue 48: the GIF clicked right after the HTML export came back as nothing (the first
+    download's rerun dropped the second's deferred file: MediaFileStorageError). Both arrive."""
+    ctx, page = _open(browser, server + "/sudoku_decode")
+    page.get_by_test_id("mv-counter").wait_for(timeout=120_000)
+    with page.expect_download(timeout=120_000) as first:
+        page.get_by_role("button", name=re.compile("offline HTML page")).click()
+    with page.expect_download(timeout=180_000) as second:
+        page.get_by_role("button", name=re.compile("animated GIF")).click()
+    assert first.value.suggested_filename.endswith(".html") and second.value.suggested_filename.endswith(".gif")
+    assert second.value.failure() is None and Path(second.value.path()).stat().st_size > 1000
+    _no_exception(page)
     ctx.close()
 
 

@@ -48,7 +48,7 @@ def sweep_table(out: list[dict], file_name: str) -> None:
     st.dataframe(shown, hide_index=True)
     buf = io.StringIO()
     df.to_csv(buf, index=False)
-    st.download_button("Download CSV", buf.getvalue(), file_name=file_name, mime="text/csv")
+    st.download_button("Download CSV", buf.getvalue(), file_name=file_name, mime="text/csv", on_click="ignore")
 
 
 def committed_rows(path) -> list[dict]:

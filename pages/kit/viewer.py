@@ -78,6 +78,7 @@ def mount_viewer(payload: dict, key: str, tokens_of, gt_for, cost_for=None, capt
         file_name=f"{export_name}.html",
         mime="text/html",
         key=f"{key}_html",
+        on_click="ignore",  # no rerun: a second export clicked meanwhile keeps its file
     )
     frames = frame_count(payload)
     if frames == 0:
@@ -91,4 +92,5 @@ def mount_viewer(payload: dict, key: str, tokens_of, gt_for, cost_for=None, capt
             file_name=f"{export_name}.gif",
             mime="image/gif",
             key=f"{key}_gif",
+            on_click="ignore",  # no rerun: a second export clicked meanwhile keeps its file
         )

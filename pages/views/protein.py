@@ -260,6 +260,7 @@ class ProteinView(View):
             file_name="protein.fasta",
             mime="text/plain",
             key="pdec_fasta",
+            on_click="ignore",  # no rerun: a second export clicked meanwhile keeps its file
         )
         after = dom.decode(torch.tensor([trace.tokens_at(t + 1)]))[0]
         rec = trace.steps[t]
