@@ -258,7 +258,7 @@ def test_every_page_and_stepping(server, browser):
 
     for path, text, name in (
         ("/sudoku_comparison", "Cells filled vs passes", "sudoku_comparison.png"),
-        ("/mi_estimator", "structure AUROC", "mi_estimator.png"),
+        ("/mi_estimator", "matches the exact map at Pearson", "mi_estimator.png"),
         ("/protein_comparison", "Residues decoded vs passes", "protein_comparison.png"),
     ):
         page.goto(server + path, wait_until="networkidle")
