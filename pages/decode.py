@@ -92,10 +92,12 @@ def instant(view: View, b, dom, item, trace, tkey, head_path, eps, caption, key,
 
         return caches.cached("payload", (k, head_path, title, eps, PALETTE_NAME.get()), pack, max_entries=32)
 
+    twin_tokens_of = None
     if twin is None:
         payload = payload_of(trace, tkey)
     else:
         tr2 = caches.trace_for(b, head_path, item.key, item.value, twin)
+        twin_tokens_of = lambda t: tr2.steps[t].tokens  # noqa: E731
         payload = {
             **payload_of(trace, tkey, SamplerConfig.from_dict(trace.sampler).label()),
             "twin": payload_of(tr2, caches.trace_key(b, head_path, item.key, twin), twin.label()),
@@ -104,6 +106,7 @@ def instant(view: View, b, dom, item, trace, tkey, head_path, eps, caption, key,
         payload,
         f"{key}_viewer",
         tokens_of=lambda t: trace.steps[t].tokens,
+        twin_tokens_of=twin_tokens_of,
         gt_for=lambda tokens, compute: (
             caches.ground_truth(b, tokens, eps, view.unit) if compute else caches.stored_ground_truth(b, tokens, eps)
         ),

@@ -948,6 +948,52 @@ def test_two_exports_in_a_row_both_arrive(server, browser):
     ctx.close()
 
 
+def test_side_by_side_fits_steps_together_and_each_half_has_its_truth(server, browser):
+    """Issue 48: at 1,280 px the two halves of a side-by-side decode sit beside each other inside the
+    page (their bounding boxes do not overlap, neither runs off), stepping one moves the other to
+    the same pass count while linked (not when unlinked), and the second half asks for its own
+    ground truth, whose map then shows."""
+    ctx, page = _open(browser, server + "/protein_decode", w=1280, h=1000)
+    page.get_by_test_id("mv-counter").wait_for(timeout=120_000)
+    page.get_by_text("Side by side: a second sampler").click()
+    _wait_idle(page, timeout=300_000)
+    page.get_by_test_id("mv-pair").wait_for(timeout=120_000)
+    halves = page.get_by_test_id("mv-half")
+    a, b = halves.nth(0).bounding_box(), halves.nth(1).bounding_box()
+    assert a["x"] + a["width"] <= b["x"] + 1, (a, b)  # side by side, no overlap
+    assert b["x"] + b["width"] <= 1280 + 1, b  # the right one inside the page
+    for k in range(2):  # nothing inside a half spills past it
+        inner = halves.nth(k).evaluate(
+            """(h) => Math.max(...[...h.querySelectorAll('canvas, [data-testid="mv-seq"] > div')]
+                          .map(e => e.getBoundingClientRect().right)) - h.getBoundingClientRect().right"""
+        )
+        assert inner <= 1, f"half {k} overflows by {inner:.0f} px"
+    counters = page.get_by_test_id("mv-counter")
+
+    def passes(k):
+        return int(re.search(r"passes (\d+)", counters.nth(k).inner_text()).group(1))
+
+    page.get_by_test_id("mv-step").nth(0).click()
+    page.get_by_test_id("mv-step").nth(0).click()
+    p = passes(0)
+    assert passes(1) <= p and "pass " + str(p) in page.get_by_test_id("mv-pair-counter").inner_text()
+    page.get_by_test_id("mv-pair-link").uncheck()
+    before = counters.nth(1).inner_text()
+    page.get_by_test_id("mv-step").nth(0).click()
+    assert counters.nth(1).inner_text() == before  # unlinked: the other stays
+    page.get_by_test_id("mv-pair-link").check()
+    button = page.get_by_test_id("mv-gt-button").nth(1)
+    if button.is_visible():
+        assert "passes, about" in button.inner_text()
+        button.click()
+        _wait_idle(page, timeout=300_000)
+        page.get_by_test_id("mv-gt-note").nth(1).filter(has_text="passes,").wait_for(timeout=300_000)
+    page.get_by_test_id("mv-diff").nth(1).wait_for(timeout=30_000)  # truth minus head, once a truth is there
+    _no_exception(page)
+    page.screenshot(path=str(ART / "side_by_side.png"), full_page=True)
+    ctx.close()
+
+
 def test_the_contact_map_spans_its_columns(server, browser):
     """Issue 48: the families page's contact map spans columns 1..L, not -75..175 (two thirds of
     its width empty once the square aspect widened the range)."""

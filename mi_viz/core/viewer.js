@@ -95,9 +95,10 @@ function mountViewer(root, data, callbacks) {
   // the step and focus survive a remount with new data for the same decode (a ground truth joined
   // it); another decode (input, sampler, parameters, seed) starts at its first step
   const ident = JSON.stringify([data.initial, data.sampler, n]);
-  const keep = root.__miState && root.__miState.ident === ident ? root.__miState : { t: 0, focus: null, ident };
-  if (root.__miState && root.__miState !== keep && root.__miState.timer) clearInterval(root.__miState.timer);
-  root.__miState = keep;
+  const host = callbacks.stateHost || root;  // a pair's halves are new elements each mount: it lends a lasting one
+  const keep = host.__miState && host.__miState.ident === ident ? host.__miState : { t: 0, focus: null, ident };
+  if (host.__miState && host.__miState !== keep && host.__miState.timer) clearInterval(host.__miState.timer);
+  host.__miState = keep;
   keep.t = Math.min(keep.t, n - 1);
   const cache = {};
   const mapOf = (t, which) => {
@@ -175,6 +176,8 @@ function mountViewer(root, data, callbacks) {
   // the backbone's own attention read as a dependency graph (DAWN's proxy): a share, not nats, on its own scale
   const attCanvas = S.some((st) => st.att) ? panel("Attention (last block, sinks removed)", "mv-att") : null;
   const gtCanvas = panel("Ground-truth MI", "mv-gt");
+  // where the head is wrong: truth minus head, on a diverging scale (shown once a truth is there)
+  const diffCanvas = S.some((st) => st.mi) ? panel("Difference: truth minus head", "mv-diff") : null;
   const gtNote = miEl("div", { "data-testid": "mv-gt-note", style: "max-width: 420px" });
   gtCanvas.parentNode.appendChild(gtNote);
   let gtButton = null;
@@ -188,7 +191,7 @@ function mountViewer(root, data, callbacks) {
     };
     gtCanvas.parentNode.appendChild(gtButton);
   }
-  const rowView = miEl("canvas", { "data-testid": "mv-row", height: "120", style: "margin-top: 8px" });
+  const rowView = miEl("canvas", { "data-testid": "mv-row", height: "120", style: "margin-top: 8px; max-width: 100%; height: auto" });
   box.appendChild(rowView);
   const caption = miEl("div", { style: "color: #666; margin-top: 4px" });
   box.appendChild(caption);
@@ -199,7 +202,7 @@ function mountViewer(root, data, callbacks) {
     const before = states[t], after = states[t + 1], sel = new Set(S[t].sel);
     const masked = new Map(S[t].masked.map((p, r) => [p, r]));
     const board = data.kind === "board";
-    const per = board ? 9 : 50, cell = board ? 34 : 17;
+    const per = board ? 9 : perRow(), cell = board ? 34 : 17;
     const grid = miEl("div");
     grid.style.cssText = `display: grid; grid-template-columns: repeat(${per}, ${cell}px); gap: ${board ? 0 : 1}px;`;
     for (let p = 0; p < L; p++) {
@@ -227,13 +230,17 @@ function mountViewer(root, data, callbacks) {
     seqView.appendChild(grid);
   }
 
+  // a track's residues per row: 50, or as many 18-pixel columns as the viewer's width holds (side by side)
+  function perRow() { const w = root.clientWidth || 900; return Math.max(10, Math.min(50, Math.floor(w / 18))); }
+
   function drawEntropy(t) {
     // a board: one strip of L bars; a track: one strip per wrapped row of the sequence above, each bar
     // under its own residue (the same columns as drawSeq's grid)
-    const track = data.kind !== "board", per = 50, colW = 18, head = 14, rowH = 34;
+    const track = data.kind !== "board", per = perRow(), colW = 18, head = 14, rowH = 34;
     const rows = track ? Math.ceil(L / per) : 1;
     const W = track ? Math.min(L, per) * colW : Math.max(300, Math.min(900, L * 9)), Hh = head + rows * rowH;
     entropy.width = W; entropy.height = Hh;
+    entropy.style.maxWidth = "100%";
     const g = entropy.getContext("2d");
     g.clearRect(0, 0, W, Hh);
     const hmax = Math.max(1e-6, ...S[t].H, 0.1), sel = new Set(S[t].sel);
@@ -247,7 +254,13 @@ function mountViewer(root, data, callbacks) {
     g.fillText(`marginal entropy before this step (nats; top ${hmax.toFixed(2)})` + (rows > 1 ? ", one row per row of the sequence" : ""), 4, 11);
   }
 
-  function drawMap(canvas, m, t, zmax, unit = "nats") {
+  function drawMap(canvas, m, t, zmax, unit = "nats", diverging = false) {
+    // a diverging map (a difference) runs -zmax (blue) .. 0 (white) .. +zmax (red)
+    const lut = (v) => {
+      if (!diverging) return MI_LUT[Math.max(0, Math.min(255, Math.round((v / zmax) * 255)))];
+      const x = Math.max(-1, Math.min(1, v / zmax)), w = Math.round(255 * (1 - Math.abs(x)));
+      return x >= 0 ? [255, w, w] : [w, w, 255];
+    };
     const pos = S[t].masked, cells = cellsOf(t), M = cells.C;
     // the map, a batch strip on top and left (pad), position names on the axes, a colour bar in its unit
     const size = Math.max(200, Math.min(460, 8 * M + 40)), pad = 14, left = 58, bottom = 46, bar = 70;
@@ -261,7 +274,7 @@ function mountViewer(root, data, callbacks) {
     // map is one drawImage, not a million fillRects (benchmarks/app_latency.py times its repaint)
     const img = new ImageData(M, M), px = img.data;
     for (let i = 0; i < M; i++) for (let j = 0; j < M; j++) {
-      const o = (i * M + j) * 4, rgb = i === j && !cells.pooled ? MI_WHITE : MI_LUT[Math.max(0, Math.min(255, Math.round((m[i * M + j] / zmax) * 255)))];
+      const o = (i * M + j) * 4, rgb = i === j && !cells.pooled ? MI_WHITE : lut(m[i * M + j]);
       px[o] = rgb[0]; px[o + 1] = rgb[1]; px[o + 2] = rgb[2]; px[o + 3] = 255;
     }
     const off = document.createElement("canvas");
@@ -283,9 +296,15 @@ function mountViewer(root, data, callbacks) {
     }
     // the colour bar: 0 .. zmax in the map's unit
     const bx = left + size + 12, bh = size * 0.8, by = pad + (size - bh) / 2;
-    for (let y = 0; y < bh; y++) { const rgb = MI_LUT[Math.round((1 - y / bh) * 255)]; g.fillStyle = `rgb(${rgb[0]},${rgb[1]},${rgb[2]})`; g.fillRect(bx, by + y, 12, 1.5); }
+    for (let y = 0; y < bh; y++) {
+      const f = 1 - y / bh, rgb = lut(diverging ? (2 * f - 1) * zmax : f * zmax);
+      g.fillStyle = `rgb(${rgb[0]},${rgb[1]},${rgb[2]})`; g.fillRect(bx, by + y, 12, 1.5);
+    }
     g.fillStyle = "#222"; g.textAlign = "left"; g.textBaseline = "middle";
-    for (const f of [0, 0.5, 1]) g.fillText((zmax * f).toFixed(zmax >= 1 ? 2 : 3), bx + 16, by + bh * (1 - f));
+    for (const f of [0, 0.5, 1]) {
+      const v = diverging ? (2 * f - 1) * zmax : zmax * f;
+      g.fillText((v > 0 && diverging ? "+" : "") + v.toFixed(zmax >= 1 ? 2 : 3), bx + 16, by + bh * (1 - f));
+    }
     g.textBaseline = "bottom"; g.fillText(unit, bx, by - 4);
     g.textAlign = "start"; g.textBaseline = "alphabetic";
     if (contacts.size) {  // over the contacts, not over every pair
@@ -298,19 +317,21 @@ function mountViewer(root, data, callbacks) {
         }
       }
     }
+    canvas.style.maxWidth = "100%"; canvas.style.height = "auto";  // a narrow column scales the map down
+    const at = (ev) => { const r = canvas.getBoundingClientRect(), k = canvas.width / r.width; return [(ev.clientX - r.left) * k, (ev.clientY - r.top) * k]; };
     canvas.onmousemove = (ev) => {
-      const r = canvas.getBoundingClientRect(), i = Math.floor((ev.clientY - r.top - pad) / c), j = Math.floor((ev.clientX - r.left - left) / c);
+      const [px_, py_] = at(ev), i = Math.floor((py_ - pad) / c), j = Math.floor((px_ - left) / c);
       if (i >= 0 && j >= 0 && i < M && j < M) showTip(ev, `${cells.name(i)} · ${cells.name(j)}: ${cells.pooled ? "at most " : ""}${m[i * M + j].toFixed(4)} ${unit}`); else hideTip();
     };
     canvas.onmouseleave = hideTip;
     canvas.onclick = (ev) => {
-      const r = canvas.getBoundingClientRect(), i = Math.floor((ev.clientY - r.top - pad) / c);
+      const i = Math.floor((at(ev)[1] - pad) / c);
       if (i >= 0 && i < M) { keep.focus = cells.first(i); draw(); }
     };
   }
 
   function drawRow(t, est, gt) {
-    const W = 900, Hh = 120;
+    const W = Math.max(300, Math.min(900, root.clientWidth || 900)), Hh = 120;  // the viewer's width: legible in a half
     rowView.width = W; rowView.height = Hh;
     const g = rowView.getContext("2d");
     g.clearRect(0, 0, W, Hh);
@@ -348,6 +369,13 @@ function mountViewer(root, data, callbacks) {
     drawMap(estCanvas, est, t, zmax);
     gtCanvas.parentNode.style.display = gt || gtButton ? "" : "none";
     drawMap(gtCanvas, gt, t, zmax);
+    if (diffCanvas) {
+      const diff = gt && est ? gt.map((v, k) => v - est[k]) : null;
+      diffCanvas.parentNode.style.display = diff ? "" : "none";
+      let dmax = 1e-6;
+      if (diff) for (const v of diff) dmax = Math.max(dmax, Math.abs(v));
+      if (diff) drawMap(diffCanvas, diff, t, dmax, "nats", true);
+    }
     if (attCanvas) {
       const att = mapOf(t, "att");
       let amax = 1e-6;
@@ -373,7 +401,9 @@ function mountViewer(root, data, callbacks) {
     caption.textContent = `${named[0]}: the ${st.sel.length} position(s) unmasked at this step · ${named[1]}: the focus · colour scale 0..${zmax.toFixed(3)} nats` + (contacts.size ? " · circles: structural contacts" : "") + (orderToggle.checked ? ` · decode order: step 1 (purple) .. step ${n} (yellow), white: given` : "");
   }
 
-  const go = (t) => { keep.t = Math.max(0, Math.min(n - 1, t)); draw(); };
+  // go: this viewer's own step (its buttons, slider, Play) also tells a linked partner; show: a partner's order
+  const show = (t) => { keep.t = Math.max(0, Math.min(n - 1, t)); draw(); };
+  const go = (t) => { show(t); if (callbacks.onStep) callbacks.onStep(keep.t); };
   bStart.onclick = () => go(0);
   bBack.onclick = () => go(keep.t - 1);
   bStep.onclick = () => go(keep.t + 1);
@@ -389,7 +419,7 @@ function mountViewer(root, data, callbacks) {
   };
   stop();
   draw();
-  return { go, n, passesAt: (t) => S[t].passes, title: data.title || "" };
+  return { go: show, n, step: () => keep.t, passesAt: (t) => S[t].passes, title: data.title || "" };
 }
 
 // Two decodes of the same input side by side on one timeline of backbone passes (they take different
@@ -403,27 +433,35 @@ function mountPair(root, a, b, callbacks) {
   const label = miEl("span", { style: "font-weight: 600" }, "Both, by pass:");
   const slider = miEl("input", { type: "range", min: "1", value: "1", "data-testid": "mv-pair-slider", style: "flex: 1" });
   const counter = miEl("span", { "data-testid": "mv-pair-counter", style: "min-width: 120px; text-align: right" });
-  bar.append(label, slider, counter);
+  const linkBox = miEl("label", { style: "white-space: nowrap" });
+  const link = miEl("input", { type: "checkbox", "data-testid": "mv-pair-link" });
+  link.checked = true;
+  linkBox.append(link, miEl("span", {}, " step together"));
+  bar.append(label, slider, counter, linkBox);
   box.appendChild(bar);
-  const row = miEl("div", { style: "display: flex; gap: 24px; flex-wrap: wrap; align-items: flex-start" });
+  // two columns that share the width (each scales its maps down), never one over the other
+  const row = miEl("div", { style: "display: flex; gap: 16px; align-items: flex-start" });
   box.appendChild(row);
-  const halves = [a, b].map((d) => {
-    const el = miEl("div", { style: "flex: 1 1 480px; min-width: 0" });
+  const halves = [a, b].map(() => {
+    const el = miEl("div", { style: "flex: 1 1 0; min-width: 0; overflow: hidden", "data-testid": "mv-half" });
     row.appendChild(el);
     return el;
   });
-  const va = mountViewer(halves[0], a, callbacks), vb = mountViewer(halves[1], b, {});
-  const last = (v) => v.passesAt(v.n - 1);
-  const P = Math.max(last(va), last(vb));
-  slider.max = String(P);
+  let P = 1, va = null, vb = null;
   const stepAt = (v, p) => { let t = 0; for (let k = 0; k < v.n; k++) if (v.passesAt(k) <= p) t = k; return t; };
-  const go = (p) => {
-    slider.value = String(p);
-    counter.textContent = `pass ${p} / ${P}`;
-    va.go(stepAt(va, p));
-    vb.go(stepAt(vb, p));
-  };
+  const show = (p) => { slider.value = String(p); counter.textContent = `pass ${p} / ${P}`; };
+  // stepping one moves the other to its last step by the same pass count, while linked
+  const follow = (from, to) => (t) => { if (!link.checked || !to) return; const p = from().passesAt(t); to().go(stepAt(to(), p)); show(p); };
+  root.__miHosts = root.__miHosts || [{}, {}];  // each half's step and focus, kept across a remount
+  va = mountViewer(halves[0], a, { ...callbacks, onStep: follow(() => va, () => vb), stateHost: root.__miHosts[0] });
+  vb = mountViewer(halves[1], b, {
+    onGroundTruth: callbacks.onGroundTruthTwin, onStep: follow(() => vb, () => va), stateHost: root.__miHosts[1],
+  });
+  const last = (v) => v.passesAt(v.n - 1);
+  P = Math.max(last(va), last(vb));
+  slider.max = String(P);
+  const go = (p) => { show(p); va.go(stepAt(va, p)); vb.go(stepAt(vb, p)); };
   slider.oninput = () => go(parseInt(slider.value, 10));
-  go(1);
+  if (!root.__miPairStarted) { go(1); root.__miPairStarted = true; } else show(va.passesAt(va.step()));
   return { go, passes: P };
 }

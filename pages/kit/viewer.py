@@ -23,7 +23,10 @@ export default function (component) {
     root.className = "mi-viewer-root";
     parentElement.appendChild(root);
   }
-  const cb = data.gtEnabled ? { onGroundTruth: (t) => setTriggerValue("gt_step", t) } : {};
+  const cb = data.gtEnabled ? {
+    onGroundTruth: (t) => setTriggerValue("gt_step", t),
+    onGroundTruthTwin: (t) => setTriggerValue("gt_step_twin", t),
+  } : {};
   if (data.twin) mountPair(root, data, data.twin, cb); else mountViewer(root, data, cb);
 }
 """
@@ -32,43 +35,68 @@ _VIEWER = st.components.v2.component("mi_viz_decode_viewer", js=JS.read_text() +
 
 
 def decode_viewer(payload: dict, key: str, ground_truth: bool = True):
-    """Mount the viewer; returns the step whose ground truth the user asked for (or None)."""
-    result = _VIEWER(data={**payload, "gtEnabled": ground_truth}, key=key, on_gt_step_change=lambda: None)
-    return getattr(result, "gt_step", None)
+    """Mount the viewer; returns (viewer, step) of the ground truth the user asked for ("main" or
+    "twin", the second of a pair), or None."""
+    result = _VIEWER(
+        data={**payload, "gtEnabled": ground_truth},
+        key=key,
+        on_gt_step_change=lambda: None,
+        on_gt_step_twin_change=lambda: None,
+    )
+    for side, name in (("main", "gt_step"), ("twin", "gt_step_twin")):
+        t = getattr(result, name, None)
+        if t is not None:
+            return side, int(t)
+    return None
 
 
-def mount_viewer(payload: dict, key: str, tokens_of, gt_for, cost_for=None, caption="", export_name="decode") -> None:
+def mount_viewer(
+    payload: dict, key: str, tokens_of, gt_for, cost_for=None, caption="", export_name="decode", twin_tokens_of=None
+) -> None:
     """The viewer with the ground truth of every step whose state has one. A request computes that
     step's map on the server and remounts: tokens_of(t) -> the step's state, gt_for(tokens,
     compute) -> the cached ground_truth_for dict (None if not computed and compute is False),
-    cost_for(tokens) -> its cost (refused past GT_SECONDS_CAP). Under it: the caption, and the
-    whole decode as one offline HTML page (the same viewer).
+    cost_for(tokens) -> its cost (refused past GT_SECONDS_CAP). A pair (payload["twin"]) gets its
+    second decode's maps the same way through twin_tokens_of. Under it: the caption, and the
+    whole decode as one offline HTML page (the same viewer) and a GIF.
 
     A map is looked up by the state it was computed on (its tokens, with the backbone and eps
     in gt_for's store key), never by a step number: a map can only be drawn on the decode whose
     step holds exactly that state, so a new puzzle, length or sampler never inherits one."""
-    data = dict(payload, gt={}, gtNote={}, gtCap=GT_SECONDS_CAP)
+    seconds_per_pass = None
     if cost_for is not None and payload["steps"]:  # one measured pass prices every step's button
-        data["secondsPerPass"] = cost_for(tuple(tokens_of(0)))["seconds_per_pass"]
-    for t, step in enumerate(payload["steps"]):
-        gt = gt_for(tuple(tokens_of(t)), compute=False)
-        if gt is not None:
-            data["gt"][str(t)] = ground_truth_entry(gt["mi"], step["masked"])
-            data["gtNote"][str(t)] = (
-                f"{gt['passes']:,} passes, {gt['seconds']:.1f} s; max pruned mass {gt['dropped']:.1e}"
-            )
-    t = decode_viewer(data, key=key)
-    if t is not None and str(t) not in data["gt"]:
-        tokens = tokens_of(int(t))
-        cost = cost_for(tuple(tokens)) if cost_for else None
-        if cost is not None and cost["seconds"] > GT_SECONDS_CAP:
-            st.warning(
-                f"The ground truth of step {int(t) + 1} would take about {cost['seconds']:.0f} s "
-                f"({cost['total_passes']:,} passes), over this page's cap of {GT_SECONDS_CAP:.0f} s: step further in."
-            )
-        else:
-            gt_for(tuple(tokens), compute=True)
-            st.rerun()
+        seconds_per_pass = cost_for(tuple(tokens_of(0)))["seconds_per_pass"]
+
+    def with_truths(p: dict, tokens_at) -> dict:
+        d = dict(p, gt={}, gtNote={}, gtCap=GT_SECONDS_CAP, secondsPerPass=seconds_per_pass)
+        for t, step in enumerate(p["steps"]):
+            gt = gt_for(tuple(tokens_at(t)), compute=False)
+            if gt is not None:
+                d["gt"][str(t)] = ground_truth_entry(gt["mi"], step["masked"])
+                d["gtNote"][str(t)] = (
+                    f"{gt['passes']:,} passes, {gt['seconds']:.1f} s; max pruned mass {gt['dropped']:.1e}"
+                )
+        return d
+
+    data = with_truths(payload, tokens_of)
+    if "twin" in payload and twin_tokens_of is not None:
+        data["twin"] = with_truths(payload["twin"], twin_tokens_of)
+    asked = decode_viewer(data, key=key)
+    if asked is not None:
+        side, t = asked
+        at = twin_tokens_of if side == "twin" else tokens_of
+        if at is not None and str(t) not in (data["twin"] if side == "twin" else data)["gt"]:
+            tokens = at(t)
+            cost = cost_for(tuple(tokens)) if cost_for else None
+            if cost is not None and cost["seconds"] > GT_SECONDS_CAP:
+                st.warning(
+                    f"The ground truth of step {t + 1} would take about {cost['seconds']:.0f} s "
+                    f"({cost['total_passes']:,} passes), over this page's cap of {GT_SECONDS_CAP:.0f} s: "
+                    "step further in."
+                )
+            else:
+                gt_for(tuple(tokens), compute=True)
+                st.rerun()
     if caption:
         st.caption(caption)
     c1, c2 = st.columns(2)
