@@ -111,6 +111,7 @@ def instant(view: View, b, dom, item, trace, tkey, head_path, eps, caption, key,
             caches.ground_truth(b, tokens, eps, view.unit) if compute else caches.stored_ground_truth(b, tokens, eps)
         ),
         cost_for=lambda tokens: caches.gt_cost(b, tokens, eps),
+        pass_seconds=lambda tokens: caches.seconds_per_pass(b, tokens, eps),
         caption=f"{caption} · {len(trace.steps)} pass{'' if len(trace.steps) == 1 else 'es'} · estimated maps "
         "from the same passes",
         export_name=stem + (f"_vs_{export_stem(twin.label())}" if twin is not None else ""),

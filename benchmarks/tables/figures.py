@@ -83,7 +83,20 @@ def antibody_cdr3(what: str) -> str:
     return vals[0] if len(vals) == 1 else f"{vals[0]}-{vals[-1]}"
 
 
+def jacobian_rows(family: str = "PF00595", rows: int = 134) -> str:
+    """The Jacobian on more held-out rows (benchmarks/family_jacobian_rows.py) against the committed 50."""
+    r = _json(f"results/family/{family}/jacobian_rows_{rows}.json")
+    more, base = r["scores"][f"jacobian_rows_{rows}"], r["scores"]["jacobian_rows_50 (committed)"]
+    return (
+        f"top-L/5 {more['precision_all_L5']:.2f} against {base['precision_all_L5']:.2f} with 50, long-range top-L "
+        f"{more['precision_long_L']:.2f} against {base['precision_long_L']:.2f}, "
+        f"MIp {r['scores']['mip']['precision_all_L5']:.2f}; "
+        f"{r['cost']['rows']['passes']:,} passes, {r['wall_seconds'] / 60:.0f} minutes of one core"
+    )
+
+
 FIGURES = {
+    "pdz_jacobian_134": jacobian_rows,
     "pdz_training": lambda: training_minutes("PF00595"),
     "family_oracle_passes": oracle_passes,
     "family_centroid_shifts": centroid_shifts,

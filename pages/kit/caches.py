@@ -175,6 +175,13 @@ def gt_cost(b: Backbone, tokens: tuple, eps: float) -> dict:
     return cached("gt_cost", (b.key, tokens, eps), run, max_entries=512)
 
 
+def seconds_per_pass(b: Backbone, tokens: tuple, eps: float) -> float:
+    """One measured pass of this backbone on this machine (from the first state asked about),
+    kept for the server's life: every ground-truth button prices itself with it, and a new
+    decode pays no timing probe."""
+    return cached("seconds_per_pass", b.key, lambda: gt_cost(b, tokens, eps)["seconds_per_pass"], max_entries=16)
+
+
 def has_ground_truth(b: Backbone, tokens: tuple, eps: float) -> bool:
     return has("gt", (b.key, tokens, eps))
 

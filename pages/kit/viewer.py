@@ -51,12 +51,21 @@ def decode_viewer(payload: dict, key: str, ground_truth: bool = True):
 
 
 def mount_viewer(
-    payload: dict, key: str, tokens_of, gt_for, cost_for=None, caption="", export_name="decode", twin_tokens_of=None
+    payload: dict,
+    key: str,
+    tokens_of,
+    gt_for,
+    cost_for=None,
+    caption="",
+    export_name="decode",
+    twin_tokens_of=None,
+    pass_seconds=None,
 ) -> None:
     """The viewer with the ground truth of every step whose state has one. A request computes that
     step's map on the server and remounts: tokens_of(t) -> the step's state, gt_for(tokens,
     compute) -> the cached ground_truth_for dict (None if not computed and compute is False),
-    cost_for(tokens) -> its cost (refused past GT_SECONDS_CAP). A pair (payload["twin"]) gets its
+    cost_for(tokens) -> its cost (refused past GT_SECONDS_CAP), pass_seconds(tokens) -> one measured
+    pass (prices every step's button before it is pressed). A pair (payload["twin"]) gets its
     second decode's maps the same way through twin_tokens_of. Under it: the caption, and the
     whole decode as one offline HTML page (the same viewer) and a GIF.
 
@@ -64,8 +73,8 @@ def mount_viewer(
     in gt_for's store key), never by a step number: a map can only be drawn on the decode whose
     step holds exactly that state, so a new puzzle, length or sampler never inherits one."""
     seconds_per_pass = None
-    if cost_for is not None and payload["steps"]:  # one measured pass prices every step's button
-        seconds_per_pass = cost_for(tuple(tokens_of(0)))["seconds_per_pass"]
+    if pass_seconds is not None and payload["steps"]:  # one measured pass prices every step's button
+        seconds_per_pass = pass_seconds(tuple(tokens_of(0)))
 
     def with_truths(p: dict, tokens_at) -> dict:
         d = dict(p, gt={}, gtNote={}, gtCap=GT_SECONDS_CAP, secondsPerPass=seconds_per_pass)
