@@ -281,10 +281,11 @@ antibody-results: setup olga unirep
 	$(BIN)/python -m mi_viz mi-report antibody --fasta data/antibody/test.tsv --mask cdr3 --states 24 --eps 1e-2 \
 	  --out results/antibody/mi_report.json
 	$(BIN)/python -m mi_viz sweep antibody --fasta data/antibody/test.tsv --limit 64 --mask cdr3 --grid "$(AB_GRID)" \
-	  --out-dir results/antibody/cdr3 --resume --jobs 2 --threads 2
+	  --out-dir results/antibody/cdr3 --save-rows --resume --jobs 2 --threads 2
 	$(BIN)/python -m mi_viz sweep antibody --fasta data/antibody/test.tsv --limit 64 --mask cdrs --grid "$(AB_CDRS_GRID)" \
 	  --out-dir results/antibody/cdrs --resume --jobs 2 --threads 2
 	$(BIN)/python -m benchmarks.antibody_fronts
+	$(BIN)/python -m benchmarks.antibody_paired
 # the defaults: CDR3 infill of the 64 validation chains against reference_val, the criterion of antibody_defaults.py
 antibody-val-sweep: setup olga unirep
 	$(BIN)/python -m mi_viz sweep antibody --fasta data/antibody/val.tsv --mask cdr3 --grid "$(AB_GRID)" \

@@ -78,6 +78,24 @@ def antibody_fronts_table(masks: tuple[str, ...] = tuple(MASKS)) -> str:
     return markdown(df.loc[:, (df != "").any()])  # a rule with no curve through these passes: no column
 
 
+def antibody_paired_table() -> str:
+    """The fronts' leads again, their 90 % interval from a paired bootstrap over the 64 chains beside
+    the independent one fronts.json gives (benchmarks/antibody_paired.py)."""
+    path = need(R / "antibody" / "fronts_paired.json", "python -m benchmarks.antibody_paired")
+    f = json.loads(path.read_text())
+    rows = [
+        {
+            "passes": x,
+            "lead": f"{v['mi']} vs {v['vs']}",
+            "best MI rule minus best rival": f"{v['diff']:+.3f}",
+            "90 % interval, chains paired": f"{v['paired_lo']:+.3f} .. {v['paired_hi']:+.3f}",
+            "90 % interval, independent (fronts.json)": f"{v['independent_lo']:+.3f} .. {v['independent_hi']:+.3f}",
+        }
+        for x, v in f["at"].items()
+    ]
+    return markdown(pd.DataFrame(rows))
+
+
 def antibody_mi_table() -> str:
     """The antibody head against exact ground truth on held-out test states."""
     path = need(R / "antibody" / "mi_report.json", "make antibody-results")

@@ -95,7 +95,14 @@ def jacobian_rows(family: str = "PF00595", rows: int = 134) -> str:
     )
 
 
+def antibody_paired(at: str = "5.38") -> str:
+    """A lead of results/antibody/fronts_paired.json with its paired 90 % interval."""
+    v = _json("results/antibody/fronts_paired.json")["at"][at]
+    return f"{v['diff']:+.3f}, {v['paired_lo']:+.3f} .. {v['paired_hi']:+.3f}"
+
+
 FIGURES = {
+    "antibody_paired_third": antibody_paired,
     "pdz_jacobian_134": jacobian_rows,
     "pdz_training": lambda: training_minutes("PF00595"),
     "family_oracle_passes": oracle_passes,
