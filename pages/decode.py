@@ -204,7 +204,14 @@ def server_steps(view: View, b, dom, item, trace, head_path, eps, caption, key, 
     with diff[1]:
         if att is not None:
             chart(
-                mi_map_figure(att, masked, labels, None, "Attention (last block, sinks removed; a share)", **kw),
+                mi_map_figure(
+                    att,
+                    masked,
+                    labels,
+                    None,
+                    "Attention (last block, sinks removed; a share)",
+                    **{**kw, "unit": "share"},
+                ),
                 f"{key}_att_{t}",
             )
             st.caption(

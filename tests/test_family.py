@@ -600,7 +600,7 @@ def test_potts_and_plmdca_agreement_and_the_structure_free_choice():
     coupled columns against one that points elsewhere)."""
     from types import SimpleNamespace
 
-    from benchmarks.family_contact_classes import agreement, structure_free_choice
+    from mi_viz.domains.family.reading import agreement, structure_free_choice
 
     L = 20
     cmap = SimpleNamespace(scored=lambda: np.ones((L, L), bool), n_mapped=L)
