@@ -18,8 +18,10 @@ import html
 from pathlib import Path
 
 import numpy as np
+import torch
 
 from . import strict_json
+from .mi import expansions
 from .plots import marks
 from .samplers import Trace
 
@@ -90,7 +92,7 @@ def viewer_payload(
     drawn as dots (a family's contacts); max_cells: the maps' level of detail (cuts); gt_eps: the
     ground truth's pruning tolerance, to state each step's cost before it is asked for ("gtPasses":
     the base pass plus one per masked position and value with p >= gt_eps or its most likely one,
-    as mi.expansions keeps them; counted on the recorded marginals, rounded to 4 decimals).
+    counted by mi.expansions on the recorded marginals, rounded to 4 decimals).
     """
     sym_of = {int(t): k for k, t in enumerate(value_tokens)}
     initial = [-1 if t == mask_id else sym_of.get(int(t), -1) for t in trace.initial]
@@ -108,8 +110,9 @@ def viewer_payload(
             "top": [[[int(v), round(float(P[r, v]), 3)] for v in order[r]] for r in range(len(masked))],
             "passes": rec.passes,
         }
-        if gt_eps is not None and len(masked) > 1:
-            step["gtPasses"] = 1 + int(np.maximum((P >= gt_eps).sum(1), 1).sum())
+        if gt_eps is not None and len(masked) > 1:  # the kept values as the ground truth keeps them
+            kept = expansions(torch.from_numpy(P)[None], torch.ones(1, len(masked), dtype=torch.bool), gt_eps)
+            step["gtPasses"] = 1 + int(kept.qb.numel())
         cut = cuts(len(masked), max_cells)
         if cut is not None:
             step["cut"] = cut

@@ -279,7 +279,7 @@ def contact_reading(
     data: FamilyData,
     cmap: ContactMap,
     budget: JacobianBudget,
-    anchors: list[str] = ("ardca", "plmdca"),  # type: ignore[assignment]
+    anchors: tuple[str, ...] | list[str] = ("ardca", "plmdca"),
     s: AnchorSettings | None = None,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> dict:

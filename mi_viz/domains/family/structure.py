@@ -170,9 +170,14 @@ class ContactMap:
     source: dict = field(default_factory=dict)  # where it came from (files, map, chain)
     coords: np.ndarray | None = None  # (M, 3) those atoms' coordinates (Angstrom): the 3D view draws them
     positions: np.ndarray = field(init=False, repr=False)  # (M,) places along the chain (residue_positions)
+    _separation: np.ndarray = field(init=False, repr=False)  # (L, L) separation(), made once
 
     def __post_init__(self):
         self.positions = residue_positions(self.residues, self.columns)  # (M,) place along the chain
+        sep = np.full((self.width, self.width), -1, dtype=np.int64)
+        c = np.asarray(self.columns)
+        sep[np.ix_(c, c)] = np.abs(self.positions[:, None] - self.positions[None, :])
+        self._separation = sep
 
     @property
     def n_mapped(self) -> int:
@@ -180,11 +185,8 @@ class ContactMap:
 
     def separation(self) -> np.ndarray:
         """(L, L) residues between two mapped columns along the chain (|position_i - position_j|);
-        -1 where either column is unmapped."""
-        out = np.full((self.width, self.width), -1, dtype=np.int64)
-        c = np.asarray(self.columns)
-        out[np.ix_(c, c)] = np.abs(self.positions[:, None] - self.positions[None, :])
-        return out
+        -1 where either column is unmapped (made once: contacts() and scored() read it on every step)."""
+        return self._separation.copy()
 
     def contacts(self, cutoff: float = CONTACT_ANGSTROM) -> np.ndarray:
         """(L, L) bool over all columns: in contact (under cutoff), >= MIN_SEPARATION residues apart, both mapped."""
@@ -195,7 +197,7 @@ class ContactMap:
 
     def scored(self) -> np.ndarray:
         """(L, L) bool: the pairs that are scored (both mapped, >= MIN_SEPARATION residues apart)."""
-        return self.separation() >= MIN_SEPARATION
+        return self._separation >= MIN_SEPARATION
 
     def to_json(self) -> dict:
         return {
