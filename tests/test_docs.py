@@ -1,5 +1,6 @@
 """The README and docs/ stay true to results/: generated tables current, the README a map."""
 
+import pytest
 from conftest import ROOT
 
 
@@ -28,6 +29,26 @@ def test_a_figure_in_a_sentence_that_disagrees_with_its_file_fails_the_check(tmp
     assert tables.main(["--check"]) == 1 and "stale" in capsys.readouterr().err
     tables.main(["--write"])
     assert doc.read_text() == text  # --write puts the file's figure back
+
+
+def test_a_marked_paragraph_quoting_a_figure_its_file_lacks_fails_the_check(tmp_path, monkeypatch, capsys):
+    """A paragraph opening with `<!-- from: FILE -->` (sources.py) passes with the README's own
+    figures, fails when one is typed wrong, and says which figure and file."""
+    from benchmarks import tables
+
+    para = next(p for p in (ROOT / "README.md").read_text().split("\n\n") if "from: results/sudoku/mi_report.json" in p)
+    shown = tables.sources.figures(para)[0][0]
+    doc = tmp_path / "results-sudoku.md"
+    doc.write_text(f"# Title\n\n{para}\n")
+    monkeypatch.setattr(tables, "DOCS", [doc])
+    assert tables.main(["--check"]) == 0
+    doc.write_text(f"# Title\n\n{para.replace(shown, '0.123456', 1)}\n")
+    assert tables.main(["--check"]) == 1
+    err = capsys.readouterr().err
+    assert "'0.123456' is not in results/sudoku/mi_report.json" in err
+    doc.write_text("<!-- from: results/sudoku/no_such.json -->\nA figure 0.5.\n")
+    with pytest.raises(FileNotFoundError, match="no_such.json"):
+        tables.main(["--check"])
 
 
 def test_readme_is_a_map():

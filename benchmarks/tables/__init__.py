@@ -7,7 +7,8 @@
 A generated block sits between `<!-- tables:NAME -->` and `<!-- /tables -->`; the prose around
 it is written by hand, the numbers inside it never are, so they cannot drift from results/.
 A figure quoted in a sentence sits between `<!-- v:NAME -->` and `<!-- /v -->` (figures.py),
-checked the same way; a sentence without one is a reading, not a result.
+checked the same way; a paragraph that opens with `<!-- from: PATH -->` has every figure it quotes
+found in PATH (sources.py); any other sentence is a reading, not a result.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from .protein import (
     protein_table,
     protein_table_short,
 )
+from .sources import check as check_sources
 from .sudoku import (
     fronts_table,
     headline_table,
@@ -142,8 +144,12 @@ def main(argv=None):
             stale.append(str(doc.relative_to(ROOT)) if doc.is_relative_to(ROOT) else str(doc))
             if a.write:
                 doc.write_text(new)
+    unsourced = [bad for doc in DOCS for bad in check_sources(doc)]
+    for bad in unsourced:
+        print(f"figure not in its file: {bad}", file=sys.stderr)
     if a.check and stale:
         print(f"stale generated tables in {stale}: run `python -m benchmarks.tables --write`", file=sys.stderr)
+    if a.check and (stale or unsourced):
         return 1
     print(f"{'rewrote' if a.write else 'checked'}: {stale or 'all up to date'}")
     return 0

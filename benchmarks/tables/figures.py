@@ -101,7 +101,18 @@ def antibody_paired(at: str = "5.38") -> str:
     return f"{v['diff']:+.3f}, {v['paired_lo']:+.3f} .. {v['paired_hi']:+.3f}"
 
 
+def jacobian_blend(family: str = "PF00595") -> str:
+    """The consensus row's share in the Jacobian (benchmarks/family_jacobian_blend.py): a family's
+    top-L/5 at each share, and the share the structure-free criterion picks on each family."""
+    r = _json("results/family/jacobian_blend.json")["families"]
+    b = r[family]["blends"]
+    at = ", ".join(f"{k.split()[1]}: {v['precision_all_L5']:.2f}" for k, v in b.items())
+    picks = ", ".join(f"{f} {v['criterion_pick'].split()[1]}" for f, v in r.items())
+    return f"top-L/5 by share {at} (MIp {r[family]['mip']['precision_all_L5']:.2f}); the criterion picks {picks}"
+
+
 FIGURES = {
+    "pdz_jacobian_blend": jacobian_blend,
     "antibody_paired_third": antibody_paired,
     "pdz_jacobian_134": jacobian_rows,
     "pdz_training": lambda: training_minutes("PF00595"),
