@@ -3,8 +3,8 @@
     python -m benchmarks.sudoku_head_scores --out results/sudoku/head_scores.csv
 
 The report (results/sudoku/mi_report_pairs.npz: 100 hard test states and the shipped backbone's
-ground truth at every masked pair) is read again by each head in checkpoints/ (the shipped one
-and the previous release's baseline), each state alone as mi_report reads it
+ground truth at every masked pair) is read again by each head in HEADS (the shipped one; the previous release's baseline
+was retired from the tree at 0.53 MB, its row with it), each state alone as mi_report reads it
 (mi_report.head_at_pairs), and scored with the report's own metrics. The estimator page computes
 the same numbers live; the sidebar quotes this file. Prints the CSV.
 """
@@ -22,7 +22,7 @@ from mi_viz.core.mi_report import head_at_pairs, metrics, read_pairs
 from mi_viz.domains import get_domain
 
 ROOT = Path(__file__).resolve().parents[1]
-HEADS = ("checkpoints/sudoku_mi_head", "checkpoints/sudoku_mi_head_baseline")
+HEADS = ("checkpoints/sudoku_mi_head",)
 COLUMNS = ("pearson", "spearman", "mae", "top_pair_recall", "auroc_structure_est", "auroc_structure_est_uncertain")
 
 

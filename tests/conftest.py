@@ -74,3 +74,16 @@ def tiny_data(tmp_path_factory):
         capture_output=True,
     )
     return d
+
+
+def save_user_head(folder) -> str:
+    """A Sudoku MI head of the user's own (randomly initialised, 0 mix blocks, fits the shipped
+    backbone) saved under folder: what the head picker lists from MI_VIZ_HEADS."""
+    import torch
+
+    from mi_viz.core.mi_head import HeadConfig, MIHead, save_head
+
+    torch.manual_seed(0)
+    path = str(folder / "my_head")
+    save_head(path, MIHead(HeadConfig(hidden_layers=(2,), mix_layers=0, excess=True)))
+    return path

@@ -216,33 +216,31 @@ def test_mi_estimator_page():
     assert any("can exceed min(H_i, H_j)" in c.value for c in at.caption)
 
 
-BASELINE = "baseline (previous release)"
-
-
-def test_head_picker_reads_the_baseline_everywhere():
-    """The sidebar's MI head (app.py) is the one the pages read: on the estimator page the
-    committed report's states are re-read by it (its Pearson is the one recorded for the
-    baseline's weights, which never change); the decode page runs it."""
+def test_head_picker_reads_the_users_head_everywhere(tmp_path, monkeypatch):
+    """The sidebar's MI head (app.py) is the one the pages read: a head of the user's own, named in
+    MI_VIZ_HEADS, is listed beside the shipped one; on the estimator page the committed report's
+    states are re-read by it (a random head scores otherwise than the shipped one's recorded
+    Pearson); the decode page runs it."""
     import csv
 
-    rows = {r["head"]: r for r in csv.DictReader(open(ROOT / "results" / "sudoku" / "head_scores.csv"))}
-    old = rows["checkpoints/sudoku_mi_head_baseline"]  # the head shipped before this one
+    from conftest import save_user_head
+
+    monkeypatch.setenv("MI_VIZ_HEADS", save_user_head(tmp_path))
+    shipped = next(csv.DictReader(open(ROOT / "results" / "sudoku" / "head_scores.csv")))
     at = _run()  # the entry point draws the picker in the sidebar of every page
     pick = at.sidebar.selectbox(key="mi_head")
-    assert pick.value == "shipped" and list(pick.options) == ["shipped", BASELINE]
+    assert pick.value == "shipped" and list(pick.options) == ["shipped", "my_head"]
     # AppTest reruns page files without the entry point's sidebar (a browser keeps it: test_browser.py),
     # so the choice is handed over as the widget's state
-    at = _run(setup=lambda t: t.session_state.__setitem__("mi_head", BASELINE))
-    want = f"Pearson {float(old['pearson']):.3f}"
-    assert at.sidebar.selectbox(key="mi_head").value == BASELINE
-    assert any("0 mix blocks" in c.value and want in c.value for c in at.sidebar.caption)
-    at = _run("pages/mi_estimator.py", setup=lambda t: t.session_state.__setitem__("mi_head", BASELINE))
+    at = _run(setup=lambda t: t.session_state.__setitem__("mi_head", "my_head"))
+    assert at.sidebar.selectbox(key="mi_head").value == "my_head"
+    assert any("0 mix blocks; not scored yet" in c.value for c in at.sidebar.caption)
+    at = _run("pages/mi_estimator.py", setup=lambda t: t.session_state.__setitem__("mi_head", "my_head"))
     assert not at.error
-    assert _metric(at, "Pearson") == f"{float(old['pearson']):.3f}"
     assert any("read by the head chosen in the sidebar" in c.value for c in at.caption)
-    shipped = _run("pages/mi_estimator.py")
-    assert _metric(shipped, "Pearson") != _metric(at, "Pearson")
-    at = _run("pages/sudoku_decode.py", setup=lambda t: t.session_state.__setitem__("mi_head", BASELINE))
+    assert _metric(_run("pages/mi_estimator.py"), "Pearson") == f"{float(shipped['pearson']):.3f}"
+    assert _metric(at, "Pearson") != f"{float(shipped['pearson']):.3f}"
+    at = _run("pages/sudoku_decode.py", setup=lambda t: t.session_state.__setitem__("mi_head", "my_head"))
     assert not at.exception and not at.error
 
 

@@ -13,7 +13,6 @@ from .common import ROOT, R, need, rows_of
 MODEL_DATA = {  # what each shipped checkpoint was trained on (words); every number comes from its files
     "sudoku_mdm": "100,000 random grids under random Sudoku symmetries",
     "sudoku_mi_head": "7,317 ground-truth states made on the CPU (`make mi-data`)",
-    "sudoku_mi_head_baseline": "4,200 GPU-made states (the previous release's head, kept for comparison)",
     "protein_mdm": "Swiss-Prot training split (212,295 proteins)",
     "protein_mi_head": "675 ground-truth states made on the CPU (`data/protein/mi_states.safetensors`)",
     "antibody_mi_head": "527 ground-truth states of AntiBERTy (its PyPI wheel's weights) on OLGA chains "

@@ -4,6 +4,7 @@ boards, and the solve rate as the sweeps' measure."""
 from __future__ import annotations
 
 import csv
+import json
 import os
 import random
 from pathlib import Path
@@ -28,15 +29,16 @@ from ..kit.sweeps import committed_rows, decode_order_view, run_sweep_now, sweep
 from ..kit.widgets import chart, grid_or_error, kept, wilson
 from .base import Hint, Item, PagePlan, View
 from .sudoku_estimator import estimator_page
-from .sudoku_sets import BASELINE_HEAD, COMMITTED, HEAD_SCORES, PUZZLE_SETS, SHIPPED_HEAD, load_puzzle_set
+from .sudoku_sets import COMMITTED, HEAD_SCORES, PUZZLE_SETS, SHIPPED_HEAD, load_puzzle_set
 
 
 def head_options() -> dict[str, str]:
-    """The MI heads a user can pick: the shipped one (MI_VIZ_HEAD if set) and the previous
-    release's head, kept as a baseline (README, Models)."""
+    """The MI heads a user can pick: the shipped one (MI_VIZ_HEAD replaces it) and the user's own,
+    named in MI_VIZ_HEADS (paths joined by the system's path separator; each listed by its name),
+    e.g. a head trained with training/train_head.py, to compare with the shipped one."""
     opts = {"shipped": os.environ.get("MI_VIZ_HEAD", str(SHIPPED_HEAD))}
-    if Path(str(BASELINE_HEAD) + ".json").exists():
-        opts["baseline (previous release)"] = str(BASELINE_HEAD)
+    for path in filter(None, os.environ.get("MI_VIZ_HEADS", "").split(os.pathsep)):
+        opts[Path(path).name] = path
     return opts
 
 
@@ -107,8 +109,8 @@ class SudokuView(View):
         name = st.sidebar.selectbox(
             "Sudoku MI head",
             list(opts),
-            help="Every Sudoku page's estimated MI and MI samplers read this head. The baseline is the previous "
-            "release's head (no mix blocks), kept for comparison.",
+            help="Every Sudoku page's estimated MI and MI samplers read this head: the shipped one, or one "
+            "of yours named in MI_VIZ_HEADS (README, Python API).",
             **kept("mi_head", "shipped", list(opts)),  # kept while a protein page (no picker there) is open
         )
         rows = list(csv.DictReader(HEAD_SCORES.read_text().splitlines())) if HEAD_SCORES.exists() else []
@@ -118,6 +120,12 @@ class SudokuView(View):
                 f"{int(row['n_params']):,} parameters, {row['mix_layers']} mix blocks; Pearson "
                 f"{float(row['pearson']):.3f} with the truth on the report's test states "
                 f"({HEAD_SCORES.relative_to(ROOT)})."
+            )
+        elif Path(opts[name] + ".json").exists():
+            config = json.loads(Path(opts[name] + ".json").read_text()).get("config", {})
+            st.sidebar.caption(
+                f"{config.get('mix_layers', 0)} mix blocks; not scored yet: the MI estimator page "
+                "scores it on the report's test states."
             )
 
     # --- inputs ----------------------------------------------------------------------------------

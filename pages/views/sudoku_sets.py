@@ -1,5 +1,5 @@
 """The Sudoku pages' data: the puzzle sets a user picks from, the committed sweeps drawn beside a
-live one, the shipped and baseline heads (shared by the decode, comparison and estimator views)."""
+live one, the shipped head (shared by the decode, comparison and estimator views)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import streamlit as st
 from ..kit.runtime import RESULTS, ROOT
 
 SHIPPED_HEAD = ROOT / "checkpoints" / "sudoku_mi_head"
-BASELINE_HEAD = ROOT / "checkpoints" / "sudoku_mi_head_baseline"
 HEAD_SCORES = RESULTS / "sudoku" / "head_scores.csv"  # benchmarks/sudoku_head_scores.py
 PUZZLE_SETS = {
     "Hard test set (ours, 1,000)": ROOT / "data" / "sudoku" / "test_hard.csv",
