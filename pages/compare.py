@@ -9,6 +9,7 @@ import streamlit as st
 from mi_viz.core.plots import timeline_figure
 
 from .kit import caches
+from .kit.sweeps import sweep_tab
 from .kit.widgets import chart, sampler_rows
 from .views.base import Hint, View, open_page
 
@@ -30,7 +31,12 @@ def render(view: View, title: str, tab_title: str) -> None:
         else:
             side_by_side(view, key, b, dom, item, head_path, {name: c.replace(**overrides) for name, c in rows.items()})
     with tab2:
-        view.sweep_tab(view.keys["sweep"], b, model, head, head_path, rows)
+        plan = view.sweep_plan(view.keys["sweep"], b, model, head, head_path, rows)
+        if plan is None:
+            st.info("No sweep for this backbone.")
+        else:
+            sweep_tab(plan, view.keys["sweep"], b.key, dom, model, head)
+            view.sweep_extras(view.keys["sweep"], dom)
 
 
 def side_by_side(view: View, key: str, b, dom, item, head_path, rows: dict) -> None:

@@ -185,7 +185,7 @@ def test_sudoku_comparison_rows_and_sweep():
     at.text_input(key="sw_grid").input("topk:k=4,8").run()
     at.button(key="sw_run").click().run()
     assert not at.exception
-    src, n, out = at.session_state["sw_result"]
+    src, n, out, _ = at.session_state["sw_result"]
     assert len(out) == 2 and n == 5
     # the decode order of each setting, averaged over the 5 puzzles: a 9 x 9 board each, shares in (0, 1]
     order = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Decode order, averaged" in c.proto.spec)
@@ -375,7 +375,7 @@ def test_protein_comparison_and_sweep():
     at.text_input(key="psw_grid").input("sequential; topk:k=8").run()
     at.button(key="psw_run").click().run()
     assert not at.exception
-    n, out = at.session_state["psw_result"]
+    _, n, out, _ = at.session_state["psw_result"]
     assert n == 5 and [o["sampler"] for o in out] == ["sequential", "topk"] and all(0 <= o["jsd"] <= 1 for o in out)
     at.text_input(key="psw_grid").input("eb:gama=2").run()
     at.button(key="psw_run").click().run()
@@ -442,6 +442,23 @@ def test_family_comparison_side_by_side():
     assert not at.exception
     table = at.dataframe[0].value
     assert table["passes"].iloc[0] == 95 and table["passes"].iloc[1] == 24  # sequential; top-k 4
+
+
+def test_family_sweep_scores_pair_statistics_against_the_held_out_rows():
+    """The one sweep tab (kit.sweeps) on a family: its own widgets (fsw_*), the domain's judge
+    (pair statistics against the alignment's held-out rows), the natural floor kept beside it."""
+    at = _run("pages/protein_comparison.py")
+    at.selectbox(key="pcmp_backbone").set_value(FAMILY).run()
+    if not any("Alignment:" in c.value for c in at.caption):
+        pytest.skip("the family's alignment is not on this machine (../shared/data/protein_families)")
+    at.slider(key="fsw_n").set_value(20)
+    at.text_input(key="fsw_grid").input("topk:k=8").run()
+    at.button(key="fsw_run").click().run()
+    assert not at.exception and not at.error
+    tag, n, out, floor = at.session_state["fsw_result"]
+    assert (tag, n) == ("PF00595", 20) and 0 < out[0]["pair_corr_pearson"] < 1
+    assert out[0]["avg_passes"] == 12  # 95 columns, 8 a pass
+    assert any("Natural vs natural" in c.value and f"{floor['pair_corr_pearson']:.3f}" in c.value for c in at.caption)
 
 
 def test_user_strings_are_escaped_in_the_exports():
@@ -529,11 +546,11 @@ def test_antibody_comparison_sweep_and_estimator():
     at.selectbox(key="pcmp_backbone").set_value(ANTIBERTY).run()
     assert not at.exception and len(at.dataframe) >= 1
     assert any("Cost: about" in c.value for c in at.caption)  # the sweep states its cost before it runs
-    at.slider(key="psw_n").set_value(2)
-    at.text_input(key="psw_grid").input("sequential; topk:k=4").run()
-    at.button(key="psw_run").click().run()
+    at.slider(key="asw_n").set_value(2)
+    at.text_input(key="asw_grid").input("sequential; topk:k=4").run()
+    at.button(key="asw_run").click().run()
     assert not at.exception
-    n, mask, out = at.session_state["psw_result"]
+    mask, n, out, _ = at.session_state["asw_result"]
     assert (n, mask) == (2, "cdr3") and [o["sampler"] for o in out] == ["sequential", "topk"]
     assert all(-10 < o["pll"] < 0 for o in out) and out[1]["avg_passes"] < out[0]["avg_passes"]
     # the tab is shared by the protein pages' backbones: the small ESM-C neither shows nor unpacks this result

@@ -1,21 +1,98 @@
-"""A small sweep in the app: a grid of settings over a few inputs, one run_bench per setting
-(the benchmarks' own code path), with a progress bar; the result kept in the session."""
+"""The comparison pages' sweep tab, written once: a grid of settings over a few inputs, one
+run_bench per setting (the benchmarks' own code path) with a progress bar, scored as the domain
+scores a set, drawn beside the committed sweep; the result kept in the session. A view says only
+what is its own (SweepPlan: its inputs, its judge, its metric, its extra widgets)."""
 
 from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from mi_viz.core.bench import BenchResult, run_bench
+from mi_viz.core.errors import UserError
 from mi_viz.core.order import order_map
-from mi_viz.core.plots import order_figure
+from mi_viz.core.plots import order_figure, sweep_figure
 from mi_viz.core.samplers import SamplerConfig, row_label
 
-from .widgets import chart
+from .widgets import chart, grid_or_error
+
+
+@dataclass
+class SweepPlan:
+    """What one domain's sweep tab reads from its view; sweep_tab draws the rest."""
+
+    intro: str  # what a sweep does here (Markdown)
+    noun: str  # what the inputs are called ("puzzles", "proteins", "chains")
+    n: tuple[int, int, int, int]  # the N slider: low, high, default, step
+    grid: str  # the grid a user starts from
+    metric: tuple[str, str, str]  # the column drawn, its axis label, the chart's title
+    inputs: Callable[[int], list]  # the first n inputs; a UserError is shown as a message
+    file_name: str  # the CSV download's name
+    tag: str = ""  # what the inputs are drawn from: a kept result with another tag is not shown
+    # the domain's set scoring, built on Run from the inputs: (score a set's rows, what to keep beside the result)
+    judge: Callable[[list], tuple[Callable[[list], dict], dict]] | None = None
+    temperature: float | None = None  # every setting's temperature (generation is judged as sampled)
+    committed: tuple[Path, str] | None = None  # the committed sweep drawn beside, and its curve's name
+    order: tuple[str, list[str]] | None = None  # decode order: drawing kind and position names
+    cost: Callable[[int], str] | None = None  # the run's cost before it starts, from N
+    after: Callable[[dict], None] | None = None  # under the table: what the judge kept (a floor)
+    markers: Callable[[], tuple[list[dict], str]] | None = None  # points drawn on the chart, their caption
+    paper: list[dict] | None = None  # the paper's points on the same axes
+    scale: float = 1.0  # the metric's display scale (100: a share as %)
+    caption: str = ""  # under the chart
+
+
+def sweep_tab(plan: SweepPlan, key: str, owner: object, dom, model, head) -> None:
+    """The sweep tab of any view: N, the grid, its cost, Run; the table, decode order, chart."""
+    st.markdown(plan.intro)
+    c1, c2 = st.columns(2)
+    lo, hi, start, step = plan.n
+    n = int(c1.slider(f"N {plan.noun}", lo, hi, start, step, key=f"{key}_n"))
+    grid = c2.text_input("Grid", plan.grid, key=f"{key}_grid")
+    if plan.cost:
+        st.caption(plan.cost(n))
+    if st.button("Run sweep", key=f"{key}_run"):
+        cfgs = grid_or_error(grid, "Grid", head is not None, dom.sampler_defaults)
+        try:
+            items = plan.inputs(n) if cfgs else []
+            judge, kept = plan.judge(items) if cfgs and plan.judge else (None, {})
+        except (UserError, ValueError) as e:
+            st.error(f"Cannot run the sweep: {e}")
+            cfgs = None
+        if cfgs:
+            if plan.temperature is not None:
+                cfgs = [c.replace(temperature=plan.temperature) for c in cfgs]
+            score = (lambda r: judge(r.rows)) if judge else None
+            out = run_sweep_now(dom, model, head, cfgs, items, score)
+            kept_sweep(key, owner, (plan.tag, n, out, kept))
+    curves = {}
+    result = kept_sweep(key, owner)
+    if result and result[0] == plan.tag:
+        _, r_n, out, kept = result
+        curves[f"this sweep, {r_n} {plan.noun}"] = out
+        sweep_table(out, plan.file_name)
+        if plan.order:
+            decode_order_view(out, plan.order[0], plan.order[1], key)
+        if plan.after:
+            plan.after(kept)
+    if plan.committed and plan.committed[0].exists():
+        curves[plan.committed[1]] = committed_rows(plan.committed[0])
+    elif plan.committed:
+        st.caption(f"No committed sweep here yet ({plan.committed[0].name}): run one to draw it.")
+    markers, marked = plan.markers() if plan.markers else ([], "")
+    if curves or markers:
+        column, ylabel, title = plan.metric
+        fig = sweep_figure(curves, column, ylabel, title, paper=plan.paper, scale=plan.scale, markers=markers)
+        chart(fig, f"{key}_plot")
+    for text in (marked, plan.caption):
+        if text:
+            st.caption(text)
 
 
 def run_sweep_now(

@@ -11,7 +11,6 @@ import streamlit as st
 import torch
 
 from mi_viz.core.errors import UserError
-from mi_viz.core.plots import sweep_figure
 from mi_viz.core.samplers import SamplerConfig, Trace
 from mi_viz.domains.antibody import DATA, MASKS, Infill, chains_of, infill
 from mi_viz.domains.antibody.chains import read_chains, read_user_chains
@@ -19,8 +18,8 @@ from mi_viz.domains.protein.drawing import track_figure
 
 from ..kit.models import Backbone
 from ..kit.runtime import RESULTS
-from ..kit.sweeps import committed_rows, kept_sweep, run_sweep_now, sweep_table
-from ..kit.widgets import chart, grid_or_error, report_metrics
+from ..kit.sweeps import SweepPlan
+from ..kit.widgets import report_metrics
 from .base import Hint, Item
 from .protein import ProteinView
 
@@ -53,7 +52,7 @@ class AntibodyView(ProteinView):
 
     def __init__(self, parent: ProteinView):
         super().__init__()
-        self.keys = parent.keys
+        self.keys = {**parent.keys, "sweep": "asw"}  # its sweep's widgets have other ranges than the protein's
         self.map_scales = ("per step", 0.1, 0.3, 1.0)
         self.map_scale = 0.3  # pair MI inside a CDR3: 0.2-0.5 nats in its middle (docs/results-antibody.md)
         self.legend = "orange: the residues chosen at this step · grey: still masked (the region being infilled)"
@@ -161,54 +160,35 @@ class AntibodyView(ProteinView):
         return {"MI gamma=4 lam=1": SamplerConfig("mi", gamma=4.0, lam=1.0)}
 
     # --- sweeps and the estimator -------------------------------------------------------------------------------
-    def sweep_tab(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> None:
+    def sweep_plan(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> SweepPlan | None:
         """N test heavy chains with a region infilled at temperature 1 under each setting, judged by
         the infill's pseudo-log-likelihood under AntiBERTy, beside the committed 64-chain sweep."""
         dom = b.dom()
-        st.markdown(
-            "Infill a region of the first N heavy test chains (`data/antibody/test.tsv`) at temperature 1 under "
-            "each setting of a grid; judged by the infill's pseudo-log-likelihood under AntiBERTy (nats a residue, "
-            "higher is more coherent), OLGA's log10 Pgen of the decoded CDR3 when OLGA is installed, and recovery. "
-            "The reference JSD is left to the committed sweep (it barely moves between samplers)."
-        )
-        c = st.columns(3)
-        n = c[0].slider("N chains", 2, 32, 8, key=f"{key}_n")
-        mask = c[1].selectbox("Region", ["cdr3", "cdrs"], key=f"{key}_mask")
-        grid = c[2].text_input("Grid", "sequential; topk:k=3; eb:gamma=4; mi:gamma=4,8:lam=1", key=f"{key}_grid")
+        mask = st.selectbox("Region", ["cdr3", "cdrs"], key=f"{key}_mask")
         masked = 13 if mask == "cdr3" else 35  # residues infilled a chain, on average
-        st.caption(
-            f"Cost: about {n} chains x up to {masked} passes a setting x {SECONDS_PER_PASS:.2f} s a pass, plus "
-            f"one pass a residue for the judge: {n * masked * 2 * SECONDS_PER_PASS:.0f} s for a sequential row "
-            "on one core."
+        return SweepPlan(
+            intro="Infill a region of the first N heavy test chains (`data/antibody/test.tsv`) at temperature 1 "
+            "under each setting of a grid; judged by the infill's pseudo-log-likelihood under AntiBERTy (nats a "
+            "residue, higher is more coherent), OLGA's log10 Pgen of the decoded CDR3 when OLGA is installed, and "
+            "recovery. The reference JSD is left to the committed sweep (it barely moves between samplers).",
+            noun="chains",
+            n=(2, 32, 8, 1),
+            grid="sequential; topk:k=3; eb:gamma=4; mi:gamma=4,8:lam=1",
+            metric=("pll", "infill pseudo-log-likelihood (nats / residue)", "PLL vs average passes"),
+            inputs=lambda n: chains_of(DATA / "test.tsv", mask, n),
+            file_name=f"antibody_{mask}_sweep.csv",
+            tag=mask,
+            judge=lambda items: (dom.judge(model, items=items, unirep=False, jsd=False), {}),
+            temperature=1.0,
+            committed=(RESULTS / "antibody" / mask / "sweep.csv", "committed, 64 chains"),
+            cost=lambda n: (
+                f"Cost: about {n} chains x up to {masked} passes a setting x {SECONDS_PER_PASS:.2f} s a "
+                f"pass, plus one pass a residue for the judge: {n * masked * 2 * SECONDS_PER_PASS:.0f} s for a "
+                "sequential row on one core."
+            ),
+            caption="Higher is better. Sequential infill scores above the natural chains' own CDR3s (the model's "
+            "likeliest residues first); what a parallel rule loses shows as a drop at fewer passes.",
         )
-        if st.button("Run sweep", key=f"{key}_run"):
-            cfgs = grid_or_error(grid, "Grid", head is not None, dom.sampler_defaults)
-            if cfgs:
-                items = chains_of(DATA / "test.tsv", mask, int(n))
-                scorer = dom.judge(model, items=items, unirep=False, jsd=False)
-                cfgs = [c.replace(temperature=1.0) for c in cfgs]
-                out = run_sweep_now(dom, model, head, cfgs, items, lambda r: scorer(r.rows))
-                kept_sweep(key, b.key, (int(n), mask, out))
-        curves = {}
-        result = kept_sweep(key, b.key)
-        if result and result[1] == mask:
-            r_n, _, out = result
-            curves[f"this sweep, {r_n} chains"] = out
-            sweep_table(out, f"antibody_{mask}_sweep.csv")
-        committed = RESULTS / "antibody" / mask / "sweep.csv"
-        if committed.exists():
-            curves["committed, 64 chains"] = committed_rows(committed)
-        else:
-            st.caption(f"No committed sweep of this region yet (results/antibody/{mask}/sweep.csv).")
-        if curves:
-            chart(
-                sweep_figure(curves, "pll", "infill pseudo-log-likelihood (nats / residue)", "PLL vs average passes"),
-                f"{key}_plot",
-            )
-            st.caption(
-                "Higher is better. Sequential infill scores above the natural chains' own CDR3s (the model's "
-                "likeliest residues first); what a parallel rule loses shows as a drop at fewer passes."
-            )
 
     def estimator(self, key: str) -> None:
         """The antibody head against exact ground truth on held-out CDR3 states (the committed report)."""

@@ -19,6 +19,7 @@ from mi_viz.core.samplers import Trace
 
 from ..kit.models import Backbone, models_or_error
 from ..kit.runtime import through_app
+from ..kit.sweeps import SweepPlan
 
 
 @dataclass(frozen=True)
@@ -158,9 +159,13 @@ class View:
         """What the decode page shows under the maps (a family's averaged map)."""
 
     # --- sweeps and the estimator ---------------------------------------------------------------
-    def sweep_tab(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> None:
-        """The comparison page's sweep tab: a grid of settings over many inputs, scored."""
-        st.info("No sweep for this backbone.")
+    def sweep_plan(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> SweepPlan | None:
+        """What the comparison page's sweep tab (kit.sweeps.sweep_tab, written once) reads from this
+        view: its inputs, judge and metric, after drawing its own widgets; None: no sweep here."""
+        return None
+
+    def sweep_extras(self, key: str, dom) -> None:
+        """What the sweep tab shows under its chart (a Figure 3 of the committed sets)."""
 
     def estimator(self, key: str) -> None:
         """The estimator page's content for this domain: head vs ground truth."""

@@ -10,7 +10,6 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-from mi_viz.core.plots import sweep_figure
 from mi_viz.core.samplers import SamplerConfig
 from mi_viz.domains.family.alignment import AlignmentError, parse_alignment, read_alignment
 from mi_viz.domains.family.drawing import contact_map_figure
@@ -22,8 +21,8 @@ from mi_viz.domains.family.train import data_for
 from ..kit.models import Backbone
 from ..kit.runtime import RESULTS, ROOT
 from ..kit.structure3d import structure_view
-from ..kit.sweeps import committed_rows, decode_order_view, kept_sweep, run_sweep_now, sweep_table
-from ..kit.widgets import chart, grid_or_error, pca_panel
+from ..kit.sweeps import SweepPlan
+from ..kit.widgets import chart, pca_panel
 from .base import Hint, Item
 from .protein import APP_FAMILIES, ProteinView, protein_backbones
 
@@ -57,7 +56,7 @@ def family_backbones() -> dict[str, Backbone]:
 class FamilyView(ProteinView):
     def __init__(self, parent: ProteinView):
         super().__init__()
-        self.keys = parent.keys
+        self.keys = {**parent.keys, "sweep": "fsw"}  # its sweep's widgets have other ranges than the protein's
         self.has_contacts = True
 
     def decode_input(self, key: str, dom) -> tuple[Item | None, str | None]:
@@ -156,17 +155,10 @@ class FamilyView(ProteinView):
         with st.expander("This family's MI averaged over natural rows, beside the structure's contacts"):
             averaged_map_view(dom, f"{key}_avg")
 
-    def sweep_tab(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> None:
+    def sweep_plan(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> SweepPlan | None:
         """N members per setting, scored by pair statistics against the held-out rows of the
         family's alignment (which the user brings when this machine lacks it: never shipped)."""
         dom = b.dom()
-        key = "fsw"
-        st.markdown(
-            f"Generate N members of {dom.family} (all masked at its {dom.width} columns, temperature 1) under each "
-            "setting of a grid and score each set by **pair statistics** against the held-out rows of its alignment: "
-            "the Pearson of the connected correlations C_ij(a, b) (what parallel decoding breaks), of the column "
-            "frequencies, and the identity to the nearest training row (docs/results-family.md)."
-        )
         path = family_alignment(dom)
         up = None
         if path is None:
@@ -179,52 +171,46 @@ class FamilyView(ProteinView):
             )
         else:
             st.caption(f"Alignment: `{path}`")
-        c1, c2 = st.columns(2)
-        n = c1.slider("N members", 20, 300, 100, 20, key=f"{key}_n")
+
+        def judge(items: list):
+            if path is not None:
+                aln = read_alignment(path)
+            elif up is not None:
+                aln = parse_alignment(up.getvalue().decode(), up.name)
+            else:
+                raise AlignmentError("upload the alignment first")
+            data = data_for(dom.meta, aln)
+            ref = FamilyReference(data.heldout_rows, data.train_rows)
+            return dom.judge(model, ref, bootstrap=50), ref.floor()
+
+        def floor(f: dict) -> None:
+            st.caption(
+                f"Natural vs natural (two halves of the held-out rows, {f['n']} each): "
+                f"pair-correlation Pearson {f['pair_corr_pearson']:.3f}."
+            )
+
         # mi-cap: the MI rule at most 8 columns a pass, the rule that keeps pair statistics best here
         # at matched passes (docs/results-family.md); it reads the head, when the family has one
-        start = "sequential; topk:k=4,8; eb:gamma=4" + ("; mi-cap:k=8:gamma=32:lam=300" if head is not None else "")
-        grid = c2.text_input("Grid", start, key=f"{key}_grid")
-        if st.button("Run sweep", key=f"{key}_run"):
-            cfgs = grid_or_error(grid, "Grid", head is not None, dom.sampler_defaults)
-            try:
-                if path is not None:
-                    aln = read_alignment(path)
-                elif up is not None:
-                    aln = parse_alignment(up.getvalue().decode(), up.name)
-                else:
-                    raise AlignmentError("upload the alignment first")
-                data = data_for(dom.meta, aln)
-            except (AlignmentError, ValueError) as e:
-                st.error(f"Cannot score against this alignment: {e}")
-                cfgs = None
-            if cfgs:
-                ref = FamilyReference(data.heldout_rows, data.train_rows)
-                cfgs = [c.replace(temperature=1.0) for c in cfgs]
-                scorer = dom.judge(model, ref, bootstrap=50)
-                out = run_sweep_now(dom, model, head, cfgs, ["_" * dom.width] * int(n), lambda r: scorer(r.rows))
-                kept_sweep(key, b.key, (dom.family, int(n), out, ref.floor()))
-        result = kept_sweep(key, b.key)
-        curves = {}
-        if result and result[0] == dom.family:
-            _, r_n, out, floor = result
-            curves[f"this sweep, {r_n} members"] = out
-            sweep_table(out, "family_sweep.csv")
-            decode_order_view(out, "track", [dom.position_name(i) for i in range(dom.width)], key)
-            st.caption(
-                f"Natural vs natural (two halves of the held-out rows, {floor['n']} each): "
-                f"pair-correlation Pearson {floor['pair_corr_pearson']:.3f}."
-            )
-        committed = RESULTS / "family" / dom.family / "sweep.csv"
-        if committed.exists():
-            curves["committed"] = committed_rows(committed)
-        if curves:
-            chart(
-                sweep_figure(
-                    curves, "pair_corr_pearson", "Pearson of C_ij(a, b) vs held-out rows", "pair statistics vs passes"
-                ),
-                f"{key}_plot",
-            )
+        return SweepPlan(
+            intro=f"Generate N members of {dom.family} (all masked at its {dom.width} columns, temperature 1) under "
+            "each setting of a grid and score each set by **pair statistics** against the held-out rows of its "
+            "alignment: the Pearson of the connected correlations C_ij(a, b) (what parallel decoding breaks), of "
+            "the column frequencies, and the identity to the nearest training row (docs/results-family.md).",
+            noun="members",
+            n=(20, 300, 100, 20),
+            grid="sequential; topk:k=4,8; eb:gamma=4" + ("; mi-cap:k=8:gamma=32:lam=300" if head is not None else ""),
+            metric=("pair_corr_pearson", "Pearson of C_ij(a, b) vs held-out rows", "pair statistics vs passes"),
+            inputs=lambda n: ["_" * dom.width] * n,
+            file_name="family_sweep.csv",
+            tag=dom.family,
+            judge=judge,
+            temperature=1.0,
+            committed=(RESULTS / "family" / dom.family / "sweep.csv", "committed"),
+            order=("track", [dom.position_name(i) for i in range(dom.width)]),
+            after=floor,
+        )
+
+    def sweep_extras(self, key: str, dom) -> None:
         st.markdown(f"**Figure 3 for {dom.family}: generated members in the natural rows' principal components**")
         pca_panel(
             RESULTS / "family" / dom.family / "figure3.json",

@@ -19,7 +19,6 @@ import torch
 from mi_viz.core import strict_json
 from mi_viz.core.checkpoints import checkpoint_paths
 from mi_viz.core.mi_report import read_pairs
-from mi_viz.core.plots import sweep_figure
 from mi_viz.core.samplers import SamplerConfig, Trace, config_for
 from mi_viz.domains.family import shipped_families
 from mi_viz.domains.protein import DOMAIN as PROTEIN
@@ -32,8 +31,8 @@ from mi_viz.domains.protein.fasta import parse_fasta
 from ..kit import caches
 from ..kit.models import Backbone
 from ..kit.runtime import RESULTS, ROOT
-from ..kit.sweeps import committed_rows, kept_sweep, run_sweep_now, sweep_table
-from ..kit.widgets import chart, grid_or_error, pca_panel, report_metrics
+from ..kit.sweeps import SweepPlan
+from ..kit.widgets import chart, pca_panel, report_metrics
 from .base import Hint, Item, PagePlan, View
 
 LENGTH_CAP = 300  # the longest protein the app decodes (a decode is L passes)
@@ -272,49 +271,30 @@ class ProteinView(View):
         )
 
     # --- sweeps ------------------------------------------------------------------------------------------------
-    def sweep_tab(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> None:
+    def sweep_plan(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> SweepPlan | None:
         """N proteins of lengths 50-100 per setting, scored by the paper's k-means JSD against the
         natural test reference, beside the committed Table 2."""
         dom = b.dom()
-        st.markdown(
-            "Generate N proteins (lengths drawn from 50-100, seeded) under each setting of a grid and score "
+        return SweepPlan(
+            intro="Generate N proteins (lengths drawn from 50-100, seeded) under each setting of a grid and score "
             "each set against the natural test reference (`data/protein/reference_test.fasta`, 500 proteins): "
-            "the paper's k-means JSD (k = 15, in bits; lower is closer) and the rest of `metrics.set_metrics`."
-        )
-        c1, c2 = st.columns(2)
-        n = c1.slider("N proteins", 5, 100, 20, key=f"{key}_n")
-        grid = c2.text_input("Grid", "sequential; topk:k=4,8; eb:gamma=8,16", key=f"{key}_grid")
-        if st.button("Run sweep", key=f"{key}_run"):
-            cfgs = grid_or_error(grid, "Grid", head is not None, dom.sampler_defaults)
-            if cfgs:
-                with st.spinner("Embedding the reference ..."):
-                    scorer = caches.cached("reference", b.key, lambda: dom.judge(model), 2)
-                cfgs = [c.replace(temperature=1.0) for c in cfgs]
-                prompts = prompts_of_lengths(int(n), (50, 100), seed=0)
-                out = run_sweep_now(dom, model, head, cfgs, prompts, lambda r: scorer(r.rows))
-                kept_sweep(key, b.key, (int(n), out))
-        result = kept_sweep(key, b.key)
-        curves = {}
-        if result:
-            r_n, out = result
-            curves[f"this sweep, {r_n} proteins"] = out
-            sweep_table(out, "protein_sweep.csv")
-        committed = RESULTS / "protein" / "table2" / "sweep.csv"
-        if committed.exists():
-            curves["committed, 500 proteins"] = committed_rows(committed)
-        else:
-            st.caption("No committed Table 2 sweep yet (results/protein/table2/sweep.csv).")
-        chart(
-            sweep_figure(
-                curves, "jsd", "k-means JSD to the reference (bits)", "JSD vs average passes", paper=PAPER_TABLE2
-            ),
-            f"{key}_plot",
-        )
-        st.caption(
-            "Crosses: the paper's Table 2 (ESM-C 300M, UniRef50 reference; its JSD's log base is not stated). "
+            "the paper's k-means JSD (k = 15, in bits; lower is closer) and the rest of `metrics.set_metrics`.",
+            noun="proteins",
+            n=(5, 100, 20, 1),
+            grid="sequential; topk:k=4,8; eb:gamma=8,16",
+            metric=("jsd", "k-means JSD to the reference (bits)", "JSD vs average passes"),
+            inputs=lambda n: prompts_of_lengths(n, (50, 100), seed=0),
+            file_name="protein_sweep.csv",
+            judge=lambda items: (caches.cached("reference", b.key, lambda: dom.judge(model), 2), {}),
+            temperature=1.0,
+            committed=(RESULTS / "protein" / "table2" / "sweep.csv", "committed, 500 proteins"),
+            paper=PAPER_TABLE2,
+            caption="Crosses: the paper's Table 2 (ESM-C 300M, UniRef50 reference; its JSD's log base is not stated). "
             "A small sweep's JSD is noisier than the committed 500-protein rows: with few proteins the "
-            "cluster histogram itself is coarse (README, the natural-vs-natural floor)."
+            "cluster histogram itself is coarse (README, the natural-vs-natural floor).",
         )
+
+    def sweep_extras(self, key: str, dom) -> None:
         figure3(key)
 
     # --- the estimator ------------------------------------------------------------------------------------------

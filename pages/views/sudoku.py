@@ -16,7 +16,7 @@ import torch
 
 from mi_viz.core import strict_json
 from mi_viz.core.bench import run_bench
-from mi_viz.core.plots import ENTROPY_COLORSCALE, sweep_figure
+from mi_viz.core.plots import ENTROPY_COLORSCALE
 from mi_viz.core.samplers import SamplerConfig, Trace, config_for
 from mi_viz.domains.sudoku import PAPER_TABLE1
 from mi_viz.domains.sudoku import board as S
@@ -25,8 +25,8 @@ from mi_viz.domains.sudoku.drawing import CELL_NAMES, board_figure, map_order
 from ..kit import caches
 from ..kit.models import Backbone, backbone_model, head_model
 from ..kit.runtime import ROOT
-from ..kit.sweeps import committed_rows, decode_order_view, run_sweep_now, sweep_table
-from ..kit.widgets import chart, grid_or_error, kept, wilson
+from ..kit.sweeps import SweepPlan
+from ..kit.widgets import kept, wilson
 from .base import Hint, Item, PagePlan, View
 from .sudoku_estimator import estimator_page
 from .sudoku_sets import COMMITTED, HEAD_SCORES, PUZZLE_SETS, SHIPPED_HEAD, load_puzzle_set
@@ -273,39 +273,35 @@ class SudokuView(View):
         )
 
     # --- sweeps -----------------------------------------------------------------------------------
-    def sweep_tab(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> None:
+    def sweep_plan(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> SweepPlan | None:
         """N puzzles of a set under a grid; the committed sweep of the set beside it, the paper's
         Table 1 and, on demand, each compared row's current setting as a star."""
-        dom = b.dom()
-        st.markdown(
-            "Decode N puzzles of a set with a grid of samplers; each point is one setting. Grid syntax: "
-            "`sampler:param=v1,v2:param=v1; ...` (each sampler's parameters: the sidebar's help, docs/samplers.md)."
+        src = st.selectbox("Puzzle set", list(PUZZLE_SETS), key=f"{key}_set")
+        return SweepPlan(
+            intro="Decode the first N puzzles of a set with a grid of samplers; each point is one setting. Grid "
+            "syntax: `sampler:param=v1,v2:param=v1; ...` (each sampler's parameters: the sidebar's help, "
+            "docs/samplers.md).",
+            noun="puzzles",
+            n=(5, 200, 20, 1),
+            grid="sequential; topk:k=4; eb:gamma=1e-4,0.01; mi-zero:gamma=0.04,0.4"
+            + ("; mi:gamma=0.04,0.4:lam=4" if head is not None else ""),
+            metric=("solved_frac", "solved (%)", f"Solve rate vs average passes: {src}"),
+            inputs=lambda n: [S.parse_board(r["puzzle"]) for r in load_puzzle_set(str(PUZZLE_SETS[src]))[:n]],
+            file_name="sweep.csv",
+            tag=src,
+            committed=COMMITTED.get(src),
+            order=("board", list(CELL_NAMES)),
+            markers=lambda: self.stars(key, b, head_path, src, rows),
+            paper=PAPER_TABLE1 if src.startswith("Hard test set") else None,
+            scale=100.0,
+            caption="Crosses: the paper's Table 1 (its own 1,000 hard puzzles; ours are a little harder-looking)."
+            if src.startswith("Hard test set")
+            else "",
         )
-        c1, c2 = st.columns(2)
-        src = c1.selectbox("Puzzle set", list(PUZZLE_SETS), key=f"{key}_set")
-        n = c2.slider("N puzzles (first N of the set)", 5, 200, 20, key=f"{key}_n")
-        default = "sequential; topk:k=4; eb:gamma=1e-4,0.01; mi-zero:gamma=0.04,0.4" + (
-            "; mi:gamma=0.04,0.4:lam=4" if head is not None else ""
-        )
-        grid = st.text_input("Grid", default, key=f"{key}_grid")
-        if st.button("Run sweep", key=f"{key}_run"):
-            cfgs = grid_or_error(grid, "Grid", head is not None, dom.sampler_defaults)
-            if cfgs:
-                puzzles = [S.parse_board(r["puzzle"]) for r in load_puzzle_set(str(PUZZLE_SETS[src]))[:n]]
-                st.session_state[f"{key}_result"] = (src, n, run_sweep_now(dom, model, head, cfgs, puzzles))
-        result = st.session_state.get(f"{key}_result")
-        curves = {}
-        if result:
-            r_src, r_n, out = result
-            curves[f"this sweep, {r_n} of {r_src.split(' (')[0]}"] = out
-            sweep_table(out, "sweep.csv")
-            decode_order_view(out, "board", list(CELL_NAMES), key)
-        shown = result[0] if result else src
-        if shown in COMMITTED and COMMITTED[shown][0].exists():
-            curves[COMMITTED[shown][1]] = committed_rows(COMMITTED[shown][0])
-        paper = PAPER_TABLE1 if shown.startswith("Hard test set") else None
-        if not curves:
-            st.caption(f"No committed sweep for {shown}: run one to draw it.")
+
+    def stars(self, key: str, b: Backbone, head_path, src: str, rows: dict) -> tuple[list[dict], str]:
+        """Each compared row's current setting measured live on the first N puzzles of the set, with
+        a 90 % Wilson interval (off by default: a slider move would wait for it)."""
         live = st.toggle(
             "Stars: each compared row's current setting, measured live on the first N puzzles of the set",
             key=f"{key}_live_on",
@@ -316,7 +312,7 @@ class SudokuView(View):
         )
         markers = []
         for name, c in rows.items() if n_live else ():
-            pt = self.live_point(b, head_path, str(PUZZLE_SETS[shown]), n_live, c)
+            pt = self.live_point(b, head_path, str(PUZZLE_SETS[src]), n_live, c)
             lo, hi = wilson(pt["solved_frac"], n_live)
             markers.append(
                 {
@@ -328,19 +324,12 @@ class SudokuView(View):
                     "hi": 100 * hi,
                 }
             )
-        fig = sweep_figure(
-            curves, "solved_frac", "solved (%)", f"Solve rate vs average passes: {shown}", paper=paper, scale=100.0,
-            markers=markers,
-        )  # fmt: skip
-        chart(fig, f"{key}_plot")
-        if markers:
-            st.caption(
-                f"Stars: the rows of the first tab at their current settings, on the first {n_live} puzzles of "
-                f"{shown.split(' (')[0]}, with a 90 % Wilson interval of the solve rate (a small sample: the "
-                "committed curve is the measured front)."
-            )
-        if paper:
-            st.caption("Crosses: the paper's Table 1 (its own 1,000 hard puzzles; ours are a little harder-looking).")
+        caption = (
+            f"Stars: the rows of the first tab at their current settings, on the first {n_live} puzzles of "
+            f"{src.split(' (')[0]}, with a 90 % Wilson interval of the solve rate (a small sample: the "
+            "committed curve is the measured front)."
+        )
+        return markers, caption if markers else ""
 
     def live_point(self, b: Backbone, head_path, puzzle_file: str, n: int, cfg: SamplerConfig) -> dict:
         """One setting on the first n puzzles of a set (cached per setting: a row's slider measures that row)."""
