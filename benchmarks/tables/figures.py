@@ -111,7 +111,20 @@ def jacobian_blend(family: str = "PF00595") -> str:
     return f"top-L/5 by share {at} (MIp {r[family]['mip']['precision_all_L5']:.2f}); the criterion picks {picks}"
 
 
+def small_backbone(family: str = "PF00595") -> str:
+    """A backbone a fifth the size against the shipped one (benchmarks/family_small_backbone.py)."""
+    r = _json(f"results/family/{family}/small_backbone.json")
+    small, shipped = (r["backbones"][w]["heldout"] for w in ("small", "shipped"))
+    jac = {w: r["scores"][f"{w} jacobian_rows"]["precision_all_L5"] for w in ("small", "shipped")}
+    return (
+        f"held-out cross-entropy at 15 % masked {small['heldout_ce_15']:.3f} against {shipped['heldout_ce_15']:.3f} "
+        f"(the whole MDM loss {small['heldout_mdm_loss']:.3f} against {shipped['heldout_mdm_loss']:.3f}), "
+        f"Jacobian top-L/5 {jac['small']:.2f} against {jac['shipped']:.2f}"
+    )
+
+
 FIGURES = {
+    "pdz_small_backbone": small_backbone,
     "pdz_jacobian_blend": jacobian_blend,
     "antibody_paired_third": antibody_paired,
     "pdz_jacobian_134": jacobian_rows,
