@@ -8,7 +8,8 @@ import streamlit as st
 
 from .kit.runtime import through_app
 from .views.family import WHERE_ALIGNMENTS, family_backbones
-from .views.family_tabs import contacts_tab, generation_tab, train_tab
+from .views.family_tabs import contacts_tab, generation_tab
+from .views.family_train import train_tab
 
 
 def render() -> None:

@@ -513,7 +513,7 @@ def test_colour_blind_marks_reach_every_figure_and_the_viewer():
     assert p["marks"] == MARKS["safe"]
 
 
-ANTIBERTY = "AntiBERTy · antibodies (pretrained, 26 M)"  # pages/views/protein.py ANTIBERTY_LABEL
+ANTIBERTY = "AntiBERTy · antibodies (pretrained, 26 M)"  # pages/views/protein_backbones.py ANTIBERTY_LABEL
 needs_antiberty = pytest.mark.skipif(
     __import__("importlib").util.find_spec("antiberty") is None, reason="antiberty==0.1.3 not installed (make setup)"
 )

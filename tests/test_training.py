@@ -332,3 +332,33 @@ def test_mi_dataset_mask_range(puzzles):
         assert lo - 0.05 < frac < hi + 0.05, (lo, hi, frac)
     with pytest.raises(SystemExit, match="mask-range"):
         M.main(["--mask-range", "0.9,0.2"])
+
+
+def test_one_resume_path_names_a_corrupt_or_foreign_paused_run(tmp_path):
+    """core.training.resume_run, the path every trainer resumes by: None without a paused run; the
+    paused state back exactly; a corrupt file or other settings refused by name (not overwritten)."""
+    from mi_viz.core.checkpoints import CheckpointError
+    from mi_viz.core.mi_head import HEAD_KIND, HeadConfig, MIHead
+    from mi_viz.core.training import Resumable, resume_run
+
+    def fresh():
+        torch.manual_seed(1)
+        head = MIHead(HeadConfig(d_in=8, n_values=3, d_hidden=8, rank=4, d_pair=4))
+        return head, torch.optim.AdamW(head.parameters())
+
+    head, opt = fresh()
+    last = Resumable(tmp_path / "run_last", HEAD_KIND, head, opt)
+    assert resume_run(last) is None
+    last.save(5, {}, {"seed": 0}, {"rng.batches": torch.Generator().manual_seed(3).get_state()})
+    head2, opt2 = fresh()
+    with torch.no_grad():
+        next(head2.parameters()).add_(1.0)
+    meta, rng = resume_run(Resumable(tmp_path / "run_last", HEAD_KIND, head2, opt2), say=False)
+    assert meta["step"] == 5 and "rng.batches" in rng
+    assert all(torch.equal(a, b) for a, b in zip(head.parameters(), head2.parameters()))
+    with pytest.raises(CheckpointError, match="cannot continue the paused run.*other seed"):
+        resume_run(last, check=lambda m: "was paused with another seed", say=False)
+    (tmp_path / "run_last.json").write_text("{ not json")
+    with pytest.raises(CheckpointError, match="cannot continue the paused run"):
+        resume_run(last, say=False)
+    assert (tmp_path / "run_last.json").read_text() == "{ not json"  # nothing overwritten

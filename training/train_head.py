@@ -13,32 +13,37 @@ states (by a fixed permutation) are held out; the checkpoint keeps the weights w
 lowest held-out loss and records held-out Pearson correlation. OUT_log.csv beside the
 checkpoint has the curve.
 
-Resumable: at every evaluation OUT_last.safetensors / OUT_last.json get the head, the
-AdamW state, the best held-out loss so far and the two random streams (as plain tensors,
-written atomically); the same command run again continues from there, and the finished
-run is the one an uninterrupted run would have made (tested). --stop-at N pauses a run
-after step N (the schedule still spans --steps).
+The step loop, the schedule and the resume path are the training kit's (core.training.fit,
+schedule.lr_at with a 5 % floor, resume_run), as for the MDM trainers. Resumable: at every
+evaluation OUT_last.safetensors / OUT_last.json get the head, the AdamW state, the best
+held-out loss so far and the two random streams (as plain tensors, written atomically); the
+same command run again continues from there, and the finished run is the one an
+uninterrupted run would have made (tested). --stop-at N pauses a run after step N (the
+schedule still spans --steps); --max-minutes pauses this run after so many minutes.
+The shipped heads were trained by this script's own loop before it moved onto the kit; the
+two schedules differ only during warm-up (the old one multiplied it by the cosine term,
+>= 0.9994 there).
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
 from mi_viz.core.checkpoints import (
-    CheckpointError,
     read_meta,
 )
 from mi_viz.core.cli_types import finite_float
+from mi_viz.core.errors import exit_on_user_error
 from mi_viz.core.mi_data import MIDataError, load_mi_dataset
 from mi_viz.core.mi_head import HEAD_KIND, HeadConfig, MIHead, frobenius_loss, load_head, save_head
 from mi_viz.core.mi_report import pearson
 from mi_viz.core.paths import portable
-from mi_viz.core.training import CsvLog, Resumable
+from mi_viz.core.training import CsvLog, Resumable, StepInfo, fit, resume_run
 from mi_viz.domains import DOMAINS, get_domain
 
 
@@ -178,10 +183,9 @@ def main(argv=None):
         init, _ = load_head(a.init)
         head.load_state_dict(init.state_dict())
     opt = torch.optim.AdamW(head.parameters(), lr=a.lr, weight_decay=0.01)
-    warm = max(1, min(100, a.steps // 10))
-
-    def lr_at(s):  # linear warm-up, cosine decay to 5 %; s = optimizer steps taken before this one
-        return a.lr * min(1.0, (s + 1) / warm) * (0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(1.0, s / a.steps))))
+    # the kit's schedule: warm-up over a tenth of the steps (at most 100), cosine to 5 % by step
+    # (--max-minutes pauses a run, it does not shorten the schedule: max_minutes 0 here)
+    tc = HeadSchedule(lr=a.lr, warmup=max(1, min(100, a.steps // 10)), max_steps=a.steps)
 
     print(f"MI head {head.n_params():,} parameters; {len(tr_idx)} train / {n_val} held-out states", flush=True)
     t_feat = time.time()
@@ -194,21 +198,30 @@ def main(argv=None):
     print(f"backbone features for {len(ev_tokens)} states in {time.time() - t_feat:.0f}s", flush=True)
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    log_path = out.with_name(out.name + "_log.csv")
     last = Resumable(out.with_name(out.name + "_last"), HEAD_KIND, head, opt)
-    best, done, wall0 = float("inf"), 0, 0.0
+    state = {"best": float("inf"), "step": 0, "wall": 0.0}
     g = torch.Generator().manual_seed(a.seed)
     g_aug = torch.Generator().manual_seed(a.seed + 1)  # its own stream: --augment leaves the batches' draws alone
-    if last.exists():  # a paused run: continue it (a corrupt one is named, not overwritten)
-        done, best, wall0 = resume(last, g, g_aug, a)
-        print(f"resumed from {last.path} at step {done} (best held-out loss {best:.4f})", flush=True)
-    csv_log = CsvLog(log_path, ["step", "train_loss", "val_loss", "val_pearson", "seconds"], fresh=done == 0)
-    t0 = time.time() - wall0
-    end = min(a.steps, a.stop_at) if a.stop_at else a.steps
-    out_of_time = False
-    for step in range(done + 1, end + 1):
-        for group in opt.param_groups:
-            group["lr"] = lr_at(step - 1)
+
+    def same_settings(meta):
+        was = meta["extra"].get("resume_args", {})
+        changed = {k: (was.get(k), getattr(a, k)) for k in RESUME_KEYS if was.get(k) != getattr(a, k)}
+        return f"was paused with other settings (was, now): {changed}" if changed else None
+
+    if paused := resume_run(last, check=same_settings, say=False):  # a corrupt one is named, not overwritten
+        meta, rng = paused
+        g.set_state(rng["rng.batches"])
+        g_aug.set_state(rng["rng.augment"])
+        state.update(step=meta["step"], best=meta["extra"]["best"], wall=meta["extra"].get("wall_seconds", 0.0))
+        print(f"resumed from {last.path} at step {state['step']} (best held-out loss {state['best']:.4f})", flush=True)
+    csv_log = CsvLog(
+        out.with_name(out.name + "_log.csv"),
+        ["step", "train_loss", "val_loss", "val_pearson", "seconds"],
+        fresh=state["step"] == 0,
+    )
+    run_t0 = time.time()  # --max-minutes counts this run's time
+
+    def batch_loss(step: int) -> torch.Tensor:
         idx = tr_idx[torch.randint(0, len(tr_idx), (a.batch_size,), generator=g)]
         if a.augment:
             x, y = symmetric_batch(domain, tokens[idx], mi[idx], g_aug, a.device)
@@ -219,77 +232,52 @@ def main(argv=None):
         else:
             pred, y = predict(head, feats, tokens, idx, a.device, mask_id), mi[idx].to(a.device).float()
             masked = tokens[idx].to(a.device) == mask_id
-        loss = frobenius_loss(pred, y, masked)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(head.parameters(), 1.0)
-        opt.step()
-        out_of_time = a.max_minutes and time.time() - t0 - wall0 > a.max_minutes * 60
-        if step % a.eval_every == 0 or step == end or out_of_time:
-            head.eval()
-            vl, vp = evaluate(head, feats, ev_tokens, ev_mi, ev_idx, a.device, mask_id)
-            head.train()
-            csv_log.row([step, f"{loss.item():.5f}", f"{vl:.5f}", f"{vp:.4f}", f"{time.time() - t0:.1f}"])
-            print(f"step {step} train {loss.item():.4f} val {vl:.4f} pearson {vp:.4f}", flush=True)
-            if vl < best:
-                best = vl
-                save_head(
-                    out,
-                    head,
-                    step,
-                    {"val_loss": vl, "val_pearson": vp},
-                    {
-                        "domain": a.domain,
-                        "mdm": portable(a.mdm),
-                        "mdm_step": mdm_step,
-                        "n_train_states": len(tr_idx),
-                        "n_val_states": n_val,
-                        "seconds": time.time() - t0,
-                        "device": a.device,
-                        "args": vars(a),
-                    },
-                )
-            save_last(last, g, g_aug, step, best, time.time() - t0, a)
-        if out_of_time:
-            print("time budget reached; run the same command again to continue", flush=True)
-            break
+        return frobenius_loss(pred, y, masked)
+
+    def after(info: StepInfo) -> bool:
+        out_of_time = bool(a.max_minutes) and time.time() - run_t0 > a.max_minutes * 60
+        state.update(step=info.step, wall=info.wall, out_of_time=out_of_time)
+        if info.step % a.eval_every and not (info.done or out_of_time):
+            return False
+        head.eval()
+        vl, vp = evaluate(head, feats, ev_tokens, ev_mi, ev_idx, a.device, mask_id)
+        head.train()
+        csv_log.row([info.step, f"{info.loss.item():.5f}", f"{vl:.5f}", f"{vp:.4f}", f"{info.wall:.1f}"])
+        print(f"step {info.step} train {info.loss.item():.4f} val {vl:.4f} pearson {vp:.4f}", flush=True)
+        if vl < state["best"]:
+            state["best"] = vl
+            about = {"domain": a.domain, "mdm": portable(a.mdm), "mdm_step": mdm_step, "n_train_states": len(tr_idx),
+                     "n_val_states": n_val, "seconds": info.wall, "device": a.device, "args": vars(a)}  # fmt: skip
+            save_head(out, head, info.step, {"val_loss": vl, "val_pearson": vp}, about)
+        rng = {"rng.batches": g.get_state(), "rng.augment": g_aug.get_state()}
+        resume_args = {k: getattr(a, k) for k in RESUME_KEYS}
+        last.save(info.step, {}, {"best": state["best"], "wall_seconds": info.wall, "resume_args": resume_args}, rng)
+        return out_of_time  # a pause: the same command continues
+
+    if state["step"] < min(a.steps, a.stop_at or a.steps):
+        fit(head, opt, tc, batch_loss, after, state["step"], state["wall"], stop_at_step=a.stop_at or None)
     csv_log.close()
-    if end < a.steps and not out_of_time:
-        print(f"paused at step {end} (--stop-at); run the same command without it to continue", flush=True)
-    print(f"done: best held-out loss {best:.4f} -> {out}", flush=True)
+    if state.get("out_of_time"):
+        print("time budget reached; run the same command again to continue", flush=True)
+    elif a.stop_at and state["step"] < a.steps:
+        print(f"paused at step {state['step']} (--stop-at); run the same command without it to continue", flush=True)
+    print(f"done: best held-out loss {state['best']:.4f} -> {out}", flush=True)
+
+
+@dataclass
+class HeadSchedule:
+    """The head's training budget as the kit's schedule reads it (schedule.lr_at, progress_of)."""
+
+    lr: float
+    warmup: int
+    max_steps: int
+    max_minutes: float = 0.0
+    lr_floor: float = 0.05
 
 
 # what must match between a paused run and its continuation (everything else may change)
 RESUME_KEYS = ("data", "steps", "batch_size", "lr", "augment", "seed", "train_states", "extra_data", "mdm")
 
 
-def save_last(last: Resumable, g, g_aug, step, best, wall, a):
-    """The resumable state after `step`: head, AdamW, both random streams, as plain tensors."""
-    rng = {"rng.batches": g.get_state(), "rng.augment": g_aug.get_state()}
-    extra = {"best": best, "wall_seconds": wall, "resume_args": {k: getattr(a, k) for k in RESUME_KEYS}}
-    last.save(step, {}, extra, rng)
-
-
-def resume(last: Resumable, g, g_aug, a):
-    """Load save_last's state into the head, AdamW and the generators -> (step, best, wall seconds).
-    Refuses a paused run of another configuration by name: continuing it would mix two runs."""
-
-    def same_settings(meta):
-        was = meta["extra"].get("resume_args", {})
-        changed = {k: (was.get(k), getattr(a, k)) for k in RESUME_KEYS if was.get(k) != getattr(a, k)}
-        return f"was paused with other settings (was, now): {changed}" if changed else None
-
-    try:
-        meta, rng = last.load(check=same_settings)
-    except CheckpointError as e:
-        raise SystemExit(
-            f"cannot continue the paused run: {e}; run with the same settings, or delete {last.path}.* "
-            "(or use another --out) to start afresh"
-        ) from None
-    g.set_state(rng["rng.batches"])
-    g_aug.set_state(rng["rng.augment"])
-    return meta["step"], meta["extra"]["best"], meta["extra"].get("wall_seconds", 0.0)
-
-
 if __name__ == "__main__":
-    main()
+    exit_on_user_error(main)

@@ -26,7 +26,8 @@ from pathlib import Path
 
 import torch
 
-from mi_viz.core.training import CsvLog, Dist, Resumable, StepInfo, config_from, fit, trainer_parser
+from mi_viz.core.errors import exit_on_user_error
+from mi_viz.core.training import CsvLog, Dist, Resumable, StepInfo, config_from, fit, resume_run, trainer_parser
 from mi_viz.domains.protein.alphabet import PAD, encode
 from mi_viz.domains.protein.backbone import (
     PROTEIN_MDM_KIND,
@@ -128,12 +129,10 @@ def main(argv=None):
     opt = torch.optim.AdamW(model.parameters(), lr=tc.lr, weight_decay=tc.weight_decay, betas=(0.9, 0.98))
     state = {"step": 0, "best": float("inf"), "tokens": 0, "wall": 0.0, "metrics": {}}
     last = Resumable(run / "last", PROTEIN_MDM_KIND, model, opt)
-    if last.exists():
-        meta, _ = last.load(d.device)
+    if paused := resume_run(last, d.device, say=d.master):
+        meta, _ = paused
         ex = meta["extra"]
         state.update(step=meta["step"], best=ex["best"], tokens=ex["tokens"], wall=ex["wall_seconds"])
-        if d.master:
-            print(f"resumed from {last.path} at step {state['step']}", flush=True)
     net = d.wrap(model)
 
     seqs = load_split(a.data, a.limit)
@@ -204,4 +203,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    exit_on_user_error(main)

@@ -24,9 +24,10 @@ from pathlib import Path
 
 import torch
 
+from mi_viz.core.errors import exit_on_user_error
 from mi_viz.core.plots import save_figure
 from mi_viz.core.samplers import SamplerConfig, decode
-from mi_viz.core.training import CsvLog, Dist, Resumable, StepInfo, config_from, fit, trainer_parser
+from mi_viz.core.training import CsvLog, Dist, Resumable, StepInfo, config_from, fit, resume_run, trainer_parser
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.mdm import MDM_KIND, MDMConfig, SudokuMDM, boards_to_tokens, mdm_loss, save_mdm
 from mi_viz.domains.sudoku.symmetries import apply_symmetry, random_symmetries
@@ -137,13 +138,11 @@ def main(argv=None):
     opt = torch.optim.AdamW(model.parameters(), lr=tc.lr, weight_decay=tc.weight_decay, betas=(0.9, 0.98))
     state = {"step": 0, "best": -1.0, "examples": 0, "wall": 0.0, "metrics": {}}
     last = Resumable(run / "last", MDM_KIND, model, opt)
-    if last.exists():
-        meta, _ = last.load(d.device)
+    if paused := resume_run(last, d.device, say=d.master):
+        meta, _ = paused
         ex = meta["extra"]
         state.update(step=meta["step"], best=ex.get("best", -1.0), examples=ex.get("examples", 0))
         state["wall"] = ex.get("wall_seconds", 0.0)
-        if d.master:
-            print(f"resumed from {last.path} at step {state['step']}", flush=True)
     net = d.wrap(model)
 
     grids = load_grids(a.data)
@@ -218,4 +217,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    exit_on_user_error(main)

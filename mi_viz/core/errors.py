@@ -9,6 +9,19 @@ the built-in base it had (ValueError, RuntimeError) so that older `except` claus
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+
 
 class UserError(Exception):
     """Bad input or an absent / unusable file or model: the message says what and how to fix it."""
+
+
+def exit_on_user_error(main: Callable[[], object]) -> None:
+    """A script's entry point (training/*.py): main(), with a UserError turned into `error: ...` on
+    stderr and exit status 2, as the CLI does."""
+    try:
+        main()
+    except UserError as e:
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None

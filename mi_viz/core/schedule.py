@@ -1,4 +1,4 @@
-"""The learning-rate schedule both MDM trainers share (training/train_sudoku_mdm.py, train_protein_mdm.py)."""
+"""The learning-rate schedule every trainer shares (the two MDM trainers and train_head.py)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ def progress_of(step: int, wall: float, tc) -> float:
 
 
 def lr_at(step: int, progress: float, tc) -> float:
-    """Linear warm-up over tc.warmup steps, then cosine decay to 10 % of tc.lr."""
+    """Linear warm-up over tc.warmup steps, then cosine decay to tc.lr_floor of tc.lr (10 % unless
+    the config says otherwise: the MI heads decay to 5 %)."""
     if step < tc.warmup:
         return tc.lr * (step + 1) / tc.warmup
-    return tc.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
+    floor = getattr(tc, "lr_floor", 0.1)
+    return tc.lr * (floor + (1 - floor) * 0.5 * (1 + math.cos(math.pi * progress)))

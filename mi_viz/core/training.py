@@ -123,6 +123,25 @@ class Resumable:
         )
 
 
+def resume_run(last: Resumable, device: str = "cpu", check=None, say: bool = True) -> tuple[dict, dict] | None:
+    """Every trainer's one resume path: a paused run's (meta, extra tensors) loaded into its model and
+    optimizer, or None when there is none. A corrupt one, or one paused with other settings
+    (check(meta) -> a reason), is a CheckpointError saying what to do, never an overwrite (the
+    scripts exit with it: errors.exit_on_user_error; the app shows it)."""
+    if not last.exists():
+        return None
+    try:
+        meta, tensors = last.load(device, check=check)
+    except CheckpointError as e:
+        raise CheckpointError(
+            f"cannot continue the paused run: {e}; run with the same settings, or delete {last.path}.* "
+            "(or use another output folder) to start afresh"
+        ) from None
+    if say:
+        print(f"resumed from {last.path} at step {meta['step']}", flush=True)
+    return meta, tensors
+
+
 class CsvLog:
     """A run's CSV log: a new file with its header, or appended to when the run resumes."""
 

@@ -24,7 +24,8 @@ from ..kit.structure3d import structure_view
 from ..kit.sweeps import SweepPlan
 from ..kit.widgets import chart, pca_panel
 from .base import Hint, Item
-from .protein import APP_FAMILIES, ProteinView, protein_backbones
+from .protein import ProteinView
+from .protein_backbones import APP_FAMILIES, protein_backbones
 
 MAX_ROWS_APP, MAX_COLS_APP, MAX_MB = 5000, 200, 20
 WHERE_ALIGNMENTS = (

@@ -5,97 +5,30 @@ the k-means JSD to natural proteins as the sweeps' measure. A family backbone sp
 
 from __future__ import annotations
 
-import importlib.util
-import json
-import os
-from pathlib import Path
-
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 import torch
 
 from mi_viz.core import strict_json
-from mi_viz.core.checkpoints import checkpoint_paths
-from mi_viz.core.mi_report import read_pairs
 from mi_viz.core.samplers import SamplerConfig, Trace, config_for
-from mi_viz.domains.family import shipped_families
 from mi_viz.domains.protein import DOMAIN as PROTEIN
 from mi_viz.domains.protein import PAPER_TABLE2, prompts_of_lengths
 from mi_viz.domains.protein.alphabet import MASK, SequenceError, clean, encode
-from mi_viz.domains.protein.backbone import BackboneUnavailable, esmc_300m_weights
 from mi_viz.domains.protein.drawing import entropy_figure, mi_row_figure, track_figure
 from mi_viz.domains.protein.fasta import parse_fasta
 
 from ..kit import caches
 from ..kit.models import Backbone
-from ..kit.runtime import RESULTS, ROOT
+from ..kit.runtime import RESULTS
 from ..kit.sweeps import SweepPlan
-from ..kit.widgets import chart, pca_panel, report_metrics
+from ..kit.widgets import pca_panel
 from .base import Hint, Item, PagePlan, View
+from .protein_backbones import protein_backbones
+from .protein_estimator import protein_report
 
 LENGTH_CAP = 300  # the longest protein the app decodes (a decode is L passes)
 UPLOAD_MB = 1  # a prompt is at most LENGTH_CAP residues: a megabyte is plenty
-APP_FAMILIES = ROOT / "runs" / "app_families"  # where the app's own family trainings go (not tracked)
-FAMILY_NAMES = {
-    "PF00072": "response regulator receiver",
-    "PF00076": "RNA recognition motif",
-    "PF00595": "PDZ",
-    "PF00085": "thioredoxin",
-    "PF00018": "SH3",
-}
-SMALL = "small ESM-C"
-ANTIBERTY_LABEL = "AntiBERTy · antibodies (pretrained, 26 M)"
-HELP_SMALL = "The small ESM-C trained here (README, Models): `python training/train_protein_mdm.py` retrains it."
-
-
-def protein_backbones() -> dict[str, Backbone]:
-    """The backbones a user can pick, by a short label: the shipped small ESM-C always, ESM-C 300M
-    when its weights are on this machine (MI_VIZ_ESMC_300M, a .pth path, or the local Hugging
-    Face cache; never downloaded by the app), every shipped family and those trained in the app."""
-    protein_head = ROOT / "checkpoints" / "protein_mi_head"
-    heads = (("shipped", str(protein_head)),) if Path(str(protein_head) + ".json").exists() else ()
-    small = str(ROOT / "checkpoints" / "protein_mdm")
-    opts = {SMALL: Backbone(SMALL, "protein", spec=small, heads=heads, help=HELP_SMALL)}
-    env = os.environ.get("MI_VIZ_ESMC_300M")
-    big = env if env and Path(env).exists() else None
-    if big is None:
-        try:
-            esmc_300m_weights()
-            big = "esmc_300m"
-        except BackboneUnavailable:
-            pass
-    if big is not None:
-        opts["ESM-C 300M"] = Backbone(
-            "ESM-C 300M", "protein", spec=big, help="`python -m mi_viz fetch-esmc` gets its weights."
-        )
-    if importlib.util.find_spec("antiberty") is not None:  # installed by make setup (its wheel carries the weights)
-        ab_head = ROOT / "checkpoints" / "antibody_mi_head"
-        ab_heads = (("shipped", str(ab_head)),) if Path(str(ab_head) + ".json").exists() else ()
-        opts[ANTIBERTY_LABEL] = Backbone(
-            ANTIBERTY_LABEL,
-            "antibody",
-            spec="antiberty",
-            heads=ab_heads,
-            help="AntiBERTy (Ruffolo et al. 2021): a BERT masked LM of 558 M natural antibody sequences, from "
-            "the antiberty==0.1.3 wheel (`pip install antiberty==0.1.3`).",
-        )
-    paths = [(f, ROOT / "checkpoints" / f"family_{f}") for f in shipped_families()]
-    paths += [
-        (p.stem.removeprefix("family_"), p.with_suffix(""))
-        for p in sorted(APP_FAMILIES.glob("family_*.json"))
-        # a checkpoint is a JSON with its weights beside it (not the .contacts.json map kept with one)
-        if not p.name.endswith(("_last.json", "_mi_head.json")) and checkpoint_paths(p.with_suffix(""))[0].exists()
-    ]
-    for name, path in paths:
-        label = f"family {name}" + (f" · {FAMILY_NAMES[name]}" if name in FAMILY_NAMES else "")
-        if path.parent == APP_FAMILIES:
-            label += " · trained here"
-        head = path.with_name(path.name + "_mi_head")
-        heads = (("shipped", str(head)),) if Path(str(head) + ".json").exists() else ()
-        opts[label] = Backbone(label, "family", args=(str(path),), heads=heads, help=f"checkpoint {path.name}")
-    return opts
 
 
 class ProteinView(View):
@@ -306,57 +239,7 @@ class ProteinView(View):
             pick = st.radio("Backbone", [self.estimator_label, *others], horizontal=True, key=f"{key}_backbone")
             if pick in others:
                 return others[pick](self).estimator(key)
-        report, pairs = RESULTS / "protein" / "mi_report.json", RESULTS / "protein" / "mi_report_pairs.npz"
-        if not (report.exists() and pairs.exists()):
-            st.info(
-                "No committed protein MI report yet: it comes with the protein MI head "
-                "(`python -m mi_viz mi-report protein --states 100 --out results/protein/mi_report.json "
-                "--pairs results/protein/mi_report_pairs.npz`)."
-            )
-            return
-        rep = json.loads(report.read_text())
-        pt, _ = read_pairs(pairs)
-        report_metrics(rep, ("truth's two directions agree (Pearson)", f"{rep['gt_directional_pearson']:.3f}"))
-        st.caption(
-            f"{rep['n_pairs']:,} masked pairs of {rep['n_states']} held-out states (test split: masked natural "
-            f"proteins and states of prompted decodes; {rep['avg_masked']:.1f} masked positions on average). "
-            f"Ground truth: {rep['gt_passes_per_state']:.0f} passes and {rep['gt_seconds_per_state']:.1f} s per "
-            f"state; head: {100 * rep['head_over_forward']:.1f} % of a pass."
-        )
-        left, right = st.columns(2)
-        sep = np.abs(pt.i - pt.j)
-        with left:
-            idx = np.random.default_rng(0).choice(len(pt.gt), size=min(6000, len(pt.gt)), replace=False)
-            marker = dict(
-                size=4, opacity=0.5, color=np.log2(sep[idx]), colorscale="Viridis", colorbar=dict(title="log2 |i-j|")
-            )
-            fig = go.Figure(go.Scattergl(x=pt.gt[idx], y=pt.est[idx], mode="markers", marker=marker))
-            top = float(max(pt.gt.max(), pt.est.max()))
-            fig.add_trace(
-                go.Scatter(x=[0, top], y=[0, top], mode="lines", line=dict(color="grey", dash="dash"), showlegend=False)
-            )
-            fig.update_layout(
-                title="Estimated vs ground-truth MI (masked pairs)",
-                xaxis_title="ground truth (nats)",
-                yaxis_title="head (nats)",
-                height=430,
-                showlegend=False,
-            )
-            chart(fig, f"{key}_scatter")
-        with right:
-            prof = pd.DataFrame(rep["separation"])
-            fig = go.Figure()
-            fig.add_trace(go.Bar(x=prof["separation"], y=prof["mean_gt"], name="ground truth"))
-            fig.add_trace(go.Bar(x=prof["separation"], y=prof["mean_est"], name="head"))
-            fig.update_layout(
-                title="Mean MI by sequence separation |i - j|",
-                xaxis_title="|i - j|",
-                yaxis_title="mean MI (nats)",
-                barmode="group",
-                height=430,
-            )
-            chart(fig, f"{key}_sep")
-        st.dataframe(prof, hide_index=True)
+        protein_report(key)
 
 
 def figure3(key: str) -> None:

@@ -15,31 +15,19 @@ import streamlit as st
 import torch
 
 from mi_viz.core import strict_json
-from mi_viz.core.bench import run_bench
 from mi_viz.core.plots import ENTROPY_COLORSCALE
 from mi_viz.core.samplers import SamplerConfig, Trace, config_for
 from mi_viz.domains.sudoku import PAPER_TABLE1
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.drawing import CELL_NAMES, board_figure, map_order
 
-from ..kit import caches
-from ..kit.models import Backbone, backbone_model, head_model
+from ..kit.models import Backbone
 from ..kit.runtime import ROOT
 from ..kit.sweeps import SweepPlan
-from ..kit.widgets import kept, wilson
+from ..kit.widgets import kept
 from .base import Hint, Item, PagePlan, View
 from .sudoku_estimator import estimator_page
-from .sudoku_sets import COMMITTED, HEAD_SCORES, PUZZLE_SETS, SHIPPED_HEAD, load_puzzle_set
-
-
-def head_options() -> dict[str, str]:
-    """The MI heads a user can pick: the shipped one (MI_VIZ_HEAD replaces it) and the user's own,
-    named in MI_VIZ_HEADS (paths joined by the system's path separator; each listed by its name),
-    e.g. a head trained with training/train_head.py, to compare with the shipped one."""
-    opts = {"shipped": os.environ.get("MI_VIZ_HEAD", str(SHIPPED_HEAD))}
-    for path in filter(None, os.environ.get("MI_VIZ_HEADS", "").split(os.pathsep)):
-        opts[Path(path).name] = path
-    return opts
+from .sudoku_sets import COMMITTED, HEAD_SCORES, PUZZLE_SETS, head_options, load_puzzle_set, stars
 
 
 def rating_text(row: dict) -> str:
@@ -291,56 +279,13 @@ class SudokuView(View):
             tag=src,
             committed=COMMITTED.get(src),
             order=("board", list(CELL_NAMES)),
-            markers=lambda: self.stars(key, b, head_path, src, rows),
+            markers=lambda: stars(key, b, head_path, src, rows),
             paper=PAPER_TABLE1 if src.startswith("Hard test set") else None,
             scale=100.0,
             caption="Crosses: the paper's Table 1 (its own 1,000 hard puzzles; ours are a little harder-looking)."
             if src.startswith("Hard test set")
             else "",
         )
-
-    def stars(self, key: str, b: Backbone, head_path, src: str, rows: dict) -> tuple[list[dict], str]:
-        """Each compared row's current setting measured live on the first N puzzles of the set, with
-        a 90 % Wilson interval (off by default: a slider move would wait for it)."""
-        live = st.toggle(
-            "Stars: each compared row's current setting, measured live on the first N puzzles of the set",
-            key=f"{key}_live_on",
-            help="Off by default: measuring runs every row on N puzzles, which a slider move would wait for.",
-        )
-        n_live = (
-            st.slider("N puzzles behind the stars", 5, 100, 20, key=f"{key}_live", disabled=not live) if live else 0
-        )
-        markers = []
-        for name, c in rows.items() if n_live else ():
-            pt = self.live_point(b, head_path, str(PUZZLE_SETS[src]), n_live, c)
-            lo, hi = wilson(pt["solved_frac"], n_live)
-            markers.append(
-                {
-                    "label": f"{name} (now, {n_live} puzzles)",
-                    "family": c.name,
-                    "avg_passes": pt["avg_passes"],
-                    "y": 100 * pt["solved_frac"],
-                    "lo": 100 * lo,
-                    "hi": 100 * hi,
-                }
-            )
-        caption = (
-            f"Stars: the rows of the first tab at their current settings, on the first {n_live} puzzles of "
-            f"{src.split(' (')[0]}, with a 90 % Wilson interval of the solve rate (a small sample: the "
-            "committed curve is the measured front)."
-        )
-        return markers, caption if markers else ""
-
-    def live_point(self, b: Backbone, head_path, puzzle_file: str, n: int, cfg: SamplerConfig) -> dict:
-        """One setting on the first n puzzles of a set (cached per setting: a row's slider measures that row)."""
-
-        def run():
-            boards = [S.parse_board(r["puzzle"]) for r in load_puzzle_set(puzzle_file)[:n]]
-            head = head_model(head_path, f"{b.label} MI head") if cfg.needs_head and head_path else None
-            with st.spinner(f"Measuring {cfg.label()} on {n} puzzles ..."):
-                return run_bench(b.dom(), backbone_model(b), boards, cfg, head).summary
-
-        return caches.cached("live", (b.key, head_path, puzzle_file, n, cfg.label()), run, max_entries=256)
 
     # --- the estimator ------------------------------------------------------------------------------
     def estimator(self, key: str) -> None:

@@ -30,7 +30,7 @@ import torch
 
 from ...core.objective import random_mask
 from ...core.schedule import progress_of
-from ...core.training import CsvLog, Resumable, StepInfo, fit
+from ...core.training import CsvLog, Resumable, StepInfo, fit, resume_run
 from .alignment import GAP, IDENTITY, Alignment, AlignmentError, frequencies, sequence_weights, split_heldout
 from .backbone import FAMILY_MDM_KIND, FamilyBackbone, FamilyMDMConfig, family_lm_loss, save_family_mdm, to_tokens
 
@@ -192,9 +192,10 @@ def train_family(
     opt = torch.optim.AdamW(model.parameters(), lr=tc.lr, weight_decay=tc.weight_decay, betas=(0.9, 0.98))
     state = _Run()
     resumable = Resumable(last, FAMILY_MDM_KIND, model, opt)
-    if resumable.exists():
-        other = "belongs to another run (its alignment differs)"
-        meta, _ = resumable.load(check=lambda m: None if m["extra"].get("split") == data.split else other)
+    other = "belongs to another run (its alignment differs)"
+    same_split = lambda m: None if m["extra"].get("split") == data.split else other  # noqa: E731
+    if paused := resume_run(resumable, check=same_split, say=False):
+        meta, _ = paused
         state.step, state.best, state.wall = meta["step"], meta["extra"]["best"], meta["extra"]["wall_seconds"]
         log.info("resumed %s at step %d", last, state.step)
     train = data.train_rows
