@@ -113,10 +113,10 @@ GRID_VAL4 := mi:gamma=0.01,0.02,0.04,0.1,0.2,0.3,0.6:lam=1,4,10; mi-tc:gamma=0.0
   klass:tau=0.8,0.9,0.95:kl=0.01,0.05; dilated:k=4,8:d=2,4
 # DAWN (the attention rival, issue 42): its confidence bars and edge threshold around the paper's defaults
 GRID_VAL_DAWN := dawn:tau=0.9,0.95,0.99:induce=0.7,0.9:low=0.7,0.9:edge=0.03,0.05,0.07,0.1; dawn:tau=0.99,0.999:induce=0.95,0.99:low=0.95,0.99:edge=0.03,0.07
-# choosing the MI defaults on validation puzzles (never the test sets); benchmarks/sudoku_defaults.py's criterion
+# choosing the MI defaults on validation puzzles (never the test sets); benchmarks/defaults.py (sudoku)'s criterion
 val-sweep: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(VAL) --grid "$(GRID_VAL); $(GRID_VAL4); $(GRID_VAL_DAWN)" --out-dir results/sudoku/val_sweep --resume --jobs $(JOBS)
-	$(BIN)/python -m benchmarks.sudoku_defaults
+	$(BIN)/python -m benchmarks.defaults sudoku
 
 # wall time on this machine: backbone throughput by batch and thread layout, then the whole Table 1 run (about 15 min)
 speed: setup
@@ -183,7 +183,7 @@ PROTEIN_VAL_GRID := sequential; eb:gamma=8,16,32; mi-zero:gamma=8,16,32; mi-pair
 protein-val-sweep: setup
 	$(BIN)/python -m mi_viz sweep protein --n 500 --reference data/protein/reference_val.fasta --length-seed 1 --sample-seed 1 \
 	  --grid "$(PROTEIN_VAL_GRID)" --out-dir results/protein/val_sweep --resume --jobs 2
-	$(BIN)/python -m benchmarks.protein_defaults
+	$(BIN)/python -m benchmarks.defaults protein
 # the MI rows of Table 2, the protein mi-report and the latency figures
 protein-mi-results: setup
 	$(BIN)/python -m mi_viz mi-report protein --states 64 --out results/protein/mi_report.json --pairs results/protein/mi_report_pairs.npz
@@ -252,7 +252,7 @@ family-val-sweep: setup
 	  $(BIN)/python -m mi_viz sweep family --backbone $$F --msa $(call fam_msa,$$F) --n 150 --grid "$(FAMILY_VAL_GRID)" \
 	    --reference train --sample-seed 1 --out-dir results/family/$$F/val_sweep --resume --jobs 2 --threads 2 || exit 1; \
 	done
-	$(BIN)/python -m benchmarks.family_defaults
+	$(BIN)/python -m benchmarks.defaults family
 	$(BIN)/python -m benchmarks.family_fronts
 
 # --- Antibodies: AntiBERTy (its PyPI wheel), OLGA's natural-like chains (docs/results-antibody.md) -----
@@ -286,8 +286,8 @@ antibody-results: setup olga unirep
 	  --out-dir results/antibody/cdrs --resume --jobs 2 --threads 2
 	$(BIN)/python -m benchmarks.antibody_fronts
 	$(BIN)/python -m benchmarks.antibody_paired
-# the defaults: CDR3 infill of the 64 validation chains against reference_val, the criterion of antibody_defaults.py
+# the defaults: CDR3 infill of the 64 validation chains against reference_val, the criterion of benchmarks/defaults.py
 antibody-val-sweep: setup olga unirep
 	$(BIN)/python -m mi_viz sweep antibody --fasta data/antibody/val.tsv --mask cdr3 --grid "$(AB_GRID)" \
 	  --reference data/antibody/reference_val.tsv.gz --out-dir results/antibody/val_sweep --resume --jobs 2 --threads 2
-	$(BIN)/python -m benchmarks.antibody_defaults
+	$(BIN)/python -m benchmarks.defaults antibody

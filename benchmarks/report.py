@@ -3,8 +3,6 @@ newline: the committed format) and the summary line every script ends its stdout
 
 from __future__ import annotations
 
-import argparse
-import csv
 from pathlib import Path
 
 from mi_viz.core import strict_json
@@ -27,18 +25,6 @@ def show(row: dict) -> None:
     for k, v in row.items():
         print(f"{k:<{w}}  {v}")
     print(strict_json.dumps(row))
-
-
-def validation_sweep(domain: str, doc: str | None, argv=None) -> tuple[argparse.Namespace, list[dict], dict]:
-    """What a defaults script starts from: --sweep (the domain's validation sweep) and --out (its
-    choice.json), the sweep's rows and sequential's row (the pass budget is a share of its passes)."""
-    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--sweep", default=str(ROOT / "results" / domain / "val_sweep" / "sweep.csv"))
-    ap.add_argument("--out", default=str(ROOT / "results" / domain / "val_sweep" / "choice.json"))
-    a = ap.parse_args(argv)
-    with open(a.sweep, newline="") as f:
-        rows = list(csv.DictReader(f))
-    return a, rows, next(r for r in rows if r["sampler"] == "sequential")
 
 
 def setting(row: dict) -> tuple:

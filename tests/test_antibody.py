@@ -274,7 +274,7 @@ def test_bench_antibody_cli_and_its_bad_input(tmp_path):
 
 
 def test_antibody_sampler_defaults_are_the_validation_choice():
-    """The defaults the CLI and the app use are the rows benchmarks/antibody_defaults.py chose on
+    """The defaults the CLI and the app use are the rows benchmarks/defaults.py (antibody) chose on
     the validation chains (mi-gt, the oracle, takes mi's)."""
     import json
 

@@ -85,3 +85,14 @@ def test_defaults_from_a_choice_file_that_has_choices():
     d["mi-gt"]["gamma"] = 9.0
     assert d["mi"]["gamma"] == 2.0  # a copy, not the same dict
     assert defaults_from_choice({**chosen, "mi-gt": {"gamma": 1.0, "lam": 1.0}})["mi-gt"] == {"gamma": 1.0, "lam": 1.0}
+
+
+@pytest.mark.parametrize("domain", ["sudoku", "protein", "antibody", "family"])
+def test_one_defaults_benchmark_rewrites_every_committed_choice(domain, tmp_path, capsys):
+    """benchmarks/defaults.py, the one choosing script (the domain its argument), gives each
+    committed choice file back byte for byte from its validation sweep."""
+    from benchmarks import defaults
+
+    committed = ROOT / "results" / domain / ("choice.json" if domain == "family" else "val_sweep/choice.json")
+    defaults.main([domain, "--out", str(tmp_path / "choice.json")])
+    assert (tmp_path / "choice.json").read_bytes() == committed.read_bytes()

@@ -376,7 +376,7 @@ def test_cli_train_contacts_bench(tmp_path):
 
 
 def test_family_sampler_defaults_are_the_validation_choice():
-    """The family defaults the CLI and the app use are those benchmarks/family_defaults.py chose on
+    """The family defaults the CLI and the app use are those benchmarks/defaults.py (family) chose on
     the validation sweeps (results/family/choice.json), read the one way every domain's are
     (tests/test_choices.py checks that reading on a choice file that has choices)."""
     from benchmarks.report import defaults_from_choice

@@ -26,16 +26,6 @@ from .family import (
 )
 from .protein_backbones import APP_FAMILIES
 
-CLASS_COLUMNS = (  # contact_classes.json's precisions, by what the table calls them
-    ("precision_all_L5", "top-L/5 (all >= 6)"),
-    ("precision_all_L2", "top-L/2"),
-    ("precision_all_L", "top-L"),
-    ("precision_long_L", "long top-L"),
-    ("precision_long_L5", "long top-L/5"),
-    ("precision_medium_L5", "medium top-L/5"),
-    ("precision_short_L5", "short top-L/5"),
-)
-
 
 def train_tab() -> None:
     """Train a family backbone on an uploaded alignment (and structure) in the foreground, with a

@@ -109,7 +109,7 @@ class AntibodyDomain:
     backbones = (ANTIBERTY,)
     default_temperature = 1.0  # infills are sampled: greedy recovery cannot tell samplers apart (docs)
     unsaved_columns: tuple[str, ...] = ()
-    # chosen on the validation chains (results/antibody/val_sweep/choice.json, benchmarks/antibody_defaults.py:
+    # chosen on the validation chains (results/antibody/val_sweep/choice.json, benchmarks/defaults.py (antibody):
     # the highest infill PLL at <= 1/3 of sequential's passes); mi-gt, the oracle, takes mi's
     sampler_defaults: dict[str, dict] = {
         "eb": {"gamma": 4.0},

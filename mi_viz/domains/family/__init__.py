@@ -69,7 +69,7 @@ class FamilyDomain:
                 f"{cpath.name} maps {self.contact_map.width} columns but the backbone's alignment has {self.width}"
             )
 
-    # Chosen by benchmarks/family_defaults.py on the validation sweeps of the three shipped
+    # Chosen by benchmarks/defaults.py (family) on the validation sweeps of the three shipped
     # families (results/family/choice.json: pair statistics within 0.02 of sequential's on every
     # family, then the fewest passes). With PF00072 added no setting qualifies (on its 150
     # members even mi gamma 1 lambda 10, at 94 % of sequential's passes, is 0.06 below; the

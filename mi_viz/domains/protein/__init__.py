@@ -46,7 +46,7 @@ class ProteinDomain:
     backbones = ("protein_mdm", ESMC_300M)  # what --backbone / the app offer by name
     # budgets for ~2.8-nat protein entropies (Sudoku's 0.01 would unmask one residue a pass),
     # chosen on the validation reference by a criterion fixed before the sweep
-    # (benchmarks/protein_defaults.py -> results/protein/val_sweep/choice.json; the choice sits
+    # (benchmarks/defaults.py (protein) -> results/protein/val_sweep/choice.json; the choice sits
     # inside that metric's noise: re-sampled with the float16 backbone it moved from gamma 32 to 16,
     # docs/results-protein.md). tests/test_protein.py checks they agree. The validation grid holds the
     # MI rule under rule 3 (mi-pairs); under rule 4 the same budget with lam 1 charges the same sums

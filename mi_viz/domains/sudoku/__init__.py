@@ -70,7 +70,7 @@ class SudokuDomain:
     mask_id = MASK_TOKEN
     default_model = CHECKPOINTS / "sudoku_mdm"
     # Sudoku's budgets (nats; tau a probability): each sampler at its validation choice
-    # (benchmarks/sudoku_defaults.py -> results/sudoku/val_sweep/choice.json: the best validation
+    # (benchmarks/defaults.py (sudoku) -> results/sudoku/val_sweep/choice.json: the best validation
     # solve rate at <= 1/3.5 of sequential's passes), tests/test_sudoku.py checks they agree.
     # mi-pairs (rule 3) keeps release 0.3's (0.01, 0.25): its Table 1 rows were made there.
     # a sweep's saved rows keep the per-puzzle figures; the 81-digit strings (most of a row's

@@ -1,0 +1,160 @@
+"""A domain's sampler defaults, chosen on its validation sweep by the criterion fixed before it ran.
+
+    python -m benchmarks.defaults sudoku|protein|antibody [--sweep .../val_sweep/sweep.csv] [--out .../choice.json]
+    python -m benchmarks.defaults family [--families PF00595 ...] [--out results/family/choice.json]
+
+Never a test set: Sudoku's 200 validation puzzles (training distribution), the proteins' and the
+antibodies' validation references, each family's *training* rows (another sample seed). The
+criteria, each fixed before its sweep ran (CRITERIA below; docs/samplers.md has the table):
+- sudoku: among a sampler's rows that average at most 1/3.5 of sequential's passes, the highest
+  solve rate; ties within one puzzle go to the fewer passes; rule-4 rows only for the mi rules
+  (rule-3 rows are mi-pairs').
+- protein: the MI rule's rows (and EB's, mi-zero's, for the matched comparison) at most 1/5 of
+  sequential's passes (the paper's operating point), the lowest k-means JSD; ties within 0.001.
+- antibody: every sampler's rows at most 1/3 of sequential's passes, the highest infill
+  pseudo-log-likelihood under AntiBERTy; ties within 0.01 nats.
+- family: a setting qualifies when, on every family, its pair-correlation Pearson is at most 0.02
+  below sequential's; among a sampler's qualifying settings, the fewest passes relative to the
+  alignment's width (averaged over the families); none qualifying: the registry's value stays.
+A domain's sampler_defaults are then set to its choice (tests/test_choices.py: each choice names
+the exact sweep row that earned it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.report import best_row, params_of, save, setting
+from mi_viz.domains.family import SHIPPED
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Criterion:
+    share: float  # the budget: at most sequential's passes / share
+    metric: str  # the column judged
+    higher: bool  # higher is better
+    tie: float  # rows within this of the best go to the fewer passes (sudoku: of one puzzle, set from n)
+    samplers: tuple[str, ...] | None  # those chosen for (None: every sampler of the sweep)
+    figures: tuple[str, ...]  # what a choice records beside its parameters
+    digits: int  # max_passes' rounding in the file
+    text: str
+    top_level: bool = False  # protein's file keeps each choice at its top level
+
+
+CRITERIA = {
+    "sudoku": Criterion(
+        3.5,
+        "solved_frac",
+        True,
+        0.5,
+        ("mi", "mi-tc", "mi-zero", "mi-pairs", "eb", "threshold", "margin", "klass", "dilated", "dawn"),
+        ("avg_passes", "solved_frac"),
+        2,
+        "highest validation solve rate at <= 1/3.5 of sequential's passes; ties within one puzzle to the fewer passes",
+    ),  # fmt: skip
+    "protein": Criterion(
+        5,
+        "jsd",
+        False,
+        1e-3,
+        ("mi-pairs", "eb", "mi-zero"),
+        ("avg_passes", "jsd", "jsd_unirep"),
+        2,
+        "lowest validation JSD at <= 1/5 of sequential's passes; ties within 0.001 to the fewer passes",
+        top_level=True,
+    ),  # fmt: skip
+    "antibody": Criterion(
+        3,
+        "pll",
+        True,
+        0.01,
+        None,
+        ("avg_passes", "pll"),
+        3,
+        "highest validation infill PLL at <= 1/3 of sequential's passes; ties within 0.01 nats to the fewer passes",
+    ),  # fmt: skip
+}
+RULE4 = ("mi", "mi-tc", "mi-zero")  # Sudoku's mi rules: their rule-4 rows (rule 3's are mi-pairs')
+MAX_DROP = 0.02  # the family criterion's pair-correlation margin
+
+
+def choose(domain: str, rows: list[dict], out: str) -> dict:
+    c = CRITERIA[domain]
+    seq = next(r for r in rows if r["sampler"] == "sequential")
+    cap = float(seq["avg_passes"]) / c.share
+    tie = c.tie / int(seq["n"]) if domain == "sudoku" else c.tie
+    if domain == "sudoku":
+        rows = [r for r in rows if r["sampler"] not in RULE4 or str(r.get("rule_version")) == "4"]
+    res: dict = {
+        "sweep": Path(out).name,
+        "sequential": {"avg_passes": float(seq["avg_passes"]), c.metric: float(seq[c.metric])},
+        "max_passes": round(cap, c.digits),
+        "criterion": c.text,
+    }
+    samplers = c.samplers or tuple(sorted({r["sampler"] for r in rows} - {"sequential"}))
+    chosen = {}
+    for s in samplers:
+        r = best_row(rows, s, cap, c.metric, tie, higher=c.higher)
+        chosen[s] = None if r is None else {**params_of(r), **{k: float(r[k]) for k in c.figures if r.get(k)}}
+    if c.top_level:
+        res.update(chosen)
+    else:
+        res["chosen"] = chosen
+    return res
+
+
+def choose_family(families: list[str]) -> dict:
+    per: dict[tuple, dict] = {}
+    seq: dict[str, dict] = {}
+    for fam in families:
+        width = json.loads((ROOT / "checkpoints" / f"family_{fam}.json").read_text())["config"]["width"]
+        for r in csv.DictReader(open(ROOT / "results" / "family" / fam / "val_sweep" / "sweep.csv")):
+            r["rel_passes"] = float(r["avg_passes"]) / width
+            if r["sampler"] == "sequential":
+                seq[fam] = r
+            per.setdefault(setting(r), {})[fam] = r
+    crit = (
+        f"pair-correlation Pearson within {MAX_DROP} of sequential's on every family (training-row reference); "
+        "then the fewest passes relative to the width"
+    )
+    res: dict = {"criterion": crit, "families": families, "chosen": {}}
+    for sampler in sorted({k[0] for k in per} - {"sequential"}):
+        ok = [
+            (sum(v["rel_passes"] for v in fams.values()) / len(fams), k)
+            for k, fams in per.items()
+            if k[0] == sampler
+            and len(fams) == len(families)
+            and all(float(fams[f]["pair_corr_pearson"]) >= float(seq[f]["pair_corr_pearson"]) - MAX_DROP for f in fams)
+        ]
+        if not ok:
+            res["chosen"][sampler] = None
+            continue
+        rel, k = min(ok)
+        res["chosen"][sampler] = {**params_of(next(iter(per[k].values()))), "relative_passes": round(rel, 4)}
+    return res
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("domain", choices=[*CRITERIA, "family"])
+    ap.add_argument("--sweep", default=None, help="the validation sweep (default: results/DOMAIN/val_sweep/sweep.csv)")
+    ap.add_argument("--families", nargs="+", default=list(SHIPPED), help="family: default every shipped family")
+    ap.add_argument("--out", default=None, help="default: results/DOMAIN/val_sweep/choice.json (family/choice.json)")
+    a = ap.parse_args(argv)
+    if a.domain == "family":
+        save(choose_family(a.families), a.out or ROOT / "results" / "family" / "choice.json")
+        return
+    sweep = a.sweep or str(ROOT / "results" / a.domain / "val_sweep" / "sweep.csv")
+    with open(sweep, newline="") as f:
+        rows = list(csv.DictReader(f))
+    save(choose(a.domain, rows, sweep), a.out or ROOT / "results" / a.domain / "val_sweep" / "choice.json")
+
+
+if __name__ == "__main__":
+    main()
