@@ -35,7 +35,7 @@ def render(view: View, title: str, tab_title: str) -> None:
         if plan is None:
             st.info("No sweep for this backbone.")
         else:
-            sweep_tab(plan, view.keys["sweep"], b.key, dom, model, head)
+            sweep_tab(plan, view.keys["sweep"], b, dom, model, head)
             view.sweep_extras(view.keys["sweep"], dom)
 
 

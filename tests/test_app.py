@@ -1,5 +1,6 @@
 """AppTest for every page: renders without exceptions, stepping works, bad input -> message."""
 
+import csv
 import json
 
 import numpy as np
@@ -187,6 +188,9 @@ def test_sudoku_comparison_rows_and_sweep():
     assert not at.exception
     src, n, out, _ = at.session_state["sw_result"]
     assert len(out) == 2 and n == 5
+    # its cost was stated first: a sequential row's passes are the blanks of those 5 puzzles
+    blanks = sum(r["puzzle"].count(".") for r in list(csv.DictReader(open(ROOT / "data/sudoku/test_hard.csv")))[:5])
+    assert any(f"up to {blanks:,} backbone passes a setting" in c.value for c in at.caption)
     # the decode order of each setting, averaged over the 5 puzzles: a 9 x 9 board each, shares in (0, 1]
     order = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Decode order, averaged" in c.proto.spec)
     boards = [t for t in order["data"] if t["type"] == "heatmap"]
@@ -545,7 +549,7 @@ def test_antibody_comparison_sweep_and_estimator():
     at = _run("pages/protein_comparison.py")
     at.selectbox(key="pcmp_backbone").set_value(ANTIBERTY).run()
     assert not at.exception and len(at.dataframe) >= 1
-    assert any("Cost: about" in c.value for c in at.caption)  # the sweep states its cost before it runs
+    assert any("Cost before you run" in c.value and "ms a pass" in c.value for c in at.caption)  # priced first
     at.slider(key="asw_n").set_value(2)
     at.text_input(key="asw_grid").input("sequential; topk:k=4").run()
     at.button(key="asw_run").click().run()

@@ -18,7 +18,13 @@ import functools
 import re
 import sys
 
-from .antibody import antibody_fronts_table, antibody_mi_table, antibody_paired_table, antibody_table
+from .antibody import (
+    antibody_cdr3_pairs_table,
+    antibody_fronts_table,
+    antibody_mi_table,
+    antibody_paired_table,
+    antibody_table,
+)
 from .app import attention_vs_mi_table, viewer_table
 from .common import ROOT, R, block
 from .family import (
@@ -103,6 +109,7 @@ BLOCKS = {
     "antibody_fronts_cdr3": lambda: antibody_fronts_table(("cdr3",)),
     "antibody_mi": antibody_mi_table,
     "antibody_paired": antibody_paired_table,
+    "antibody_cdr3_pairs": antibody_cdr3_pairs_table,
     "models": models_table,
     "float16": float16_table,
     "viewer": viewer_table,

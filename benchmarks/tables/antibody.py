@@ -110,3 +110,21 @@ def antibody_mi_table() -> str:
         ("head: share of a backbone pass", f"{100 * m['head_over_forward']:.1f} %", "<= 10 %"),
     ]  # fmt: skip
     return markdown(pd.DataFrame(rows, columns=["metric", "measured", "target"]))
+
+
+def antibody_cdr3_pairs_table() -> str:
+    """The infilled CDR3s' pair statistics against the OLGA reference's heavy chains
+    (benchmarks/antibody_cdr3_pairs.py), the test chains' own CDR3s as the ceiling at that n."""
+    path = need(R / "antibody" / "cdr3_pairs.json", "python -m benchmarks.antibody_cdr3_pairs")
+    sets = json.loads(path.read_text())["sets"]
+    body = [
+        {
+            "CDR3s": k if k.startswith("natural") else k.replace("_", " ").replace("=", " "),
+            "n": v["n"],
+            "pair-correlation Pearson (90 % interval)": f"{v['pair_corr_pearson']:.3f} "
+            f"({v['pair_corr_ci90'][0]:.3f} .. {v['pair_corr_ci90'][1]:.3f})",
+            "single-position Pearson": f"{v['single_freq_pearson']:.3f}",
+        }
+        for k, v in sets.items()
+    ]
+    return markdown(pd.DataFrame(body))

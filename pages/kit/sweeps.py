@@ -20,6 +20,7 @@ from mi_viz.core.order import order_map
 from mi_viz.core.plots import order_figure, sweep_figure
 from mi_viz.core.samplers import SamplerConfig, row_label
 
+from .caches import seconds_per_pass
 from .widgets import chart, grid_or_error
 
 
@@ -40,7 +41,10 @@ class SweepPlan:
     temperature: float | None = None  # every setting's temperature (generation is judged as sampled)
     committed: tuple[Path, str] | None = None  # the committed sweep drawn beside, and its curve's name
     order: tuple[str, list[str]] | None = None  # decode order: drawing kind and position names
-    cost: Callable[[int], str] | None = None  # the run's cost before it starts, from N
+    # the cost stated before a run: (a sequential row's backbone passes, the judge's) for N inputs,
+    # priced by one pass of this backbone timed on this machine on probe() (a typical state's tokens)
+    passes: Callable[[int], tuple[int, int]] | None = None
+    probe: Callable[[], tuple] | None = None
     after: Callable[[dict], None] | None = None  # under the table: what the judge kept (a floor)
     markers: Callable[[], tuple[list[dict], str]] | None = None  # points drawn on the chart, their caption
     paper: list[dict] | None = None  # the paper's points on the same axes
@@ -48,15 +52,16 @@ class SweepPlan:
     caption: str = ""  # under the chart
 
 
-def sweep_tab(plan: SweepPlan, key: str, owner: object, dom, model, head) -> None:
+def sweep_tab(plan: SweepPlan, key: str, b, dom, model, head) -> None:
     """The sweep tab of any view: N, the grid, its cost, Run; the table, decode order, chart."""
+    owner = b.key
     st.markdown(plan.intro)
     c1, c2 = st.columns(2)
     lo, hi, start, step = plan.n
     n = int(c1.slider(f"N {plan.noun}", lo, hi, start, step, key=f"{key}_n"))
     grid = c2.text_input("Grid", plan.grid, key=f"{key}_grid")
-    if plan.cost:
-        st.caption(plan.cost(n))
+    if plan.passes and plan.probe:
+        st.caption(cost_text(plan.passes(n), seconds_per_pass(b, plan.probe(), 1e-2)))
     if st.button("Run sweep", key=f"{key}_run"):
         cfgs = grid_or_error(grid, "Grid", head is not None, dom.sampler_defaults)
         try:
@@ -93,6 +98,16 @@ def sweep_tab(plan: SweepPlan, key: str, owner: object, dom, model, head) -> Non
     for text in (marked, plan.caption):
         if text:
             st.caption(text)
+
+
+def cost_text(passes: tuple[int, int], spp: float) -> str:
+    """A sweep setting's cost before it runs: passes, and seconds from one measured pass."""
+    decode, judge = passes
+    return (
+        f"Cost before you run: up to {decode:,} backbone passes a setting (a sequential row; parallel rows take "
+        f"fewer){f' plus {judge:,} for the judge' if judge else ''}: about {(decode + judge) * spp:,.0f} s a "
+        f"setting at {1000 * spp:.0f} ms a pass, timed on this machine. A progress bar follows the run."
+    )
 
 
 def run_sweep_now(

@@ -13,6 +13,7 @@ import torch
 from mi_viz.core.errors import UserError
 from mi_viz.core.samplers import SamplerConfig, Trace
 from mi_viz.domains.antibody import DATA, MASKS, Infill, chains_of, infill
+from mi_viz.domains.antibody import DOMAIN as ANTIBODY
 from mi_viz.domains.antibody.chains import read_chains, read_user_chains
 from mi_viz.domains.protein.drawing import track_figure
 
@@ -22,8 +23,6 @@ from ..kit.sweeps import SweepPlan
 from ..kit.widgets import report_metrics
 from .base import Hint, Item
 from .protein import ProteinView
-
-SECONDS_PER_PASS = 0.12  # one AntiBERTy forward of a V domain on one core (docs/results-antibody.md)
 
 UPLOAD_KB = 64
 CHAIN_NAMES = {"igh": "heavy", "igk": "kappa", "igl": "lambda"}
@@ -181,11 +180,8 @@ class AntibodyView(ProteinView):
             judge=lambda items: (dom.judge(model, items=items, unirep=False, jsd=False), {}),
             temperature=1.0,
             committed=(RESULTS / "antibody" / mask / "sweep.csv", "committed, 64 chains"),
-            cost=lambda n: (
-                f"Cost: about {n} chains x up to {masked} passes a setting x {SECONDS_PER_PASS:.2f} s a "
-                f"pass, plus one pass a residue for the judge: {n * masked * 2 * SECONDS_PER_PASS:.0f} s for a "
-                "sequential row on one core."
-            ),
+            passes=lambda n: (n * masked, n * masked),  # the judge's PLL: a pass a residue
+            probe=lambda: first_state(mask),
             caption="Higher is better. Sequential infill scores above the natural chains' own CDR3s (the model's "
             "likeliest residues first); what a parallel rule loses shows as a drop at fewer passes.",
         )
@@ -205,3 +201,9 @@ class AntibodyView(ProteinView):
             "state on one core; the head: one pass. Any state's maps side by side: the protein decode page with "
             "the AntiBERTy backbone (ground truth on demand)."
         )
+
+
+@lru_cache(maxsize=4)
+def first_state(mask: str) -> tuple:
+    """The first test chain with `mask` masked, as tokens: the state a sweep's cost is timed on."""
+    return tuple(ANTIBODY.encode(chains_of(DATA / "test.tsv", mask, 1))[0].tolist())

@@ -202,6 +202,8 @@ class FamilyView(ProteinView):
             grid="sequential; topk:k=4,8; eb:gamma=4" + ("; mi-cap:k=8:gamma=32:lam=300" if head is not None else ""),
             metric=("pair_corr_pearson", "Pearson of C_ij(a, b) vs held-out rows", "pair statistics vs passes"),
             inputs=lambda n: ["_" * dom.width] * n,
+            passes=lambda n: (n * dom.width, 0),  # pair statistics need no pass
+            probe=lambda: tuple(dom.encode(["_" * dom.width])[0].tolist()),
             file_name="family_sweep.csv",
             tag=dom.family,
             judge=judge,

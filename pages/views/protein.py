@@ -217,6 +217,8 @@ class ProteinView(View):
             grid="sequential; topk:k=4,8; eb:gamma=8,16",
             metric=("jsd", "k-means JSD to the reference (bits)", "JSD vs average passes"),
             inputs=lambda n: prompts_of_lengths(n, (50, 100), seed=0),
+            passes=lambda n: (sum(map(len, prompts_of_lengths(n, (50, 100), seed=0))), n),  # judge: an embedding each
+            probe=lambda: tuple(dom.encode(prompts_of_lengths(1, (50, 100), seed=0))[0].tolist()),
             file_name="protein_sweep.csv",
             judge=lambda items: (caches.cached("reference", b.key, lambda: dom.judge(model), 2), {}),
             temperature=1.0,

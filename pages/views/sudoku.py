@@ -27,7 +27,7 @@ from ..kit.sweeps import SweepPlan
 from ..kit.widgets import kept
 from .base import Hint, Item, PagePlan, View
 from .sudoku_estimator import estimator_page
-from .sudoku_sets import COMMITTED, HEAD_SCORES, PUZZLE_SETS, head_options, load_puzzle_set, stars
+from .sudoku_sets import COMMITTED, HEAD_SCORES, PUZZLE_SETS, head_options, load_puzzle_set, puzzle_boards, stars
 
 
 def rating_text(row: dict) -> str:
@@ -264,7 +264,9 @@ class SudokuView(View):
     def sweep_plan(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> SweepPlan | None:
         """N puzzles of a set under a grid; the committed sweep of the set beside it, the paper's
         Table 1 and, on demand, each compared row's current setting as a star."""
+        dom = b.dom()
         src = st.selectbox("Puzzle set", list(PUZZLE_SETS), key=f"{key}_set")
+        boards = puzzle_boards(str(PUZZLE_SETS[src]), 200)  # the slider's most
         return SweepPlan(
             intro="Decode the first N puzzles of a set with a grid of samplers; each point is one setting. Grid "
             "syntax: `sampler:param=v1,v2:param=v1; ...` (each sampler's parameters: the sidebar's help, "
@@ -274,7 +276,9 @@ class SudokuView(View):
             grid="sequential; topk:k=4; eb:gamma=1e-4,0.01; mi-zero:gamma=0.04,0.4"
             + ("; mi:gamma=0.04,0.4:lam=4" if head is not None else ""),
             metric=("solved_frac", "solved (%)", f"Solve rate vs average passes: {src}"),
-            inputs=lambda n: [S.parse_board(r["puzzle"]) for r in load_puzzle_set(str(PUZZLE_SETS[src]))[:n]],
+            inputs=lambda n: boards[:n],
+            passes=lambda n: (sum(v == 0 for board in boards[:n] for v in board), 0),  # a pass a blank at most
+            probe=lambda: tuple(dom.encode(boards[:1])[0].tolist()),
             file_name="sweep.csv",
             tag=src,
             committed=COMMITTED.get(src),

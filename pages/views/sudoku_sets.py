@@ -36,6 +36,12 @@ COMMITTED = {  # the committed sweep drawn beside a sweep on the same set
 
 
 @st.cache_data
+def puzzle_boards(path: str, n: int) -> list[tuple[int, ...]]:
+    """The first n puzzles of a set as boards (0 = blank)."""
+    return [S.parse_board(r["puzzle"]) for r in load_puzzle_set(path)[:n]]
+
+
+@st.cache_data
 def load_puzzle_set(path: str) -> list[dict]:
     """Rows with at least 'puzzle' (and 'solution' and rating columns where known)."""
     p = Path(path)
