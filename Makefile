@@ -286,6 +286,7 @@ antibody-results: setup olga unirep
 	  --out-dir results/antibody/cdrs --resume --jobs 2 --threads 2
 	$(BIN)/python -m benchmarks.antibody_fronts
 	$(BIN)/python -m benchmarks.antibody_paired
+	$(BIN)/python -m benchmarks.antibody_cdr3_pairs
 # the defaults: CDR3 infill of the 64 validation chains against reference_val, the criterion of benchmarks/defaults.py
 antibody-val-sweep: setup olga unirep
 	$(BIN)/python -m mi_viz sweep antibody --fasta data/antibody/val.tsv --mask cdr3 --grid "$(AB_GRID)" \

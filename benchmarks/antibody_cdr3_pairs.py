@@ -80,7 +80,7 @@ def main(argv=None):
     ap.add_argument("--bootstrap", type=int, default=200)
     a = ap.parse_args(argv)
     reference = [c.junction[1:-1] for _, c in read_chains(a.reference) if c.chain == "heavy"]
-    files = sorted(ROWS.glob("*.csv.gz"))
+    files = sorted(ROWS.glob("*.csv.gz"), key=lambda f: (f.name != "sequential.csv.gz", f.name))
     first = read_rows(files[0])
     sets = {"natural (the test chains' own CDR3s)": [r["natural"] for r in first]}
     sets.update({f.name.removesuffix(".csv.gz"): [r["infill"] for r in read_rows(f)] for f in files})

@@ -286,3 +286,22 @@ def test_antibody_sampler_defaults_are_the_validation_choice():
     assert chosen and "mi" in chosen
     assert {s: p for s, p in DOMAIN.sampler_defaults.items() if s != "mi-gt"} == chosen
     assert DOMAIN.sampler_defaults["mi-gt"] == chosen["mi"]
+
+
+def test_cdr3_pair_statistics_anchor_both_ends_and_see_a_coupling():
+    """benchmarks/antibody_cdr3_pairs: CDR3s of any length on columns anchored at both ends (as
+    IMGT numbers a CDR3), and a set that keeps a coupling of the reference scores above one that
+    draws the same letters independently."""
+    import numpy as np
+
+    from benchmarks.antibody_cdr3_pairs import anchored, judged
+
+    assert anchored(["AB", "ABCDE", "ABCD"]) == ["A---B", "ABCDE", "AB-CD"]
+    g = np.random.default_rng(0)
+    pairs = ["ACDE", "WCDY", "ACKE", "WCKY"]  # column 1 decides column 4 (A..E, W..Y)
+    ref = [pairs[i] for i in g.integers(0, 4, 400)]
+    coupled = [pairs[i] for i in g.integers(0, 4, 200)]
+    loose = ["".join(p[k] for p, k in zip((pairs[i] for i in g.integers(0, 4, 4)), range(4))) for _ in range(200)]
+    got = judged({"coupled": coupled, "independent": loose}, ref, bootstrap=10)
+    assert got["coupled"]["pair_corr_pearson"] > 0.9 > got["independent"]["pair_corr_pearson"]
+    assert got["independent"]["single_freq_pearson"] > 0.9  # the same letters, column by column

@@ -123,7 +123,18 @@ def small_backbone(family: str = "PF00595") -> str:
     )
 
 
+def antibody_cdr3_pairs() -> str:
+    """The infilled CDR3s' pair-correlation Pearson range against the test chains' own
+    (benchmarks/antibody_cdr3_pairs.py)."""
+    sets = _json("results/antibody/cdr3_pairs.json")["sets"]
+    nat = next(v for k, v in sets.items() if k.startswith("natural"))
+    gen = [v["pair_corr_pearson"] for k, v in sets.items() if not k.startswith("natural")]
+    natural = f"{nat['pair_corr_pearson']:.3f} for the natural CDR3s, {nat['n']} each"
+    return f"{min(gen):.3f}-{max(gen):.3f} for every infill, {natural}"
+
+
 FIGURES = {
+    "antibody_cdr3_pairs": antibody_cdr3_pairs,
     "pdz_small_backbone": small_backbone,
     "pdz_jacobian_blend": jacobian_blend,
     "antibody_paired_third": antibody_paired,
