@@ -52,7 +52,12 @@ def train_tab() -> None:
         "Column map (optional)", type=["indices", "tsv", "txt"], key="fam_up_map", max_upload_size=MAX_MB
     )
     name = st.text_input("Name", "my_family", key="fam_name", help="letters, digits, '-' and '_' (up to 40)")
-    minutes = st.slider("Training minutes (the default run is 28)", 1, 30, 5, key="fam_minutes")
+    minutes = st.select_slider(
+        "Training minutes (the default run is 28; a quarter of a minute tries a toy alignment)",
+        [0.25, 0.5, *range(1, 31)],
+        5,
+        key="fam_minutes",
+    )
     if not st.button("Train", key="fam_train", type="primary"):
         return
     problem = None
@@ -106,7 +111,7 @@ def train_tab() -> None:
         )
         bar.progress(
             min(1.0, info["fraction"]),
-            text=f"training: step {step} · {info['wall_seconds']:.0f} s of {minutes} min" + held,
+            text=f"training: step {step} · {info['wall_seconds']:.0f} s of {minutes:g} min" + held,
         )
 
     out = APP_FAMILIES / f"family_{name}"

@@ -92,8 +92,6 @@ class SudokuView(View):
     def sidebar_extras(self) -> None:
         """The Sudoku pages' MI head, with what it scored on the report's test states."""
         opts = head_options()
-        if len(opts) < 2:
-            return
         name = st.sidebar.selectbox(
             "Sudoku MI head",
             list(opts),
