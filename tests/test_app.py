@@ -582,3 +582,17 @@ def test_antibody_instant_viewer_carries_the_infill_with_its_regions():
         assert set(st["masked"]) == masked and set(st["sel"]) <= masked
         masked -= set(st["sel"])
     assert not masked
+
+
+def test_the_launcher_warms_the_first_pages(capsys):
+    """pages/serve.py runs the pages a first visitor opens at their defaults before it serves: their
+    decodes land in the process-wide caches the sessions read (a later visit finds them)."""
+    from pages import serve
+    from pages.kit import caches
+
+    serve.warm(("pages/sudoku_decode.py",))
+    assert "warm: pages/sudoku_decode.py in" in capsys.readouterr().out
+    assert caches._stores().get("trace") and caches._stores().get("payload")
+    n = len(caches._stores()["trace"])
+    _run("pages/sudoku_decode.py", server_view=False)  # the first visit: nothing decoded again
+    assert len(caches._stores()["trace"]) == n
