@@ -376,6 +376,29 @@ def test_focus_follows_the_puzzle_sampler_memory_and_a_bad_grid(server, browser)
     ctx.close()
 
 
+def test_a_sweep_states_its_cost_shows_progress_and_cancels(server, browser):
+    """The sweep tab: the cost before it runs, Run disabled while it runs, a progress bar that
+    moves within a setting, and Cancel stopping it with nothing kept."""
+    ctx, page = _open(browser, server + "/sudoku_comparison")
+    page.get_by_text("Cells filled vs passes").first.wait_for(timeout=120_000)
+    page.get_by_role("tab", name="Sweep").click()
+    page.get_by_text("Cost before you run: up to").wait_for(timeout=60_000)
+    grid = page.get_by_label("Grid", exact=True)
+    grid.fill("sequential; eb:gamma=0.01,0.1,1")
+    grid.press("Enter")
+    _wait_idle(page)
+    page.get_by_role("button", name="Run sweep").click()
+    page.get_by_role("button", name="Cancel the sweep").wait_for(timeout=60_000)
+    assert page.get_by_role("button", name="Running the sweep ...").is_disabled()
+    page.get_by_text(re.compile(r"sequential \(1/4\): \d+ of \d+ written")).wait_for(timeout=60_000)
+    page.get_by_role("button", name="Cancel the sweep").click()
+    page.get_by_text("Sweep cancelled: nothing of it was kept.").wait_for(timeout=30_000)
+    _wait_idle(page)
+    assert page.get_by_text("this sweep,").count() == 0  # no half-made result
+    _no_exception(page)
+    ctx.close()
+
+
 def test_two_sessions_do_not_share_state(server, browser):
     # enter through the home page and the sidebar, as a user does
     ctx_a, a = _open(browser, server + "/")

@@ -6,6 +6,7 @@ what is its own (SweepPlan: its inputs, its judge, its metric, its extra widgets
 from __future__ import annotations
 
 import io
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,7 +63,11 @@ def sweep_tab(plan: SweepPlan, key: str, b, dom, model, head) -> None:
     grid = c2.text_input("Grid", plan.grid, key=f"{key}_grid")
     if plan.passes and plan.probe:
         st.caption(cost_text(plan.passes(n), seconds_per_pass(b, plan.probe(), 1e-2)))
-    if st.button("Run sweep", key=f"{key}_run"):
+    if st.session_state.get(f"{key}_cancel"):  # the rerun a Cancel click made: the run it stopped kept nothing
+        st.info("Sweep cancelled: nothing of it was kept.")
+    slot = st.empty()
+    if slot.button("Run sweep", key=f"{key}_run"):
+        slot.button("Running the sweep ...", disabled=True, key=f"{key}_running")  # not clicked twice
         cfgs = grid_or_error(grid, "Grid", head is not None, dom.sampler_defaults)
         try:
             items = plan.inputs(n) if cfgs else []
@@ -74,7 +79,7 @@ def sweep_tab(plan: SweepPlan, key: str, b, dom, model, head) -> None:
             if plan.temperature is not None:
                 cfgs = [c.replace(temperature=plan.temperature) for c in cfgs]
             score = (lambda r: judge(r.rows)) if judge else None
-            out = run_sweep_now(dom, model, head, cfgs, items, score)
+            out = run_sweep_now(dom, model, head, cfgs, items, score, key)
             kept_sweep(key, owner, (plan.tag, n, out, kept))
     curves = {}
     result = kept_sweep(key, owner)
@@ -111,15 +116,35 @@ def cost_text(passes: tuple[int, int], spp: float) -> str:
 
 
 def run_sweep_now(
-    dom, model, head, cfgs: list[SamplerConfig], items: list, score: Callable[[BenchResult], dict] | None = None
+    dom,
+    model,
+    head,
+    cfgs: list[SamplerConfig],
+    items: list,
+    score: Callable[[BenchResult], dict] | None = None,
+    key: str = "sweep",
 ) -> list[dict]:
-    """Every setting over the items: run_bench's summary plus score(result) (set-level metrics)."""
+    """Every setting over the items: run_bench's summary plus score(result) (set-level metrics),
+    with a progress bar that moves within a setting and a Cancel button beside it: a click stops
+    the run at its next step (Streamlit interrupts a script at its next call) and keeps nothing."""
+    st.button("Cancel the sweep", key=f"{key}_cancel", help="Stops it at its next step; nothing of it is kept.")
     bar = st.progress(0.0, text="sweep")
     out = []
+    last = [0.0]
     try:
         for k, cfg in enumerate(cfgs):
-            bar.progress(k / len(cfgs), text=f"{cfg.label()} ({k + 1}/{len(cfgs)})")
-            res = run_bench(dom, model, items, cfg, head if cfg.needs_head else None)
+
+            def progress(done: int, total: int, k: int = k, cfg: SamplerConfig = cfg) -> None:
+                now = time.perf_counter()
+                if now - last[0] > 0.25:  # a few updates a second: each is a message to the browser
+                    last[0] = now
+                    share = (k + done / max(total, 1)) / len(cfgs)
+                    bar.progress(
+                        min(1.0, share), text=f"{cfg.label()} ({k + 1}/{len(cfgs)}): {done} of {total} written"
+                    )
+
+            progress(0, 1)
+            res = run_bench(dom, model, items, cfg, head if cfg.needs_head else None, progress=progress)
             out.append({**res.summary, **(score(res) if score else {}), ORDER: res.revealed})
     finally:
         bar.empty()

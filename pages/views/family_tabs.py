@@ -96,8 +96,8 @@ def contacts_tab(families: dict[str, Backbone], label: str | None) -> None:
 
 def reading_control(b: Backbone, dom, folder: Path, again: bool) -> None:
     """The contact reading of a family trained here: a budget (held-out rows), its cost stated
-    before it starts, a progress bar while it runs (the page's stop button cancels; nothing is
-    half-written: each map is saved whole, the report last)."""
+    before it starts, a progress bar and a Cancel button while it runs (nothing is half-written:
+    each map is saved whole, the report last)."""
     aln = family_alignment(dom)
     if aln is None:
         st.info(
@@ -136,8 +136,11 @@ def reading_control(b: Backbone, dom, folder: Path, again: bool) -> None:
         f"`python -m mi_viz contacts --backbone {portable(dom.checkpoint)} --msa {portable(aln)} --out "
         f"{portable(folder)}/contacts.json`."
     )
+    if st.session_state.get("fam_read_cancel"):  # the rerun a Cancel click made
+        st.info("Contact reading cancelled: no report was written (a report is written whole, at the end).")
     if not st.button("Compute the contact reading again" if again else "Compute the contact reading", key="fam_read"):
         return
+    st.button("Cancel the reading", key="fam_read_cancel", help="Stops it at its next state; no report is written.")
     for stale in ("jacobian.npz", "attention.npz", "contact_classes.json"):  # a new budget: read anew
         (folder / stale).unlink(missing_ok=True)
     folder.mkdir(parents=True, exist_ok=True)

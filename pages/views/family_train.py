@@ -33,6 +33,8 @@ def train_tab() -> None:
     if "fam_trained" in st.session_state:  # the last training's outcome, kept across its rerun
         kind, text = st.session_state.pop("fam_trained")
         (st.success if kind == "success" else st.warning)(text)
+    if st.session_state.get("fam_train_stop"):  # the rerun a Stop click made
+        st.info("Training stopped: Train resumes it from its last evaluation (its steps so far are kept there).")
     st.markdown(
         f"Upload an alignment (aligned FASTA: every row the same width, '-' for gaps, upper case) of at most "
         f"**{MAX_ROWS_APP:,} rows x {MAX_COLS_APP} columns** ({MAX_MB} MB), and optionally a structure of one "
@@ -99,6 +101,7 @@ def train_tab() -> None:
         shutil.copy(
             msa, APP_FAMILIES / msa.name
         )  # the user's alignment, kept beside the model (its sweeps score on it)
+    st.button("Stop the training", key="fam_train_stop", help="Train again resumes it from its last evaluation.")
     bar = st.progress(0.0, text="training: the first steps ...")
     eval_every = TrainFamilyConfig().eval_every
 
