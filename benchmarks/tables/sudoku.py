@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
+
 from mi_viz.core.plots import sweep_family  # the same curve grouping as the sweep plots
 from mi_viz.core.samplers import config_for
 from mi_viz.domains.sudoku import DOMAIN as SUDOKU
 from mi_viz.domains.sudoku import PAPER_TABLE1
 
-from .common import R, interpolate, label, need, rows_of
+from .common import R, interpolate, label, markdown, need, rows_of
 
 SUDOKU_DEFAULTS = SUDOKU.sampler_defaults
 PAPER = {  # our row's label -> the paper's passes / solved beside it
@@ -26,9 +28,7 @@ DEFAULTS = {config_for(name, SUDOKU_DEFAULTS).label() for name in SUDOKU_DEFAULT
 def sweep_table(path, paper=False, wall=True, only=None) -> str:
     rows = [r for r in rows_of(path) if only is None or label(r) in only]
     oracle = any(r.get("avg_oracle_passes") for r in rows)  # a column only where an oracle row exists
-    head = "| sampler | avg passes | solved |" + (" oracle passes / puzzle |" if oracle else "")
-    head += (" wall (s) / CPU threads |" if wall else "") + (" paper: passes / solved |" if paper else "")
-    out = [head, "|" + "---|" * (3 + oracle + wall + paper)]
+    body = []
     for r in rows:
         lab = label(r)
         name = (
@@ -38,15 +38,16 @@ def sweep_table(path, paper=False, wall=True, only=None) -> str:
             if r["sampler"] == "mi-gt"
             else lab
         )
-        line = f"| {name} | {float(r['avg_passes']):.1f} | {100 * float(r['solved_frac']):.1f} % |"
+        row = {"sampler": name, "avg passes": f"{float(r['avg_passes']):.1f}",
+               "solved": f"{100 * float(r['solved_frac']):.1f} %"}  # fmt: skip
         if oracle:
-            line += f" {float(r['avg_oracle_passes']):.1f} |" if r.get("avg_oracle_passes") else " |"
+            row["oracle passes / puzzle"] = f"{float(r['avg_oracle_passes']):.1f}" if r.get("avg_oracle_passes") else ""
         if wall:
-            line += f" {float(r['seconds']):.0f} / {r.get('threads') or '?'} |"
+            row["wall (s) / CPU threads"] = f"{float(r['seconds']):.0f} / {r.get('threads') or '?'}"
         if paper:
-            line += f" {PAPER.get(lab, '')} |"
-        out.append(line)
-    return "\n".join(out)
+            row["paper: passes / solved"] = PAPER.get(lab, "")
+        body.append(row)
+    return markdown(pd.DataFrame(body))
 
 
 def matched_passes(path, method="mi lam=10", against=("eb", "mi-zero", "topk", "mi-pairs lam=0.25")) -> str:
@@ -56,18 +57,15 @@ def matched_passes(path, method="mi lam=10", against=("eb", "mi-zero", "topk", "
     curves: dict[str, list] = {}
     for r in rows:
         curves.setdefault(sweep_family(r), []).append((float(r["avg_passes"]), 100 * float(r["solved_frac"])))
-    out = [
-        f"| {method} row | passes | solved | " + " | ".join(f"{a} at same passes" for a in against) + " |",
-        "|" + "---|" * (3 + len(against)),
-    ]
+    body = []
     for r in sorted((r for r in rows if sweep_family(r) == method), key=lambda r: -float(r["avg_passes"])):
         x, y = float(r["avg_passes"]), 100 * float(r["solved_frac"])
-        cells = []
+        row = {f"{method} row": label(r), "passes": f"{x:.1f}", "solved": f"{y:.1f} %"}
         for a in against:
             v = interpolate(curves.get(a, []), x)
-            cells.append("" if v is None else f"{v:.1f} % ({y - v:+.1f})")
-        out.append(f"| {label(r)} | {x:.1f} | {y:.1f} % | " + " | ".join(cells) + " |")
-    return "\n".join(out)
+            row[f"{a} at same passes"] = "" if v is None else f"{v:.1f} % ({y - v:+.1f})"
+        body.append(row)
+    return markdown(pd.DataFrame(body))
 
 
 def fronts_table(path=None) -> str:
@@ -210,9 +208,9 @@ def mi_short_table(path=None) -> str:
     return metric_table(rows)
 
 
-def metric_table(rows) -> str:
+def metric_table(rows, first: str = "metric") -> str:
     """(metric, measured, target) rows as the README's three-column table."""
-    return "\n".join(["| metric | measured | target |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows])
+    return markdown(pd.DataFrame(rows, columns=[first, "measured", "target"]))
 
 
 def latency() -> dict | None:
@@ -257,7 +255,7 @@ def latency_table() -> str:
             ),
             ("app: ground-truth MI switched on for that step", f"{lat['app_ground_truth_seconds']:.2f} s", ""),
         ]
-    return "\n".join(["| what | measured | target |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows])
+    return metric_table(rows, "what")
 
 
 def headline_table() -> str:
