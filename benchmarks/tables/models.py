@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
+
 from mi_viz.core.checkpoints import checkpoint_paths, weights_header
 from mi_viz.domains.family import SHIPPED as FAMILIES
 
-from .common import ROOT, R, need, rows_of
+from .common import ROOT, R, markdown, need, rows_of
 
 MODEL_DATA = {  # what each shipped checkpoint was trained on (words); every number comes from its files
     "sudoku_mdm": "100,000 random grids under random Sudoku symmetries",
@@ -50,10 +52,7 @@ def _lineage_seconds(log: Path) -> float | None:
 def models_table() -> str:
     """The README's Models table, from the checkpoints' own files: size, parameters, the kept step,
     training wall time and device, and the held-out figure each recorded."""
-    out = [
-        "| checkpoint | parameters | data | training | held-out |",
-        "|---|---|---|---|---|",
-    ]
+    out = []
     for name, data in MODEL_DATA.items():
         w, j = checkpoint_paths(ROOT / "checkpoints" / name)
         if not j.exists():
@@ -78,33 +77,35 @@ def models_table() -> str:
         if ex.get("stored_dtype") == "float16":  # training/ship_float16.py: the figure is the float32 run's
             size += ", float16"
             held += " (training run, float32)"
-        out.append(f"| `{name}` ({size}) | {n_params(w):,} | {data} | {train} | {held} |")
+        out.append([f"`{name}` ({size})", f"{n_params(w):,}", data, train, held])
     fams = [f for f in FAMILIES if (ROOT / "checkpoints" / f"family_{f}.json").exists()]
     if fams:
         sizes = [weights_header(ROOT / "checkpoints" / f"family_{f}")[1] / 2**20 for f in fams]
-        out.append(
-            f"| `family_{'`, `family_'.join(fams)}` ({min(sizes):.1f} MiB each, float16) and their `_mi_head`s | "
-            f"{n_params(ROOT / 'checkpoints' / f'family_{fams[0]}'):,} ({fams[0]}) | each family's "
-            "alignment, 10 % held out by identity groups | about 80 passes over the training rows | "
-            "[docs/results-family.md](docs/results-family.md) |"
-        )
-    return "\n".join(out)
+        out.append([
+            f"`family_{'`, `family_'.join(fams)}` ({min(sizes):.1f} MiB each, float16) and their `_mi_head`s",
+            f"{n_params(ROOT / 'checkpoints' / f'family_{fams[0]}'):,} ({fams[0]})",
+            "each family's alignment, 10 % held out by identity groups",
+            "about 80 passes over the training rows",
+            "[docs/results-family.md](docs/results-family.md)",
+        ])  # fmt: skip
+    return markdown(pd.DataFrame(out, columns=["checkpoint", "parameters", "data", "training", "held-out"]))
 
 
 def float16_table(path=None) -> str:
     """What storing the two backbones in float16 changed (benchmarks/float16_storage.py)."""
     path = need(path or R / "float16_storage.json", "python -m benchmarks.float16_storage --out {rel}")
     f = json.loads(path.read_text())
-    out = [
-        "| backbone | states (masked positions) | max / mean abs logit change | max abs probability change "
-        "| argmax flips |",
-        "|---|---|---|---|---|",
+    table = [
+        {
+            "backbone": name,
+            "states (masked positions)": f"{o['states']} ({o['masked_positions']:,})",
+            "max / mean abs logit change": f"{o['max_abs_logit_diff']:.4f} / {o['mean_abs_logit_diff']:.5f}",
+            "max abs probability change": f"{o['max_abs_prob_diff']:.4f}",
+            "argmax flips": str(o["argmax_flips"]),
+        }
+        for name, o in f["outputs"].items()
     ]
-    for name, o in f["outputs"].items():
-        out.append(
-            f"| {name} | {o['states']} ({o['masked_positions']:,}) | {o['max_abs_logit_diff']:.4f} / "
-            f"{o['mean_abs_logit_diff']:.5f} | {o['max_abs_prob_diff']:.4f} | {o['argmax_flips']} |"
-        )
+    out = [markdown(pd.DataFrame(table))]
     d = f.get("table1_decodes")
     out.append("")
     if d:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
+
 from mi_viz.core.samplers import config_for
 from mi_viz.domains.protein import DOMAIN as PROTEIN
 from mi_viz.domains.protein import PAPER_TABLE2
 
-from .common import R, label, need, rows_of
+from .common import R, label, markdown, need, rows_of
 from .sudoku import metric_table
 
 PAPER_JSD = {  # our row's label -> the paper's passes / JSD
@@ -66,49 +68,35 @@ def protein_table(path=None, floor=None) -> str:
     against the test reference, the natural-vs-natural floor, and the paper's rows beside."""
     path = need(path or R / "protein" / "table2" / "sweep.csv", "make protein-results")
     floor = Path(floor or R / "protein" / "floor.json")
-    head = (
-        "| sampler | avg passes | k-means JSD (bits) | the same, UniRep | composition JSD | Frechet | "
-        "distinct 3-mers | longest run | low-complexity share | paper: passes / JSD |"
-    )
-    out = [head, "|" + "---|" * 10]
+    cols = ["sampler", "avg passes", "k-means JSD (bits)", "the same, UniRep", "composition JSD", "Frechet",
+            "distinct 3-mers", "longest run", "low-complexity share", "paper: passes / JSD"]  # fmt: skip
+    out = []
     if floor.exists():
         f = json.loads(floor.read_text())["natural_test_b"]
-        out.append(
-            "| *natural vs natural (the floor)* | | "
-            + " | ".join(f"{f[c]:.3f}" if c != "frechet" else f"{f[c]:.2f}" for c in PROTEIN_COLS)
-            + " | |"
-        )
+        cells = [f"{f[c]:.3f}" if c != "frechet" else f"{f[c]:.2f}" for c in PROTEIN_COLS]
+        out.append(["*natural vs natural (the floor)*", "", *cells, ""])
     chosen = protein_choice()
     for r in protein_rows(path, short=False):
         cells = [fmt(r.get(c), c) for c in PROTEIN_COLS]
-        out.append(
-            f"| {protein_label(r, chosen)} | {float(r['avg_passes']):.1f} | "
-            + " | ".join(cells)
-            + f" | {PAPER_JSD.get(label(r), '')} |"
-        )
-    return "\n".join(out)
+        out.append([protein_label(r, chosen), f"{float(r['avg_passes']):.1f}", *cells, PAPER_JSD.get(label(r), "")])
+    return markdown(pd.DataFrame(out, columns=cols))
 
 
 def protein_table_short(path=None, floor=None) -> str:
     """The README's Table 2: passes and the two JSDs, the floor and the paper beside."""
     path = need(path or R / "protein" / "table2" / "sweep.csv", "make protein-results")
     floor = Path(floor or R / "protein" / "floor.json")
-    out = [
-        "| sampler | avg passes | k-means JSD to natural (bits) | the same, UniRep embeddings | paper: passes / JSD |",
-        "|---|---|---|---|---|",
-    ]
+    cols = ["sampler", "avg passes", "k-means JSD to natural (bits)", "the same, UniRep embeddings",
+            "paper: passes / JSD"]  # fmt: skip
+    out = []
     if floor.exists():
         f = json.loads(floor.read_text())["natural_test_b"]
-        out.append(
-            f"| *natural vs natural (the floor)* | | {fmt(f['jsd'], 'jsd')} | {fmt(f.get('jsd_unirep'), 'jsd')} | |"
-        )
+        out.append(["*natural vs natural (the floor)*", "", fmt(f["jsd"], "jsd"), fmt(f.get("jsd_unirep"), "jsd"), ""])
     chosen = protein_choice()
     for r in protein_rows(path, short=True):
-        out.append(
-            f"| {protein_label(r, chosen)} | {float(r['avg_passes']):.1f} | {fmt(r['jsd'], 'jsd')} "
-            f"| {fmt(r.get('jsd_unirep'), 'jsd')} | {PAPER_JSD.get(label(r), '')} |"
-        )
-    return "\n".join(out)
+        out.append([protein_label(r, chosen), f"{float(r['avg_passes']):.1f}", fmt(r["jsd"], "jsd"),
+                    fmt(r.get("jsd_unirep"), "jsd"), PAPER_JSD.get(label(r), "")])  # fmt: skip
+    return markdown(pd.DataFrame(out, columns=cols))
 
 
 def protein_oracle_table(path=None) -> str:
@@ -116,39 +104,32 @@ def protein_oracle_table(path=None) -> str:
     lengths: passes, the oracle's extra passes, and the metrics (noisy at n = 50)."""
     path = need(path or R / "protein" / "table2_gt_subset" / "sweep.csv", "make protein-mi-results")
     out = [
-        "| sampler (50 proteins) | avg passes | oracle passes / protein | k-means JSD | UniRep JSD | composition JSD |",
-        "|---|---|---|---|---|---|",
+        {
+            "sampler (50 proteins)": label(r),
+            "avg passes": f"{float(r['avg_passes']):.1f}",
+            "oracle passes / protein": f"{float(r['avg_oracle_passes']):,.0f}" if r.get("avg_oracle_passes") else "",
+            "k-means JSD": fmt(r["jsd"], "jsd"),
+            "UniRep JSD": fmt(r.get("jsd_unirep"), "jsd"),
+            "composition JSD": fmt(r["composition_jsd"], "jsd"),
+        }
+        for r in rows_of(path)
     ]
-    for r in rows_of(path):
-        o = f"{float(r['avg_oracle_passes']):,.0f}" if r.get("avg_oracle_passes") else ""
-        out.append(
-            f"| {label(r)} | {float(r['avg_passes']):.1f} | {o} | {fmt(r['jsd'], 'jsd')} | "
-            f"{fmt(r.get('jsd_unirep'), 'jsd')} | {fmt(r['composition_jsd'], 'jsd')} |"
-        )
-    return "\n".join(out)
+    return markdown(pd.DataFrame(out))
 
 
 def protein_backbones_table(path=None) -> str:
     path = need(path or R / "protein" / "backbones.json", "make protein-results")
     b = json.loads(path.read_text())
     sets = list(b["unigram_ppl"])
-    out = [
-        "| backbone | parameters | " + " | ".join(f"{s}: MDM loss / pseudo-ppl (15 %)" for s in sets) + " |",
-        "|---|---|" + "---|" * len(sets),
-        "| amino-acid unigram (training split) | 19 | "
-        + " | ".join(f"/ {b['unigram_ppl'][s]:.2f}" for s in sets)
-        + " |",
-    ]
+    cols = ["backbone", "parameters", *(f"{s}: MDM loss / pseudo-ppl (15 %)" for s in sets)]
+    out = [["amino-acid unigram (training split)", "19", *(f"/ {b['unigram_ppl'][s]:.2f}" for s in sets)]]
     for name, v in b["backbones"].items():
         if not v.get("available"):
-            out.append(f"| {name} | absent on this machine | " + " | ".join("" for _ in sets) + " |")
+            out.append([name, "absent on this machine", *("" for _ in sets)])
             continue
-        out.append(
-            f"| {name} | {v['parameters']:,} | "
-            + " | ".join(f"{v[s]['mdm_loss']:.3f} / {v[s]['pseudo_ppl_15']:.2f}" for s in sets)
-            + " |"
-        )
-    return "\n".join(out)
+        figures = [f"{v[s]['mdm_loss']:.3f} / {v[s]['pseudo_ppl_15']:.2f}" for s in sets]
+        out.append([name, f"{v['parameters']:,}", *figures])
+    return markdown(pd.DataFrame(out, columns=cols))
 
 
 def protein_mi_short_table() -> str:
@@ -206,23 +187,22 @@ def protein_head_baselines_table(path=None) -> str:
     path = need(path or R / "protein" / "head_baselines.json", "python -m benchmarks.protein_head_baselines")
     r = json.loads(path.read_text())
     out = [
-        f"| predictor ({r['eval_states']} held-out states, {r['eval_pairs']:,} pairs) | pooled Pearson | "
-        "within-state Pearson |",
-        "|---|---|---|",
+        [name, f"{r[f'pearson_{key}']:.3f}", f"{r[f'within_state_pearson_{key}']:.3f}"]
+        for key, name in (
+            ("head", "the shipped head"),
+            ("separation", "separation \\|i - j\\| only"),
+            ("separation_entropies", "separation + the two entropies"),
+        )
     ]
-    for key, name in (
-        ("head", "the shipped head"),
-        ("separation", "separation |i - j| only"),
-        ("separation_entropies", "separation + the two entropies"),
-    ):
-        out.append(f"| {name} | {r[f'pearson_{key}']:.3f} | {r[f'within_state_pearson_{key}']:.3f} |")
     c = r["shuffled_control"]
-    out.append(
-        f"| *the truth, {c['proteins']} test proteins half masked: mean MI natural / residues shuffled* | "
-        f"{c['mean_mi_natural']:.5f} / {c['mean_mi_shuffled']:.5f} nats | neighbours "
-        f"{c['mean_mi_natural_neighbours']:.4f} / {c['mean_mi_shuffled_neighbours']:.4f} |"
-    )
-    return "\n".join(out)
+    out.append([
+        f"*the truth, {c['proteins']} test proteins half masked: mean MI natural / residues shuffled*",
+        f"{c['mean_mi_natural']:.5f} / {c['mean_mi_shuffled']:.5f} nats",
+        f"neighbours {c['mean_mi_natural_neighbours']:.4f} / {c['mean_mi_shuffled_neighbours']:.4f}",
+    ])  # fmt: skip
+    cols = [f"predictor ({r['eval_states']} held-out states, {r['eval_pairs']:,} pairs)", "pooled Pearson",
+            "within-state Pearson"]  # fmt: skip
+    return markdown(pd.DataFrame(out, columns=cols))
 
 
 def protein_separation_table(path=None) -> str:
@@ -230,13 +210,16 @@ def protein_separation_table(path=None) -> str:
     path = need(path or R / "protein" / "mi_report.json", "make protein-mi-results")
     rep = json.loads(path.read_text())
     out = [
-        "| separation \\|i - j\\| | pairs | mean MI, truth (nats) | mean MI, head | Pearson within the bin |",
-        "|---|---|---|---|---|",
+        {
+            "separation \\|i - j\\|": str(b["separation"]),
+            "pairs": f"{b['n_pairs']:,}",
+            "mean MI, truth (nats)": f"{b['mean_gt']:.4f}",
+            "mean MI, head": f"{b['mean_est']:.4f}",
+            "Pearson within the bin": "" if b.get("pearson") is None else f"{b['pearson']:.3f}",
+        }
+        for b in rep["separation"]
     ]
-    for b in rep["separation"]:
-        r = "" if b.get("pearson") is None else f"{b['pearson']:.3f}"
-        out.append(f"| {b['separation']} | {b['n_pairs']:,} | {b['mean_gt']:.4f} | {b['mean_est']:.4f} | {r} |")
-    return "\n".join(out)
+    return markdown(pd.DataFrame(out))
 
 
 def figure3_table(path=None, how: str = "python -m benchmarks.protein_figure3") -> str:
@@ -244,10 +227,7 @@ def figure3_table(path=None, how: str = "python -m benchmarks.protein_figure3") 
     p = need(path or R / "protein" / "figure3.json", how)
     r = json.loads(p.read_text())
     ev = r["explained_variance"]
-    out = [
-        f"| set ({r['embedding']}; PC1 {ev[0]:.0%}, PC2 {ev[1]:.0%} of the natural variance) | n | from "
-        "| centroid shift (natural spreads) |",
-        "|---|---|---|---|",
-    ]
-    out += [f"| {k} | {v['n']} | {v['source']} | {v['centroid_shift']:.2f} |" for k, v in r["sets"].items()]
-    return "\n".join(out)
+    cols = [f"set ({r['embedding']}; PC1 {ev[0]:.0%}, PC2 {ev[1]:.0%} of the natural variance)", "n", "from",
+            "centroid shift (natural spreads)"]  # fmt: skip
+    out = [[k, str(v["n"]), v["source"], f"{v['centroid_shift']:.2f}"] for k, v in r["sets"].items()]
+    return markdown(pd.DataFrame(out, columns=cols))
