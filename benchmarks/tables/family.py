@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
+
 from mi_viz.core.checkpoints import weights_header
 from mi_viz.domains.family import SHIPPED
 from mi_viz.domains.family.predictors import ANCHORS, NAMES
 
-from .common import ROOT, R, label, lead, md_table, need, read_json, rows_of
+from .common import ROOT, R, label, lead, markdown, md_table, need, read_json, rows_of
 from .models import n_params
 
 FAMILIES = SHIPPED  # every shipped family, in the order the tables list them
@@ -34,27 +36,30 @@ def family_contacts_table() -> str:
     """The README's contact table: every family's headline predictors by the field's conventions
     (all pairs >= 6 apart at top L/5, long range at top L; contact_classes.json), the backbone's
     extraction chosen without the structure in bold."""
-    out = [
-        "| family | mapped columns L | " + " | ".join(NAMES[k] for k in README_PREDICTORS) + " |",
-        "|---|---|" + "---|" * len(README_PREDICTORS),
-    ]
+    cols = ["family", "mapped columns L", *(NAMES[k] for k in README_PREDICTORS)]
+    out = []
     for fam in FAMILIES:
         r = _family_json(fam, "contact_classes.json")
         if r is None:
-            out.append(f"| {fam} | (no contact_classes.json yet: `make family-results`) |")
+            out.append(_pad([fam, "(no contact_classes.json yet: `make family-results`)"], cols))
             continue
         p, chosen = r["predictors"], r.get("extraction", {}).get("chosen")
         cells = []
         for k in README_PREDICTORS:
             cell = f"{p[k]['precision_all_L5']:.2f} / {p[k]['precision_long_L']:.2f}" if k in p else ""
             cells.append(f"**{cell}**" if k == chosen else cell)
-        out.append(f"| {fam} | {r['mapped_columns']} | " + " | ".join(cells) + " |")
-    return "\n".join(out)
+        out.append([fam, str(r["mapped_columns"]), *cells])
+    return markdown(pd.DataFrame(out, columns=cols))
+
+
+def _pad(cells: list[str], cols: list[str]) -> list[str]:
+    """A row that says why a family has no figures yet, as wide as the table."""
+    return cells + [""] * (len(cols) - len(cells))
 
 
 def family_contacts_full_table() -> str:
     """Every contact score of every family: top-L/5, top-L/2, AUROC."""
-    out = ["| family | score | top-L/5 | top-L/2 | AUROC |", "|---|---|---|---|---|"]
+    out = []
     for fam in FAMILIES:
         c = _family_json(fam, "contacts.json")
         if c is None:
@@ -63,12 +68,10 @@ def family_contacts_full_table() -> str:
             if c.get(f"precision_L5_{k}") is None:
                 continue
             p5, p2, au = c[f"precision_L5_{k}"], c[f"precision_L2_{k}"], c[f"auroc_{k}"]
-            out.append(f"| {fam} | {name} | {p5:.3f} | {p2:.3f} | {au:.3f} |")
-        out.append(
-            f"| {fam} | *how* | {c['rows']} held-out rows x {c['masks_per_row']} masks of {100 * c['frac']:.0f} % | "
-            f"{c['truth_passes']:,} passes | {c['seconds']:.0f} s |"
-        )
-    return "\n".join(out)
+            out.append([fam, name, f"{p5:.3f}", f"{p2:.3f}", f"{au:.3f}"])
+        out.append([fam, "*how*", f"{c['rows']} held-out rows x {c['masks_per_row']} masks of {100 * c['frac']:.0f} %",
+                    f"{c['truth_passes']:,} passes", f"{c['seconds']:.0f} s"])  # fmt: skip
+    return markdown(pd.DataFrame(out, columns=["family", "score", "top-L/5", "top-L/2", "AUROC"]))
 
 
 def family_contact_classes_table() -> str:
@@ -76,31 +79,25 @@ def family_contact_classes_table() -> str:
     classes (benchmarks/family_contact_classes.py)."""
     rows = {fam: _family_json(fam, "contact_classes.json") for fam in FAMILIES}
     have = [k for k in NAMES if any(r and k in r["predictors"] for r in rows.values())]
-    out = [
-        "| family | L | long-range contacts | "
-        + " | ".join(f"{NAMES[k]}: long top-L / all top-L/5" for k in have)
-        + " |",
-        "|---|---|---|" + "---|" * len(have),
-    ]
+    cols = ["family", "L", "long-range contacts", *(f"{NAMES[k]}: long top-L / all top-L/5" for k in have)]
+    out = []
     for fam, r in rows.items():
         if r is None:
-            out.append(f"| {fam} | (no contact_classes.json yet: `python -m benchmarks.family_contact_classes`) |")
+            out.append(
+                _pad([fam, "(no contact_classes.json yet: `python -m benchmarks.family_contact_classes`)"], cols)
+            )
             continue
         p = r["predictors"]
         cells = [f"{p[k]['precision_long_L']:.2f} / {p[k]['precision_all_L5']:.2f}" if k in p else "" for k in have]
         any_p = next(iter(p.values()))
-        out.append(f"| {fam} | {r['mapped_columns']} | {any_p['contacts_long']} | " + " | ".join(cells) + " |")
-    return "\n".join(out)
+        out.append([fam, str(r["mapped_columns"]), str(any_p["contacts_long"]), *cells])
+    return markdown(pd.DataFrame(out, columns=cols))
 
 
 def family_anchors_table() -> str:
     """The field's anchors' 200 members beside the MDM's sequential decode, by the same pair statistics
     against the same held-out rows (results/family/NAME/contact_classes.json, sweep.csv)."""
-    out = [
-        "| family | anchor | its pair-correlation Pearson (90 % interval) | its fit / 200 members | "
-        "MDM sequential: Pearson (interval), passes | MDM sequential minus the anchor |",
-        "|---|---|---|---|---|---|",
-    ]
+    out = []
     for fam in FAMILIES:
         r = _family_json(fam, "contact_classes.json")
         sweep = R / "family" / fam / "sweep.csv"
@@ -115,13 +112,16 @@ def family_anchors_table() -> str:
             lo, hi = a["pair_corr_ci90"]
             fit = a.get("settings", {})
             note = "" if fit.get("converged", True) else f" ({fit['gradient_steps']} steps, short of its target)"
-            out.append(
-                f"| {fam} | {NAMES[key]}{note} | {a['pair_corr_pearson']:.3f} ({lo:.3f} .. {hi:.3f}) | "
-                f"{a['fit_seconds']:.0f} s / {a['sample_seconds']:.2f} s | "
-                f"{float(seq['pair_corr_pearson']):.3f} ({slo:.3f} .. {shi:.3f}), {float(seq['avg_passes']):.0f} | "
-                f"{float(seq['pair_corr_pearson']) - a['pair_corr_pearson']:+.3f} |"
-            )
-    return "\n".join(out)
+            out.append({
+                "family": fam,
+                "anchor": f"{NAMES[key]}{note}",
+                "its pair-correlation Pearson (90 % interval)": f"{a['pair_corr_pearson']:.3f} ({lo:.3f} .. {hi:.3f})",
+                "its fit / 200 members": f"{a['fit_seconds']:.0f} s / {a['sample_seconds']:.2f} s",
+                "MDM sequential: Pearson (interval), passes":
+                    f"{float(seq['pair_corr_pearson']):.3f} ({slo:.3f} .. {shi:.3f}), {float(seq['avg_passes']):.0f}",
+                "MDM sequential minus the anchor": f"{float(seq['pair_corr_pearson']) - a['pair_corr_pearson']:+.3f}",
+            })  # fmt: skip
+    return markdown(pd.DataFrame(out))
 
 
 def family_ceiling_table() -> str:
