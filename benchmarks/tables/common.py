@@ -7,6 +7,8 @@ import csv
 import json
 from pathlib import Path
 
+import pandas as pd
+
 from mi_viz.core.samplers import row_label
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -14,10 +16,8 @@ R = ROOT / "results"
 
 
 def md_table(head: list[str], rows: list[list]) -> str:
-    """A Markdown table: the header, its rule, a line per row (cells as given)."""
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(out)
+    """Rows of formatted cells under a header, as a Markdown table (through `markdown`)."""
+    return markdown(pd.DataFrame([[str(c) for c in r] for r in rows], columns=head))
 
 
 def rows_of(path) -> list[dict]:

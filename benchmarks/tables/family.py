@@ -151,11 +151,7 @@ def family_ceiling_table() -> str:
 
 def family_head_table() -> str:
     """The family heads against the truth on held-out rows, beside the two trivial baselines."""
-    out = [
-        "| family | states / pairs | head: pooled / within-state Pearson | separation only | "
-        "separation + entropies | passes of the truth per state |",
-        "|---|---|---|---|---|---|",
-    ]
+    out = []
     for fam in FAMILIES:
         r = _family_json(fam, "mi_report.json")
         if r is None:
@@ -165,38 +161,33 @@ def family_head_table() -> str:
             k: f"{b[f'pearson_{k}']:.3f} / {b[f'within_state_pearson_{k}']:.3f}"
             for k in ("head", "separation", "separation_entropies")
         }
-        out.append(
-            f"| {fam} | {b['eval_states']} / {b['eval_pairs']:,} | **{pw['head']}** | {pw['separation']} | "
-            f"{pw['separation_entropies']} | {r['gt_passes_per_state']:.0f} |"
-        )
-    return "\n".join(out)
+        out.append([fam, f"{b['eval_states']} / {b['eval_pairs']:,}", f"**{pw['head']}**", pw["separation"],
+                    pw["separation_entropies"], f"{r['gt_passes_per_state']:.0f}"])  # fmt: skip
+    cols = ["family", "states / pairs", "head: pooled / within-state Pearson", "separation only",
+            "separation + entropies", "passes of the truth per state"]  # fmt: skip
+    return md_table(cols, out)
 
 
 def family_pairs_table(fam: str) -> str:
     """One family's pair statistics per sampler setting, the natural-vs-natural floor first."""
     path = need(R / "family" / fam / "sweep.csv", "make family-results")
-    out = [
-        "| sampler | avg passes | pair-correlation Pearson (+- sd) | column-frequency Pearson | Potts energy: "
-        "mean / W1 to natural | identity to the nearest training row |",
-        "|---|---|---|---|---|---|",
-    ]
+    cols = ["sampler", "avg passes", "pair-correlation Pearson (+- sd)", "column-frequency Pearson",
+            "Potts energy: mean / W1 to natural", "identity to the nearest training row"]  # fmt: skip
+    out = []
     fl = _family_json(fam, "floor.json")
     if fl:
-        out.append(
-            f"| *natural vs natural ({fl['n']} vs {fl['n']} held-out rows)* | | {fl['pair_corr_pearson']:.3f} | "
-            f"{fl['single_freq_pearson']:.3f} | | |"
-        )
+        out.append([f"*natural vs natural ({fl['n']} vs {fl['n']} held-out rows)*", "",
+                    f"{fl['pair_corr_pearson']:.3f}", f"{fl['single_freq_pearson']:.3f}", "", ""])  # fmt: skip
     for r in rows_of(path):
         e = f"{float(r['mean_energy']):.1f} / {float(r['energy_w1']):.1f}" if r.get("mean_energy") else ""
-        out.append(
-            f"| {label(r)} | {float(r['avg_passes']):.1f} | {float(r['pair_corr_pearson']):.3f} "
-            f"+- {float(r['pair_corr_sd']):.3f} | {float(r['single_freq_pearson']):.3f} | {e} | "
-            f"{float(r['nearest_identity_mean']):.3f} |"
-        )
+        out.append([label(r), f"{float(r['avg_passes']):.1f}",
+                    f"{float(r['pair_corr_pearson']):.3f} +- {float(r['pair_corr_sd']):.3f}",
+                    f"{float(r['single_freq_pearson']):.3f}", e,
+                    f"{float(r['nearest_identity_mean']):.3f}"])  # fmt: skip
     nat = next((r.get("natural_mean_energy") for r in rows_of(path) if r.get("natural_mean_energy")), None)
     if nat:
-        out.append(f"| *natural held-out rows: mean Potts energy* | | | | {float(nat):.1f} | |")
-    return "\n".join(out)
+        out.append(["*natural held-out rows: mean Potts energy*", "", "", "", f"{float(nat):.1f}", ""])
+    return md_table(cols, out)
 
 
 FAMILY_CURVES = ("topk", "eb", "mi-zero", "mi lam=10", "mi-cap k=8 lam=0", "mi-cap k=8", "dawn")
@@ -220,16 +211,9 @@ def family_matched_table(
     leads, default all)."""
     fronts = read_json(R / "family" / "fronts.json") or {"families": {}, "leads": []}
     leads = [(label, m, r) for label, m, r in fronts["leads"] if labels is None or label in labels]
-    out = [
-        "| family | passes | "
-        + " | ".join(curves)
-        + " | sequential (all passes) | "
-        + " | ".join(
-            f"{m} minus {'the best of ' if len(r) > 1 else ''}{', '.join(r)} (90 % interval)" for _, m, r in leads
-        )
-        + " |",
-        "|---|---|" + "---|" * (len(curves) + 1 + len(leads)),
-    ]
+    cols = ["family", "passes", *curves, "sequential (all passes)"]
+    cols += [f"{m} minus {'the best of ' if len(r) > 1 else ''}{', '.join(r)} (90 % interval)" for _, m, r in leads]
+    out = []
     for fam in FAMILIES:
         f = fronts["families"].get(fam, {}).get(sweep)
         if f is None:
@@ -243,19 +227,18 @@ def family_matched_table(
                 lead(v["diff"], v["sd_method"], v["sd_rival"], vs=v["vs"]) if (v := at_x["leads"].get(label)) else ""
                 for label, _, _ in leads
             ]
-            out.append(f"| {fam} | {x} | " + " | ".join(cells) + f" | {s} | " + " | ".join(leads_x) + " |")
-    return "\n".join(out)
+            out.append([fam, str(x), *cells, s, *leads_x])
+    return md_table(cols, out)
 
 
 def family_oracle_table(setting=(4.0, 10.0)) -> str:
     """The MI rule on the backbone's exact MI (mi-gt, the oracle) beside the same rule on the head
     (mi) at one setting, on the test rows: does the head's estimate cost pair statistics? The
     difference's 90 % interval treats the two rows as independent (conservative: shared seeds)."""
-    out = [
-        "| family | sampler (gamma 4, lambda 10) | avg passes | oracle passes / member | "
-        "pair-correlation Pearson (+- sd) | column-frequency Pearson | oracle minus head (90 % interval) |",
-        "|---|---|---|---|---|---|---|",
-    ]
+    cols = ["family", "sampler (gamma 4, lambda 10)", "avg passes", "oracle passes / member",
+            "pair-correlation Pearson (+- sd)", "column-frequency Pearson",
+            "oracle minus head (90 % interval)"]  # fmt: skip
+    out = []
     for fam in FAMILIES:
         path = R / "family" / fam / "sweep.csv"
         if not path.exists():
@@ -266,7 +249,7 @@ def family_oracle_table(setting=(4.0, 10.0)) -> str:
             if r["sampler"] in ("mi", "mi-gt") and (float(r["gamma"]), float(r["lam"])) == setting
         }
         if "mi-gt" not in pick:
-            out.append(f"| {fam} | (no oracle row yet: `make family-results`) | | | | | |")
+            out.append(_pad([fam, "(no oracle row yet: `make family-results`)"], cols))
             continue
         for name in ("mi", "mi-gt"):
             r = pick.get(name)
@@ -279,21 +262,17 @@ def family_oracle_table(setting=(4.0, 10.0)) -> str:
                 diff = float(r["pair_corr_pearson"]) - float(h["pair_corr_pearson"])
                 d = lead(diff, float(r["pair_corr_sd"]), float(h["pair_corr_sd"]))
             who = "oracle (exact MI)" if name == "mi-gt" else "MI head"
-            out.append(
-                f"| {fam} | {who} | {float(r['avg_passes']):.1f} | {o} | "
-                f"{float(r['pair_corr_pearson']):.3f} +- {float(r['pair_corr_sd']):.3f} | "
-                f"{float(r['single_freq_pearson']):.3f} | {d} |"
-            )
-    return "\n".join(out)
+            out.append([fam, who, f"{float(r['avg_passes']):.1f}", o,
+                        f"{float(r['pair_corr_pearson']):.3f} +- {float(r['pair_corr_sd']):.3f}",
+                        f"{float(r['single_freq_pearson']):.3f}", d])  # fmt: skip
+    return md_table(cols, out)
 
 
 def family_models_table() -> str:
     """The shipped family backbones: size, data, budget, held-out fit beside the column profile."""
-    out = [
-        "| checkpoint | parameters (float16) | rows: train / held out (Neff) | budget | held-out pseudo-ppl (15 %) vs "
-        "the column profile |",
-        "|---|---|---|---|---|",
-    ]
+    cols = ["checkpoint", "parameters (float16)", "rows: train / held out (Neff)", "budget",
+            "held-out pseudo-ppl (15 %) vs the column profile"]  # fmt: skip
+    out = []
     for fam in FAMILIES:
         j = ROOT / "checkpoints" / f"family_{fam}.json"
         if not j.exists():
@@ -301,14 +280,15 @@ def family_models_table() -> str:
         meta = json.loads(j.read_text())
         sp, m, ex = meta["extra"]["split"], meta["metrics"], meta["extra"]
         w = ROOT / "checkpoints" / f"family_{fam}"
-        out.append(
-            f"| `family_{fam}` ({weights_header(w)[1] / 2**20:.1f} MiB) | ~{n_params(w) / 1e6:.2f} M: ESM-C blocks, d "
-            f"{meta['config']['d_model']}, {meta['config']['n_layers']} blocks, column embedding | "
-            f"{sp['train_rows']:,} / {sp['heldout_rows']:,} ({sp['neff_train']:,.0f} / {sp['neff_heldout']:,.0f}) | "
-            f"kept step {meta['step']:,}, {ex.get('wall_seconds', 0) / 60:.0f} min on 2 CPU cores | "
-            f"{m['heldout_pseudo_ppl_15']:.2f} vs {m['profile_pseudo_ppl_15']:.2f} |"
-        )
-    return "\n".join(out)
+        out.append([
+            f"`family_{fam}` ({weights_header(w)[1] / 2**20:.1f} MiB)",
+            f"~{n_params(w) / 1e6:.2f} M: ESM-C blocks, d {meta['config']['d_model']}, "
+            f"{meta['config']['n_layers']} blocks, column embedding",
+            f"{sp['train_rows']:,} / {sp['heldout_rows']:,} ({sp['neff_train']:,.0f} / {sp['neff_heldout']:,.0f})",
+            f"kept step {meta['step']:,}, {ex.get('wall_seconds', 0) / 60:.0f} min on 2 CPU cores",
+            f"{m['heldout_pseudo_ppl_15']:.2f} vs {m['profile_pseudo_ppl_15']:.2f}",
+        ])  # fmt: skip
+    return md_table(cols, out)
 
 
 MI_GUIDED = ("mi", "mi-tc", "mi-cap", "mi-pairs")  # the rules that read the head (mi-gt: the oracle, apart)
@@ -320,16 +300,14 @@ def family_targets_table() -> str:
     extraction chosen without the structure (contact_classes.json "extraction") against MIp and
     plmDCA at all-pairs top-L/5; sequential's pair statistics against arDCA's interval; the best
     MI-guided test-sweep row at <= 1/3 of sequential's passes against sequential's interval."""
-    out = [
-        "| family | extraction chosen (held-out covariation: MI / Jacobian) | its top-L/5 | MIp | plmDCA "
-        "| >= MIp | >= plmDCA | sequential vs arDCA (its interval) | best MI rule at <= 1/3 passes "
-        "(sequential's interval) |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
+    cols = ["family", "extraction chosen (held-out covariation: MI / Jacobian)", "its top-L/5", "MIp", "plmDCA",
+            ">= MIp", ">= plmDCA", "sequential vs arDCA (its interval)",
+            "best MI rule at <= 1/3 passes (sequential's interval)"]  # fmt: skip
+    out = []
     for fam in FAMILIES:
         r = _family_json(fam, "contact_classes.json")
         if r is None or "extraction" not in r:
-            out.append(f"| {fam} | (no extraction choice yet: `python -m benchmarks.family_contact_classes`) |")
+            out.append(_pad([fam, "(no extraction choice yet: `python -m benchmarks.family_contact_classes`)"], cols))
             continue
         ch, p = r["extraction"], r["predictors"]
         best = p[ch["chosen"]]["precision_all_L5"]
@@ -348,7 +326,7 @@ def family_targets_table() -> str:
         rows = rows_of(sweep) if sweep.exists() else []
         seq = next((x for x in rows if x["sampler"] == "sequential"), None)
         if seq is None:
-            out.append(f"| {fam} | " + " | ".join(cells) + " | (no test sweep yet) | |")
+            out.append([fam, *cells, "(no test sweep yet)", ""])
             continue
         s, (slo, shi) = float(seq["pair_corr_pearson"]), json.loads(seq["pair_corr_ci90"])
         gen = ""
@@ -364,5 +342,5 @@ def family_targets_table() -> str:
             else f"{label(top)}: {float(top['pair_corr_pearson']):.3f} at {float(top['avg_passes']):.1f} passes "
             f"({slo:.3f} .. {shi:.3f}): {yes(float(top['pair_corr_pearson']) >= slo)}"
         )
-        out.append(f"| {fam} | " + " | ".join(cells) + f" | {gen} | {mi} |")
-    return "\n".join(out)
+        out.append([fam, *cells, gen, mi])
+    return md_table(cols, out)

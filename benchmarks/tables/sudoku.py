@@ -12,7 +12,7 @@ from mi_viz.core.samplers import config_for
 from mi_viz.domains.sudoku import DOMAIN as SUDOKU
 from mi_viz.domains.sudoku import PAPER_TABLE1
 
-from .common import R, interpolate, label, markdown, need, rows_of
+from .common import R, interpolate, label, markdown, md_table, need, rows_of
 
 SUDOKU_DEFAULTS = SUDOKU.sampler_defaults
 PAPER = {  # our row's label -> the paper's passes / solved beside it
@@ -76,43 +76,30 @@ def fronts_table(path=None) -> str:
     fams = sorted({fam for cell in f["at"].values() for fam in cell["vs"]})
     xs = list(f["at"])
     # one row a front (a table as wide as the pass counts, however many samplers there are)
-    out = [
-        "| front | " + " | ".join(f"solves at {x} passes (difference, 90 % CI)" for x in xs) + " |",
-        "|---|" + "---|" * len(xs),
-        f"| **{f['method']}** | "
-        + " | ".join("" if f["at"][x]["method"] is None else f"**{f['at'][x]['method']:.1f} %**" for x in xs)
-        + " |",
-    ]
+    cols = ["front", *(f"solves at {x} passes (difference, 90 % CI)" for x in xs)]
+    method = [f"**{f['method']}**"]
+    method += ["" if f["at"][x]["method"] is None else f"**{f['at'][x]['method']:.1f} %**" for x in xs]
 
     def cell(v):
         return (
             "" if v is None else f"{v['solved']:.1f} % ({v['diff']:+.1f}, {v['ci90'][0]:+.1f} .. {v['ci90'][1]:+.1f})"
         )
 
-    for fam in fams:
-        out.append(f"| {fam} | " + " | ".join(cell(f["at"][x]["vs"].get(fam)) for x in xs) + " |")
-    if f.get("points") or f.get("outside"):
-        out += [
-            "",
-            f"| sampler run at one setting (or beyond the front) | its passes | its solves | {f['method']} at those "
-            "passes | difference (90 % CI) |",
-            "|---|---|---|---|---|",
-        ]
-        for fam, v in f.get("points", {}).items():
-            out.append(
-                f"| {fam} | {v['passes']:.1f} | {v['solved']:.1f} % | {v['method']:.1f} % | "
-                f"{v['diff']:+.1f} ({v['ci90'][0]:+.1f} .. {v['ci90'][1]:+.1f}) |"
-            )
+    fronts = [method] + [[fam, *(cell(f["at"][x]["vs"].get(fam)) for x in xs)] for fam in fams]
+    out = md_table(cols, fronts)
+    if not (f.get("points") or f.get("outside")):
+        return out
+    cols = ["sampler run at one setting (or beyond the front)", "its passes", "its solves",
+            f"{f['method']} at those passes", "difference (90 % CI)"]  # fmt: skip
+    points = [[fam, f"{v['passes']:.1f}", f"{v['solved']:.1f} %", f"{v['method']:.1f} %",
+               f"{v['diff']:+.1f} ({v['ci90'][0]:+.1f} .. {v['ci90'][1]:+.1f})"]
+              for fam, v in f.get("points", {}).items()]  # fmt: skip
     for fam, v in f.get("outside", {}).items():  # no pass count in common with the MI front
         best = v["method_best_at_fewer_passes"]
-        out.append(
-            f"| {fam} (beyond the {f['method']} front) | "
-            + ", ".join(f"{p:.1f}" for p, _ in v["points"])
-            + " | "
-            + ", ".join(f"{s:.1f} %" for _, s in v["points"])
-            + f" | {'' if best is None else f'{best:.1f} % in fewer passes'} | |"
-        )
-    return "\n".join(out)
+        points.append([f"{fam} (beyond the {f['method']} front)", ", ".join(f"{p:.1f}" for p, _ in v["points"]),
+                       ", ".join(f"{s:.1f} %" for _, s in v["points"]),
+                       "" if best is None else f"{best:.1f} % in fewer passes", ""])  # fmt: skip
+    return out + "\n\n" + md_table(cols, points)
 
 
 def mi_report_table(path) -> str:
