@@ -258,6 +258,9 @@ family-val-sweep: setup
 # --- Antibodies: AntiBERTy (its PyPI wheel), OLGA's natural-like chains (docs/results-antibody.md) -----
 AB_GRID := sequential; topk:k=3,4,6; eb:gamma=2,4,8; mi-zero:gamma=4,8; mi:gamma=4,5,6,8:lam=1; mi:gamma=6,8,12:lam=4,10; \
   mi-tc:gamma=6:lam=1; mi-cap:k=4,6:gamma=8:lam=1; threshold:tau=0.5,0.7; dawn
+# the test sweep adds DAWN below its defaults and the field's other rules (not on validation: their defaults stay the registry's)
+AB_TEST_GRID := $(AB_GRID); dawn:tau=0.5,0.7:induce=0.5:low=0.3,0.5; dawn:tau=0.3:induce=0.3:low=0.1; margin:tau=0.3; \
+  klass:tau=0.7:kl=0.05; dilated:k=4:d=4
 # all three CDRs (about 32 residues; 4 minutes a row on 2 cores): top-k, EB and the validated MI rule (lam 10) near a third of sequential's passes
 AB_CDRS_GRID := sequential; topk:k=3,4; eb:gamma=4,8; mi:gamma=8,12:lam=10
 # the chains of data/antibody, from OLGA's human B-cell models (seconds)
@@ -280,7 +283,7 @@ antibody-head: setup
 antibody-results: setup olga unirep
 	$(BIN)/python -m mi_viz mi-report antibody --fasta data/antibody/test.tsv --mask cdr3 --states 24 --eps 1e-2 \
 	  --out results/antibody/mi_report.json
-	$(BIN)/python -m mi_viz sweep antibody --fasta data/antibody/test.tsv --limit 64 --mask cdr3 --grid "$(AB_GRID)" \
+	$(BIN)/python -m mi_viz sweep antibody --fasta data/antibody/test.tsv --limit 64 --mask cdr3 --grid "$(AB_TEST_GRID)" \
 	  --out-dir results/antibody/cdr3 --save-rows --resume --jobs 2 --threads 2
 	$(BIN)/python -m mi_viz sweep antibody --fasta data/antibody/test.tsv --limit 64 --mask cdrs --grid "$(AB_CDRS_GRID)" \
 	  --out-dir results/antibody/cdrs --resume --jobs 2 --threads 2
