@@ -22,8 +22,11 @@ candidate value), learns to predict the whole MI matrix from the model's hidden 
 pass** (a small MI head), and uses it to unmask many positions per pass only where they are
 nearly independent (MI-guided decoding).
 
-Two domains: **Sudoku** (an MDM trained here) and **proteins** (ESM-C, through EvolutionaryScale's
-`esm` package: a small one trained here, and ESM-C 300M when its weights are on the machine).
+The paper's two domains: **Sudoku** (an MDM trained here) and **proteins** (ESM-C, through
+EvolutionaryScale's `esm` package: a small one trained here, and ESM-C 300M when its weights are on
+the machine); beyond it, **protein families** (a model per family, checked against a structure's
+contacts) and **antibodies** on a real pretrained masked LM, AntiBERTy (CDR infilling), both
+backbones of the protein pages.
 
 * **Sudoku decode** - step through a decode: board, entropy, estimated and ground-truth MI side by side.
 * **Sampler comparison** - sequential, top-k, EB-Sampler and MI-guided on the same puzzle, and sweeps.
