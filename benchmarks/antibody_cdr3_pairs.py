@@ -28,7 +28,7 @@ import numpy as np
 from benchmarks.report import save
 from mi_viz.domains.antibody.chains import read_chains
 from mi_viz.domains.family.alignment import parse_row
-from mi_viz.domains.family.pairstats import _pearson, connected
+from mi_viz.domains.family.pairstats import connected, flat_pearson
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS = ROOT / "results" / "antibody" / "cdr3" / "rows"
@@ -57,15 +57,16 @@ def judged(sets: dict[str, list[str]], reference: list[str], bootstrap: int, see
         x = rows[at : at + len(sets[name])]
         at += len(x)
         f, c = connected(x)
-        est = _pearson(c, c_ref)
-        bs = [_pearson(connected(x[i])[1], c_ref) for i in (g.integers(0, len(x), len(x)) for _ in range(bootstrap))]
+        est = flat_pearson(c, c_ref)
+        draws = (g.integers(0, len(x), len(x)) for _ in range(bootstrap))
+        bs = [flat_pearson(connected(x[i])[1], c_ref) for i in draws]
         sd = float(np.std(bs))
         out[name] = {
             "n": len(x),
             "pair_corr_pearson": round(est, 4),
             "pair_corr_sd": round(sd, 4),
             "pair_corr_ci90": [round(est - 1.645 * sd, 4), round(est + 1.645 * sd, 4)],
-            "single_freq_pearson": round(_pearson(f, f_ref), 4),
+            "single_freq_pearson": round(flat_pearson(f, f_ref), 4),
         }
     return out
 

@@ -18,6 +18,7 @@ from mi_viz.domains.family.predictors import HOW, NAMES, committed_maps
 from mi_viz.domains.family.structure import state_precision
 from mi_viz.domains.family.train import data_for
 
+from ..kit import caches
 from ..kit.models import Backbone
 from ..kit.runtime import RESULTS, ROOT
 from ..kit.structure3d import structure_view
@@ -174,13 +175,12 @@ class FamilyView(ProteinView):
             st.caption(f"Alignment: `{path}`")
 
         def judge(items: list):
-            if path is not None:
-                aln = read_alignment(path)
+            if path is not None:  # the split the contact reading made of the same file, when it did
+                data = caches.cached("fam_data", (b.key, str(path)), lambda: data_for(dom.meta, read_alignment(path)))
             elif up is not None:
-                aln = parse_alignment(up.getvalue().decode(), up.name)
+                data = data_for(dom.meta, parse_alignment(up.getvalue().decode(), up.name))
             else:
                 raise AlignmentError("upload the alignment first")
-            data = data_for(dom.meta, aln)
             ref = FamilyReference(data.heldout_rows, data.train_rows)
             return dom.judge(model, ref, bootstrap=50), ref.floor()
 

@@ -96,7 +96,7 @@ def live_point(b: Backbone, head_path, puzzle_file: str, n: int, cfg: SamplerCon
     """One setting on the first n puzzles of a set (cached per setting: a row's slider measures that row)."""
 
     def run():
-        boards = [S.parse_board(r["puzzle"]) for r in load_puzzle_set(puzzle_file)[:n]]
+        boards = puzzle_boards(puzzle_file, n)
         head = head_model(head_path, f"{b.label} MI head") if cfg.needs_head and head_path else None
         with st.spinner(f"Measuring {cfg.label()} on {n} puzzles ..."):
             return run_bench(b.dom(), backbone_model(b), boards, cfg, head).summary

@@ -48,7 +48,8 @@ def connected(rows: np.ndarray, weights: np.ndarray | None = None) -> tuple[np.n
     return fi.ravel(), C.ravel()
 
 
-def _pearson(a: np.ndarray, b: np.ndarray) -> float:
+def flat_pearson(a: np.ndarray, b: np.ndarray) -> float:
+    """Pearson of two flattened statistics (connected correlations, frequencies); nan when one is flat."""
     a, b = a - a.mean(), b - b.mean()
     d = np.sqrt((a * a).sum() * (b * b).sum())
     return float((a * b).sum() / d) if d > 0 else float("nan")
@@ -95,8 +96,8 @@ class FamilyReference:
         fb, Cb = connected(self.heldout[b], sequence_weights(self.heldout[b]))
         return {
             "n": int(len(a)),
-            "pair_corr_pearson": round(_pearson(Ca, Cb), 4),
-            "single_freq_pearson": round(_pearson(fa, fb), 4),
+            "pair_corr_pearson": round(flat_pearson(Ca, Cb), 4),
+            "single_freq_pearson": round(flat_pearson(fa, fb), 4),
         }
 
     def training_bound(self) -> float:
@@ -105,7 +106,7 @@ class FamilyReference:
         many members. The n -> infinity bound of `matched`; a set of n rows sits below it."""
         _, b = self.halves()
         _, Cb = connected(self.heldout[b], sequence_weights(self.heldout[b]))
-        return round(_pearson(connected(self.train, sequence_weights(self.train))[1], Cb), 4)
+        return round(flat_pearson(connected(self.train, sequence_weights(self.train))[1], Cb), 4)
 
     def matched(self, rows: np.ndarray | None, n: int, bootstrap: int = 100) -> dict:
         """The ceiling's terms: a set of exactly n rows against held-out half B, with a bootstrap
@@ -120,12 +121,12 @@ class FamilyReference:
         if len(x) < n:
             raise ValueError(f"{len(x)} rows, fewer than n = {n}")
         w = sequence_weights(x) if rows is None else np.ones(n)
-        est = _pearson(connected(x, w)[1], Cb)
+        est = flat_pearson(connected(x, w)[1], Cb)
         g = np.random.default_rng(self.seed + 2)
         bs = []
         for _ in range(bootstrap):
             i = g.integers(0, n, n)
-            bs.append(_pearson(connected(x[i], w[i])[1], Cb))
+            bs.append(flat_pearson(connected(x[i], w[i])[1], Cb))
         sd = float(np.std(bs)) if bootstrap else float("nan")
         return {
             "n": n,
@@ -138,18 +139,19 @@ class FamilyReference:
         """Metrics of a generated set rows (N, L) of value indices against the held-out rows."""
         fi, C = connected(rows)
         res: dict[str, float | list[float]] = {
-            "pair_corr_pearson": round(_pearson(C, self.C), 4),
-            "single_freq_pearson": round(_pearson(fi, self.fi), 4),
+            "pair_corr_pearson": round(flat_pearson(C, self.C), 4),
+            "single_freq_pearson": round(flat_pearson(fi, self.fi), 4),
             "nearest_identity_mean": round(float(nearest_identity(rows, self.train).mean()), 4),
             "gap_share": round(float((rows == Q - 1).mean()), 4),
         }
         if bootstrap:
             g = np.random.default_rng(self.seed + 1)
-            bs = [_pearson(connected(rows[g.integers(0, len(rows), len(rows))])[1], self.C) for _ in range(bootstrap)]
+            draws = (g.integers(0, len(rows), len(rows)) for _ in range(bootstrap))
+            bs = [flat_pearson(connected(rows[i])[1], self.C) for i in draws]
             # the bootstrap's spread, as a normal 90 % interval around the estimate: resampling with
             # replacement duplicates rows, which inflates pair correlations, so the draws' own
             # percentiles sit above the estimate; their spread is still the sampling noise
-            est, sd = _pearson(C, self.C), float(np.std(bs))
+            est, sd = flat_pearson(C, self.C), float(np.std(bs))
             res["pair_corr_sd"] = round(sd, 4)
             res["pair_corr_ci90"] = [round(est - 1.645 * sd, 4), round(est + 1.645 * sd, 4)]  # type: ignore[assignment]
         if self.potts is not None and self.energy_natural is not None:
