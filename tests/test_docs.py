@@ -54,7 +54,7 @@ def test_a_marked_paragraph_quoting_a_figure_its_file_lacks_fails_the_check(tmp_
 def test_readme_is_a_map():
     lines = (ROOT / "README.md").read_text().splitlines()
     # a map of four domains (Sudoku, proteins, families, antibodies); the narratives live in docs/
-    assert len(lines) <= 303
+    assert len(lines) <= 270
     for cmd in ("make app", "make test"):
         assert any(line.startswith(cmd) for line in lines), cmd
 
