@@ -33,7 +33,7 @@ from mi_viz.domains.family.backbone import to_values
 from mi_viz.domains.family.train import data_for
 
 ROOT = Path(__file__).resolve().parents[1]
-# the test sweep's rows a reader compares (README: family_matched_short), and DAWN
+# the test sweep's rows a reader compares (docs/results-family.md: family_matched), and DAWN
 GRID = (
     "sequential; topk:k=8; eb:gamma=4; mi-zero:gamma=4; mi:gamma=4:lam=10; mi-cap:k=8:gamma=32:lam=300; "
     "dawn:induce=0.5:low=0.5"

@@ -193,15 +193,6 @@ def family_pairs_table(fam: str) -> str:
 FAMILY_CURVES = ("topk", "eb", "mi-zero", "mi lam=10", "mi-cap k=8 lam=0", "mi-cap k=8", "dawn")
 
 
-def family_matched_short_table() -> str:
-    """The README's extract of family_matched_table: the entropy-budget samplers and mi-cap beside top-k."""
-    return family_matched_table(
-        at=(24,),
-        curves=("topk", "eb", "mi-zero", "mi lam=10", "mi-cap k=8 lam=0", "mi-cap k=8"),
-        labels=("mi lam=10", "mi-cap k=8"),
-    )
-
-
 def family_matched_table(
     at=(12, 16, 24, 32), curves=FAMILY_CURVES, labels: tuple[str, ...] | None = None, sweep="sweep.csv"
 ) -> str:
