@@ -11,15 +11,10 @@ from streamlit.testing.v1 import AppTest
 APP = str(ROOT / "app.py")
 
 
-SERVER_VIEW = "Step by step on the server (exports, the difference map)"
-
-
-def _run(page=None, timeout=180, setup=None, server_view=True):
-    """A page run; the decode pages in their server-side step view unless server_view is False
-    (the in-browser viewer runs JavaScript, which AppTest cannot: its data is checked instead)."""
+def _run(page=None, timeout=180, setup=None):
+    """A page run (the decode pages' viewer runs JavaScript, which AppTest cannot: its data is
+    checked instead, _viewer_data)."""
     at = AppTest.from_file(APP, default_timeout=timeout)
-    if server_view:
-        at.session_state["dec_view"] = at.session_state["pdec_view"] = SERVER_VIEW
     if setup:
         setup(at)
     if page:
@@ -33,6 +28,16 @@ def _metric(at, label):
     return next(m.value for m in at.metric if m.label == label)
 
 
+def _viewer_data(at) -> dict:
+    """The payload the in-browser viewer was mounted with (a components-v2 element)."""
+    (el,) = [e for e in at.get("bidi_component") if e.proto.id.endswith("_viewer")]
+    return json.loads(el.proto.json)
+
+
+def _downloads(at) -> dict:
+    return {b.label: b for b in at.get("download_button")}
+
+
 def test_home_lists_checkpoints():
     at = _run()
     md = " ".join(m.value for m in at.markdown)
@@ -44,41 +49,42 @@ def test_home_lists_checkpoints():
     assert {"d_model", "n_layers"} <= fields
 
 
-def test_html_export_opens_offline():
-    import plotly.graph_objects as go
-
-    from mi_viz.core.plots import offline_html
-
-    html = offline_html([go.Figure(go.Scatter(y=[1, 2])), go.Figure(go.Bar(y=[3]))], "t")
-    assert 'src="https://cdn.plot.ly' not in html and html.count("<script") >= 3
-    assert html.count("Plotly.newPlot") == 2 and len(html) > 1_000_000  # plotly.js itself, once
-
-
 def test_decode_steps_and_batches_move():
+    """The decode goes to the browser once: every pass's batch, over cells still blank before it;
+    under the viewer the decode's own files (trace, final board) beside the viewer's HTML and GIF."""
     at = _run("pages/sudoku_decode.py")
     at.radio(key="dec_src").set_value("Hard test set (ours, 1,000)")
     at.selectbox(key="dec_sampler").set_value("eb").run()
-    assert _metric(at, "Step").startswith("1 / ")
-    first = json.loads(at.code[-1].value)
-    at.button(key="dec_fwd").click().run()
-    assert not at.exception
-    assert _metric(at, "Step").startswith("2 / ")
-    second = json.loads(at.code[-1].value)
-    assert second["step"] == 2 and second["selected"] != first["selected"]  # the highlighted batch moved
-    at.button(key="dec_back").click().run()
-    assert _metric(at, "Step").startswith("1 / ")
-    at.button(key="dec_end").click().run()
-    n = int(_metric(at, "Step").split("/")[1])
-    assert _metric(at, "Step") == f"{n} / {n}"
+    d = _viewer_data(at)
+    assert d["sampler"]["name"] == "eb" and len(d["steps"]) > 2
+    assert d["steps"][0]["sel"] != d["steps"][1]["sel"]  # the highlighted batch moves with the step
+    assert [s["passes"] for s in d["steps"]] == list(range(1, len(d["steps"]) + 1))
+    files = _downloads(at)
+    assert {"The trace (JSON: every pass's batch, values, entropies)", "The final board (81 digits)"} <= set(files)
+    assert any(k.startswith("The whole decode as one offline HTML page") for k in files)
 
 
-def test_decode_ground_truth_on_demand():
+def test_decode_ground_truth_on_demand(monkeypatch):
+    """A step's ground truth asked for in the viewer (its trigger, stood in for here) is computed
+    on the server and joins the payload at that step, with its cost; no other step gets one."""
+    import base64
+
+    from pages.kit import viewer
+
+    mounted, real = [], viewer.decode_viewer
+
+    def asking(data, key, ground_truth=True):
+        mounted.append(data)
+        real(data, key, ground_truth)
+        return "main", 1  # "Compute the ground truth of this step" pressed at step 2
+
+    monkeypatch.setattr(viewer, "decode_viewer", asking)
     at = _run("pages/sudoku_decode.py")
-    at.selectbox(key="dec_sampler").set_value("sequential").run()
-    at.button(key="dec_fwd").click().run()
-    at.toggle(key="dec_gt_toggle").set_value(True).run()
-    assert not at.exception
-    assert any("max asymmetry" in c.value for c in at.caption)
+    assert not at.exception and not at.warning
+    last = mounted[-1]
+    assert set(last["gt"]) == {"1"} and "passes" in last["gtNote"]["1"] and last["secondsPerPass"] > 0
+    M = len(last["steps"][1]["masked"])
+    assert len(np.frombuffer(base64.b64decode(last["gt"]["1"]), dtype="<f2")) == M * (M - 1) // 2
 
 
 @pytest.mark.parametrize(
@@ -101,11 +107,10 @@ def test_decode_bad_paste_shows_error(text, needle):
 def test_decode_pasted_puzzle_runs():
     at = _run("pages/sudoku_decode.py")
     at.radio(key="dec_src").set_value("Paste your own").run()
-    at.text_area(key="dec_paste").input(
-        "..8...5......3.....1.....96...49..21.7...8.....41..8.5.....73...9......83...869.."
-    ).run()
+    puzzle = "..8...5......3.....1.....96...49..21.7...8.....41..8.5.....73...9......83...869.."
+    at.text_area(key="dec_paste").input(puzzle).run()
     assert not at.exception and not at.error
-    assert _metric(at, "Step").startswith("1 / ")
+    assert sum(v < 0 for v in _viewer_data(at)["initial"]) == puzzle.count(".")  # its blanks, decoded
 
 
 def test_corrupt_checkpoint_is_a_message(tmp_path, monkeypatch):
@@ -126,7 +131,7 @@ def test_missing_head_disables_mi(tmp_path, monkeypatch):
 def test_every_chart_saves_as_svg():
     """Every plotly chart of a page carries the toolbar whose camera writes an SVG (drawn by
     plotly.js in the browser, offline), named after the chart."""
-    at = _run("pages/sudoku_decode.py")
+    at = _run("pages/sudoku_comparison.py")
     charts = at.get("plotly_chart")
     assert len(charts) >= 3
     for c in charts:
@@ -259,39 +264,6 @@ def test_each_sampler_keeps_its_own_parameters():
     assert not at.exception
 
 
-def test_focus_follows_the_puzzle_and_stays_on_a_masked_cell():
-    """The focus cell is one of this step's masked cells; a chosen cell stays while it is masked;
-    another puzzle starts from that puzzle's own default, never the previous puzzle's cell."""
-
-    def cell(name):  # 'r9c9' -> 80
-        r, c = name[1:].split("c")
-        return (int(r) - 1) * 9 + int(c) - 1
-
-    at = _run("pages/sudoku_decode.py")
-    sel = at.selectbox(key="dec_focus_sel")
-    masked = [cell(o) for o in sel.options]
-    assert sel.value in masked and at.session_state.dec_focus == sel.value
-    pick = masked[-1]
-    sel.set_value(pick).run()
-    assert at.session_state.dec_focus == pick
-    at.button(key="dec_fwd").click().run()  # a step that leaves the cell masked keeps it
-    sel = at.selectbox(key="dec_focus_sel")
-    masked = [cell(o) for o in sel.options]
-    assert at.session_state.dec_focus == sel.value and (sel.value == pick or pick not in masked)
-    puzzle = at.session_state.dec_focus_puzzle
-    at.number_input(key="dec_idx").set_value(5).run()
-    sel = at.selectbox(key="dec_focus_sel")
-    assert at.session_state.dec_focus_puzzle != puzzle
-    assert sel.value in [cell(o) for o in sel.options] and at.session_state.dec_focus == sel.value
-    assert not at.exception
-
-
-def _viewer_data(at) -> dict:
-    """The payload the in-browser viewer was mounted with (a components-v2 element)."""
-    (el,) = at.get("bidi_component")
-    return json.loads(el.proto.json)
-
-
 def test_protein_decode_instant_viewer_carries_the_whole_decode():
     """The default view sends every step to the browser once: the viewer's data agrees with the
     decode step by step (batches, masked positions, the estimated maps over them)."""
@@ -299,7 +271,7 @@ def test_protein_decode_instant_viewer_carries_the_whole_decode():
 
     import numpy as np
 
-    at = _run("pages/protein_decode.py", server_view=False)
+    at = _run("pages/protein_decode.py")
     at.number_input(key="pdec_len").set_value(30).run()
     d = _viewer_data(at)
     assert d["kind"] == "track" and len(d["labels"]) == 30 and d["sampler"]["name"] == "mi"
@@ -316,7 +288,7 @@ def test_protein_decode_instant_viewer_carries_the_whole_decode():
 
 
 def test_sudoku_decode_instant_viewer_carries_the_whole_decode():
-    at = _run("pages/sudoku_decode.py", server_view=False)
+    at = _run("pages/sudoku_decode.py")
     d = _viewer_data(at)
     assert d["kind"] == "board" and len(d["labels"]) == 81 and d["symbols"] == [str(k) for k in range(1, 10)]
     filled = {p for p, v in enumerate(d["initial"]) if v >= 0}
@@ -328,15 +300,11 @@ def test_sudoku_decode_instant_viewer_carries_the_whole_decode():
 
 def test_protein_decode_steps_and_reports_bad_input():
     at = _run("pages/protein_decode.py")
-    assert _metric(at, "Step").startswith("1 / ")
     at.number_input(key="pdec_len").set_value(24).run()
-    assert _metric(at, "Step").endswith(" / " + _metric(at, "Step").split(" / ")[1])
-    first = json.loads(at.code[-1].value)
-    at.button(key="pdec_fwd").click().run()
-    assert _metric(at, "Step").startswith("2 / ") and _metric(at, "Length") == "24"
-    second = json.loads(at.code[-1].value)
-    assert second["step"] == 2 and second["selected"] != first["selected"]
-    assert int(_metric(at, "Still masked after it")) < 24
+    d = _viewer_data(at)
+    assert len(d["labels"]) == 24 and len(d["steps"][0]["masked"]) == 24
+    assert d["steps"][0]["sel"] != d["steps"][1]["sel"]
+    assert "The decoded sequence (FASTA)" in _downloads(at)
     at.radio(key="pdec_mode").set_value("A prompt (residues kept, '_' generated)").run()
     # nothing typed yet: a neutral hint, not an error box (issue 48)
     assert any("Type a prompt" in i.value for i in at.info) and not at.error
@@ -350,19 +318,18 @@ def test_protein_decode_steps_and_reports_bad_input():
         assert any(want in e.value for e in at.error), (text, [e.value for e in at.error])
         assert not at.exception
     at.text_area(key="pdec_prompt").set_value("MKV__LLA_").run()
-    assert not at.error and _metric(at, "Length") == "9"
-    at.button(key="pdec_end").click().run()
-    final = json.loads(at.code[-1].value)
-    assert final["step"] == int(_metric(at, "Step").split(" / ")[1])
+    d = _viewer_data(at)
+    assert not at.error and len(d["labels"]) == 9 and sorted(d["steps"][0]["masked"]) == [3, 4, 8]
 
 
-def test_protein_ground_truth_after_its_cost():
+def test_protein_ground_truth_states_its_cost():
+    """Every step of the payload carries its ground truth's passes (counted on its marginals) and
+    the page one measured pass: the viewer prices each step's button before it is pressed."""
     at = _run("pages/protein_decode.py")
     at.number_input(key="pdec_len").set_value(12).run()
-    toggle = at.toggle(key="pdec_gt_toggle")
-    assert "passes, about" in toggle.label  # its cost before it is computed
-    toggle.set_value(True).run()
-    assert not at.exception and any("max asymmetry" in c.value for c in at.caption)
+    d = _viewer_data(at)
+    assert d["secondsPerPass"] > 0 and d["gtCap"] > 0
+    assert all(s["gtPasses"] > len(s["masked"]) for s in d["steps"] if len(s["masked"]) > 1)
 
 
 def test_protein_comparison_and_sweep():
@@ -403,14 +370,12 @@ def test_family_decode_shows_contacts_and_refuses_bad_rows():
     at = _run("pages/protein_decode.py")
     at.selectbox(key="pdec_backbone").set_value(FAMILY).run()
     assert not at.exception and not at.error
-    width = int(_metric(at, "Length"))
-    assert width == 95 and _metric(at, "Step").startswith("1 / ")
+    d = _viewer_data(at)
+    width = len(d["labels"])
+    assert width == 95 and len(d["steps"][0]["masked"]) == 95 and d["contacts"]  # the structure's, as dots
     assert any("Red circles: residue contacts" in c.value for c in at.caption)
-    at.button(key="pdec_fwd").click().run()
-    assert _metric(at, "Step").startswith("2 / ")
     at.radio(key="pdec_fmode").set_value("The structure's sequence, a share of its columns masked").run()
-    assert not at.exception and _metric(at, "Step").startswith("1 / ")
-    assert int(_metric(at, "Still masked after it")) < round(0.3 * width)
+    assert not at.exception and len(_viewer_data(at)["steps"][0]["masked"]) == round(0.3 * width)
     at.radio(key="pdec_fmode").set_value("A row of your own ('_' = masked)").run()
     # nothing typed yet: a neutral hint, not an error box (issue 48)
     assert any("Type a row of" in i.value for i in at.info) and not at.error
@@ -467,15 +432,10 @@ def test_family_sweep_scores_pair_statistics_against_the_held_out_rows():
 
 def test_user_strings_are_escaped_in_the_exports():
     """A FASTA header or file name with markup reaches the offline exports as text, never as markup."""
-    import plotly.graph_objects as go
-
-    from mi_viz.core.plots import offline_html
     from mi_viz.core.samplers import StepRecord, Trace
     from mi_viz.core.viewer import offline_viewer_html, viewer_payload
 
     evil = '<script>alert("x")</script>'
-    page = offline_html([go.Figure(go.Scatter(y=[1]))], f"mi-viz: {evil}")
-    assert evil not in page and "&lt;script&gt;" in page
     rec = StepRecord(0, [9, 9], [True, True], [0.5, 0.4], [[0.5] * 2, [0.5] * 2], None, [0, 1], [1, 2], 1)
     payload = viewer_payload(
         Trace({"name": "topk"}, [9, 9], [1, 2], [rec]),
@@ -492,29 +452,16 @@ def test_user_strings_are_escaped_in_the_exports():
 
 
 def test_colour_blind_marks_reach_every_figure_and_the_viewer():
-    """The sidebar's palette toggle (on every page, remembered): the step view's board and maps
-    outline the batch in Okabe-Ito blue instead of orange; the viewer's payload carries the marks."""
-    from mi_viz.core.plots import MARKS, PALETTE_NAME
-    from mi_viz.core.samplers import StepRecord, Trace
-    from mi_viz.core.viewer import viewer_payload
+    """The sidebar's palette toggle (on every page, remembered): the viewer outlines the batch in
+    Okabe-Ito blue instead of orange."""
+    from mi_viz.core.plots import MARKS
 
     at = _run("pages/sudoku_decode.py")
-    specs = " ".join(c.proto.spec for c in at.get("plotly_chart"))
-    assert MARKS["classic"]["batch"] in specs and MARKS["safe"]["batch"] not in specs
+    assert _viewer_data(at)["marks"] == MARKS["classic"]
     at.toggle(key="look_palette").set_value(True).run()
-    assert not at.exception
-    specs = " ".join(c.proto.spec for c in at.get("plotly_chart"))
-    assert MARKS["safe"]["batch"] in specs and MARKS["classic"]["batch"] not in specs
-    at.switch_page("pages/protein_decode.py").run()  # another page keeps the choice
+    assert not at.exception and _viewer_data(at)["marks"] == MARKS["safe"]
+    at.switch_page("pages/sudoku_comparison.py").run()  # another page keeps the choice
     assert at.toggle(key="look_palette").value is True
-    rec = StepRecord(0, [9, 9], [True, True], [0.5, 0.4], [[0.5] * 2, [0.5] * 2], None, [0], [1], 1)
-    token = PALETTE_NAME.set("safe")
-    try:
-        p = viewer_payload(Trace({"name": "topk"}, [9, 9], [1, 9], [rec]), kind="track", labels=["a", "b"],
-                           symbols=["A", "B"], value_tokens=[1, 2], mask_id=9)  # fmt: skip
-    finally:
-        PALETTE_NAME.reset(token)
-    assert p["marks"] == MARKS["safe"]
 
 
 ANTIBERTY = "AntiBERTy · antibodies (pretrained, 26 M)"  # pages/views/protein_backbones.py ANTIBERTY_LABEL
@@ -528,13 +475,11 @@ def test_antibody_decode_marks_regions_and_refuses_bad_chains():
     at = _run("pages/protein_decode.py")
     at.selectbox(key="pdec_backbone").set_value(ANTIBERTY).run()
     assert not at.exception and not at.error
-    masked = lambda: int(_metric(at, "Residues this step")) + int(_metric(at, "Still masked after it"))  # noqa: E731
+    masked = lambda: len(_viewer_data(at)["steps"][0]["masked"])  # noqa: E731
     assert masked() == 14 and any("cdr3 masked (14)" in c.value for c in at.caption)  # test_h0001's CDR3
     assert any("mi gamma=12 lam=10" in c.value for c in at.caption)  # the antibody default, not the protein one
-    at.button(key="pdec_fwd").click().run()
-    assert _metric(at, "Step").startswith("2 / ") and not at.exception
     at.selectbox(key="pdec_region").set_value("cdr1").run()
-    assert masked() != 14 and _metric(at, "Step").startswith("1 / ")  # another region, the decode restarted
+    assert masked() != 14 and not at.exception  # another region, another decode
     assert any("cdr1 masked" in c.value for c in at.caption)
     at.radio(key="pdec_src").set_value("Paste or upload your own V domain").run()
     assert any("Paste a heavy or light chain" in i.value for i in at.info)
@@ -571,7 +516,7 @@ def test_antibody_comparison_sweep_and_estimator():
 def test_antibody_instant_viewer_carries_the_infill_with_its_regions():
     """The in-browser viewer (the default view) on AntiBERTy: the first test chain, only its CDR3
     masked, the IMGT regions in the position labels, every step's maps over what is still masked."""
-    at = _run("pages/protein_decode.py", server_view=False)
+    at = _run("pages/protein_decode.py")
     at.selectbox(key="pdec_backbone").set_value(ANTIBERTY).run()
     assert not at.exception and not at.error
     d = _viewer_data(at)
@@ -594,5 +539,5 @@ def test_the_launcher_warms_the_first_pages(capsys):
     assert "warm: pages/sudoku_decode.py in" in capsys.readouterr().out
     assert caches._stores().get("trace") and caches._stores().get("payload")
     n = len(caches._stores()["trace"])
-    _run("pages/sudoku_decode.py", server_view=False)  # the first visit: nothing decoded again
+    _run("pages/sudoku_decode.py")  # the first visit: nothing decoded again
     assert len(caches._stores()["trace"]) == n

@@ -140,57 +140,19 @@ def _no_exception(page):
     ).first.inner_text()
 
 
-def _server_view(page):
-    """Switch a decode page from the in-browser viewer (its default) to the server-side step view."""
-    page.get_by_text("Step by step on the server").first.wait_for(timeout=120_000)
-    page.get_by_text("Step by step on the server").first.click()
-    _wait_idle(page)
-    page.get_by_text("Passes so far").wait_for(timeout=120_000)
-
-
-def _step_metric(page):
-    """The metric labelled exactly "Step" (not "Residues this step")."""
-    label = page.locator('[data-testid="stMetricLabel"]', has_text=re.compile(r"^\s*Step\s*$"))
-    return page.locator('[data-testid="stMetric"]').filter(has=label).first
-
-
-def _step_value(page):
-    m = _step_metric(page)
-    txt = m.locator('[data-testid="stMetricValue"]').inner_text()
-    return int(re.match(r"\s*(\d+)\s*/", txt).group(1))
-
-
-def _click_step(page):
-    """Click 'Step' and wait until the counter shows the next step (not just until idle:
-    the status widget can lag the click)."""
-    page.bring_to_front()  # a background tab's content can be inert
-    _wait_idle(page)
-    before = _step_value(page)
-    page.get_by_role("button", name="Step", exact=True).click()
-    for _ in range(240):
-        page.wait_for_timeout(250)
-        try:
-            if _step_value(page) == before + 1:
-                break
-        except (AttributeError, ValueError):  # mid-render
-            pass
-    _wait_idle(page)
-    return _step_value(page)
-
-
-def _maps_shot(page, path, first: int, last: int):
-    """A screenshot of the page's plotly charts first..last (document order) and what lies
-    between them: the MI maps at readable size, for the README. Streamlit scrolls an inner
-    container, not the window, so the viewport is made tall enough to hold them unscrolled."""
+def _maps_shot(page, path):
+    """A screenshot of the viewer's maps (estimated, attention, ground truth, difference) at
+    readable size, for the README. Streamlit scrolls an inner container, not the window, so the
+    viewport is made tall enough to hold them unscrolled."""
     size = page.viewport_size
     page.set_viewport_size({"width": size["width"], "height": 4000})
     page.mouse.move(0, 0)  # no tooltip over the maps
     page.wait_for_timeout(1500)
-    charts = page.locator('[data-testid="stPlotlyChart"]')
-    boxes = [charts.nth(k).bounding_box() for k in range(first, min(last, charts.count() - 1) + 1)]
-    top, bottom = min(b["y"] for b in boxes) - 10, max(b["y"] + b["height"] for b in boxes) + 10
+    boxes = [b for b in (page.get_by_test_id(t).first.bounding_box() for t in ("mv-est", "mv-gt", "mv-diff")) if b]
+    top, bottom = min(b["y"] for b in boxes) - 30, max(b["y"] + b["height"] for b in boxes) + 10
     left = min(b["x"] for b in boxes) - 10
-    page.screenshot(path=str(path), clip={"x": left, "y": top, "width": size["width"] - left, "height": bottom - top})
+    right = max(b["x"] + b["width"] for b in boxes) + 10
+    page.screenshot(path=str(path), clip={"x": left, "y": top, "width": right - left, "height": bottom - top})
     page.set_viewport_size(size)
     page.wait_for_timeout(500)
 
@@ -200,13 +162,6 @@ def _pick_backbone(page, name: str):
     page.locator('[data-testid="stSelectbox"]', has_text="Protein backbone").click()
     page.get_by_role("option", name=re.compile(name)).click()
     _wait_idle(page)
-
-
-def _show_ground_truth(page):
-    """The decode page's ground-truth toggle on, until the maps show the truth."""
-    page.get_by_text("Show ground-truth MI").click()
-    _wait_idle(page, timeout=300_000)
-    page.get_by_text("max asymmetry").wait_for(timeout=300_000)
 
 
 def _open(browser, url, w=1500, h=1100):
@@ -226,38 +181,28 @@ def test_every_page_and_stepping(server, browser):
 
     page.goto(server + "/sudoku_decode", wait_until="networkidle")
     _wait_idle(page)
-    _server_view(page)
+    page.get_by_test_id("mv-counter").wait_for(timeout=120_000)
     _no_exception(page)
-    before = _step_value(page)
-    for _ in range(3):
-        _click_step(page)
-    assert _step_value(page) == before + 3
-    page.get_by_text("Show ground-truth MI").click()  # the maps side by side, and their difference
-    _wait_idle(page, timeout=300_000)
-    page.get_by_text("Estimated minus true MI").first.wait_for(timeout=300_000)
+    _viewer_goto(page, 4)
+    assert _viewer_counter(page)[0] == 4
+    _viewer_ground_truth(page)  # the maps side by side, and their difference
+    assert page.get_by_test_id("mv-diff").first.is_visible()
     _no_exception(page)
     page.screenshot(path=str(ART / "sudoku_decode.png"), full_page=True)
-    _maps_shot(page, ART / "sudoku_maps.png", 2, 4)
+    _maps_shot(page, ART / "sudoku_maps.png")
+    assert page.get_by_role("button", name=re.compile("^The (trace|final board)")).count() == 2  # under the viewer
 
     page.goto(server + "/protein_decode", wait_until="networkidle")
     _wait_idle(page)
-    _server_view(page)
-    length = page.get_by_label("Length (1..300)")
-    length.fill("60")
-    length.press("Enter")
-    _wait_idle(page)
-    before = _step_value(page)
-    m = _step_metric(page).locator('[data-testid="stMetricValue"]')
-    total = int(m.inner_text().split("/")[1])
-    k = min(2, total - before)  # the default (MI-guided) decodes 60 residues in a few steps
-    for _ in range(k):
-        _click_step(page)
-    assert k >= 1 and _step_value(page) == before + k
-    _show_ground_truth(page)  # its cost in the label
+    _sidebar_number(page, "Length (1..300)", 60)
+    page.get_by_test_id("mv-counter").wait_for(timeout=120_000)
+    total = _viewer_counter(page)[1]
+    _viewer_goto(page, min(3, total))  # the default (MI-guided) decodes 60 residues in a few steps
+    _viewer_ground_truth(page)  # its cost on the button first
     _no_exception(page)
     page.mouse.move(0, 0)
     page.screenshot(path=str(ART / "protein_decode.png"), full_page=True)
-    _maps_shot(page, ART / "protein_maps.png", 2, 4)
+    _maps_shot(page, ART / "protein_maps.png")
 
     for path, text, name in (
         ("/sudoku_comparison", "Cells filled vs passes", "sudoku_comparison.png"),
@@ -291,48 +236,11 @@ def test_deep_link_first_on_a_fresh_server(fresh_server, browser):
     ctx.close()
 
 
-def test_clicking_a_board_cell_moves_the_focus(server, browser):
+def test_sampler_memory_and_a_bad_grid(server, browser):
+    """In a real browser: each sampler keeps its own gamma across a switch; a misspelt sweep
+    parameter is a message, not a traceback."""
     ctx, page = _open(browser, server + "/sudoku_decode")
-    _server_view(page)
-    focus = page.locator('[data-testid="stSelectbox"]', has_text="Focus cell").locator("input")
-    before = focus.input_value()
-    board = page.locator(".js-plotly-plot").first
-    cells = board.locator("g.trace.scatter").first.locator("path.point")
-    target = 80  # r9c9: masked in the first hard test puzzle (its last row starts 3.......)
-    cells.nth(target).click(force=True)
-    _wait_idle(page)
-    for _ in range(60):  # the rerun the click starts
-        page.wait_for_timeout(500)
-        if focus.input_value() == "r9c9":
-            break
-    assert before != "r9c9" and focus.input_value() == "r9c9", (before, focus.input_value())
-    _no_exception(page)
-    ctx.close()
-
-
-def test_focus_follows_the_puzzle_sampler_memory_and_a_bad_grid(server, browser):
-    """In a real browser: the focus leaves a cell that the next puzzle gives; each sampler keeps
-    its own gamma across a switch; a misspelt sweep parameter is a message, not a traceback."""
-    import csv
-
-    rows = list(csv.DictReader(open(ROOT / "data" / "sudoku" / "test_hard.csv")))
-    given = next(i for i, r in enumerate(rows) if r["puzzle"][80] != ".")  # r9c9 given there
-    ctx, page = _open(browser, server + "/sudoku_decode")
-    _server_view(page)
-    focus = page.locator('[data-testid="stSelectbox"]', has_text="Focus cell").locator("input")
-    cells = page.locator(".js-plotly-plot").first.locator("g.trace.scatter").first.locator("path.point")
-    cells.nth(80).click(force=True)  # r9c9, masked in puzzle 0
-    for _ in range(60):
-        page.wait_for_timeout(500)
-        if focus.input_value() == "r9c9":
-            break
-    assert focus.input_value() == "r9c9"
-    box = page.get_by_label("Index (0..999)")
-    box.fill(str(given))
-    box.press("Enter")
-    page.get_by_text(f"#{given}").first.wait_for(timeout=120_000)
-    _wait_idle(page)
-    assert focus.input_value() not in ("r9c9", ""), focus.input_value()
+    page.get_by_test_id("mv-counter").wait_for(timeout=120_000)
 
     def gamma():  # the sidebar's gamma slider: its value as the page shows it
         s = page.locator('[data-testid="stSlider"]', has_text="gamma").first
@@ -406,18 +314,17 @@ def test_two_sessions_do_not_share_state(server, browser):
     for p in (a, b):
         p.get_by_role("link", name="Sudoku decode").click()
         _wait_idle(p)
-        _server_view(p)
+        p.get_by_test_id("mv-counter").wait_for(timeout=120_000)
     # B picks another puzzle (from another set)
     b.get_by_text("Singles-solvable test set (200)").click()
     _wait_idle(b)
     b.get_by_text("Singles-solvable test set (200) #0").first.wait_for(timeout=120_000)
     # both step, interleaved
     for _ in range(2):
-        _click_step(a)
-        _click_step(b)
-    _click_step(a)
-    _wait_idle(b)
-    assert _step_value(a) == 4 and _step_value(b) == 3
+        a.get_by_test_id("mv-step").click()
+        b.get_by_test_id("mv-step").click()
+    a.get_by_test_id("mv-step").click()
+    assert _viewer_counter(a)[0] == 4 and _viewer_counter(b)[0] == 3
     assert a.get_by_text("Hard test set (ours, 1,000) #0").count() == 1
     assert b.get_by_text("Hard test set (ours, 1,000) #0").count() == 0
     for p in (a, b):
@@ -458,20 +365,20 @@ def test_family_backbone_shows_its_contacts(server, browser):
     contacts as dots on the maps; the families page with the averaged map beside the contacts."""
     ART.mkdir(exist_ok=True)
     ctx, page = _open(browser, server + "/protein_decode")
-    _server_view(page)
     _pick_backbone(page, "family PF00595")
-    page.get_by_text("Red circles: residue contacts").wait_for(timeout=120_000)
     page.get_by_text("The structure's sequence, a share of its columns masked").click()
     _wait_idle(page)
+    page.get_by_test_id("mv-counter").wait_for(timeout=120_000)
+    assert "circles: structural contacts" in page.locator(".mi-viewer").first.inner_text()
     # the first state (30 % of the columns masked): the ground truth beside the head, contacts as dots
-    _show_ground_truth(page)  # its cost in the label
+    _viewer_ground_truth(page)  # its cost on the button first
     _no_exception(page)
+    page.get_by_text("A step of this decode on the structure").click()  # the contact precision, in 3D
+    page.get_by_text("Red circles: residue contacts").wait_for(timeout=120_000)
+    _wait_idle(page)
     page.mouse.move(0, 0)
     page.screenshot(path=str(ART / "family_decode.png"), full_page=True)
-    _maps_shot(page, ART / "family_maps.png", 2, 3)
-    before = _step_value(page)
-    _click_step(page)
-    assert _step_value(page) == before + 1
+    _maps_shot(page, ART / "family_maps.png")
     _no_exception(page)
     page.goto(server + "/protein_families", wait_until="networkidle")
     _wait_idle(page)
@@ -558,17 +465,15 @@ def test_antibody_backbone_infills_a_cdr3(server, browser):
     axes, a step, then that state's ground truth after its stated cost."""
     ART.mkdir(exist_ok=True)
     ctx, page = _open(browser, server + "/protein_decode")
-    _server_view(page)
     _pick_backbone(page, "AntiBERTy")
     page.get_by_text("cdr3 masked (14)").first.wait_for(timeout=120_000)
-    before = _step_value(page)
-    _click_step(page)  # a step in: fewer masked residues, a cheaper ground truth
-    assert _step_value(page) == before + 1
-    _show_ground_truth(page)  # its cost in the label
+    page.get_by_test_id("mv-counter").wait_for(timeout=120_000)
+    _viewer_goto(page, 2)  # a step in: fewer masked residues, a cheaper ground truth
+    _viewer_ground_truth(page)  # its cost on the button first
     _no_exception(page)
     page.mouse.move(0, 0)
     page.screenshot(path=str(ART / "antibody_decode.png"), full_page=True)
-    _maps_shot(page, ART / "antibody_maps.png", 2, 3)
+    _maps_shot(page, ART / "antibody_maps.png")
     ctx.close()
 
 

@@ -1,27 +1,5 @@
 import numpy as np
 
-from mi_viz.core.plots import mi_map_figure
-
-
-def test_the_batch_is_a_strip_on_the_axes_not_lines_across_the_map():
-    """A step that takes most masked positions must leave the map readable: the batch is marked
-    outside the map (one marker per position on each axis), only the focus is outlined across it."""
-    L = 30
-    masked = np.zeros(L, bool)
-    masked[::2] = True  # 15 masked positions
-    mi = np.random.default_rng(0).random((L, L))
-    batch = list(range(0, L, 2))[:12]
-    fig = mi_map_figure(mi, masked, [str(i) for i in range(L)], batch=batch, focus=4)
-    strips = [t for t in fig.data if t.type == "scatter" and t.mode == "markers"]
-    assert len(strips) == 1
-    x, y = np.array(strips[0].x, float), np.array(strips[0].y, float)
-    assert len(x) == 2 * len(batch) and ((x < -0.5) | (y < -0.5)).all()  # every marker off the map
-    lines = [t for t in fig.data if t.type == "scatter" and t.mode == "lines"]
-    assert len(lines) == 1 and lines[0].line.color == "#d62728"  # the focus alone crosses the map
-    assert fig.layout.yaxis.range[1] < -0.5 - 0.9  # the strip inside the plotted range
-    plain = mi_map_figure(mi, masked, [str(i) for i in range(L)])
-    assert [t.type for t in plain.data] == ["heatmap"] and plain.layout.xaxis.range[0] == -0.5
-
 
 def test_sweep_curves_group_settings_by_what_moves_along_them():
     """A curve is a sampler at one lambda (gamma moves along it); mi-cap's is its cap k (lambda

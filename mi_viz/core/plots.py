@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import io
 import textwrap
 from contextvars import ContextVar
@@ -57,131 +56,6 @@ def quantize_png(image, path):
 
     q = image.convert("RGB").quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
     q.save(path, format="PNG", optimize=True)
-
-
-def map_cells(masked, order=None, groups=None) -> tuple[list[int], list[int]]:
-    """The positions a compact map shows (masked only), in `order` (default: position order),
-    and the indices (into that list) where a new group starts (for separator lines)."""
-    m = np.asarray(masked, bool)
-    idx = [int(i) for i in (order if order is not None else range(len(m))) if m[int(i)]]
-    cuts = [k for k in range(1, len(idx)) if groups is not None and groups[idx[k]] != groups[idx[k - 1]]]
-    return idx, cuts
-
-
-def mi_map_figure(
-    mi,
-    masked,
-    labels,
-    zmax=None,
-    title="",
-    order=None,
-    groups=None,
-    batch=(),
-    focus=None,
-    diverging=False,
-    size=None,
-    unit="nats",
-    dots=None,
-    dots_label="contact",
-):
-    """An MI map over the masked positions only: a compact M x M matrix, rows and columns in
-    `order` (Sudoku: by box, then row), separators where `groups` changes, cell names on the
-    axes and on hover. batch: positions marked on a strip along both axes (this step's
-    batch); focus: one position whose row and column are outlined. diverging: a signed map
-    (estimate - truth) on a symmetric red-blue scale. zmax: a shared scale (None: this map's own).
-    dots: an (L, L) bool matrix of known relations (a family's structural contacts) drawn as
-    small open circles on the cells where it is True."""
-    mi = np.asarray(mi, dtype=float)
-    idx, cuts = map_cells(masked, order, groups)
-    M = len(idx)
-    fig = go.Figure()
-    if M == 0:
-        fig.update_layout(title=dict(text=title + " (nothing masked)", font=dict(size=13)), height=120)
-        return fig
-    sub = mi[np.ix_(idx, idx)]
-    names = [labels[i] for i in idx]
-    if diverging:
-        lim = float(zmax) if zmax else float(np.abs(sub).max()) or 1.0
-        zmin, zmx, scale = -lim, lim, "RdBu_r"
-    else:
-        zmin, zmx, scale = 0.0, (float(zmax) if zmax else float(sub.max()) or 1.0), MI_COLORSCALE
-    fig.add_trace(
-        go.Heatmap(
-            z=sub,
-            x=list(range(M)),
-            y=list(range(M)),
-            colorscale=scale,
-            zmin=zmin,
-            zmax=zmx,
-            customdata=np.array([[f"{names[r]} · {names[c]}" for c in range(M)] for r in range(M)]),
-            hovertemplate="%{customdata}: %{z:.4f} " + unit + "<extra></extra>",
-            colorbar=dict(title=unit, thickness=10),
-        )
-    )
-    # the batch as a strip on both axes (as the in-browser viewer draws it: lines across the map
-    # covered it when a step took many positions), the focus's row and column outlined in red;
-    # a few traces, not one layout shape each (plotly validates every shape on its own)
-    pos = {p: k for k, p in enumerate(idx)}
-    lo, hi = -0.5, M - 0.5
-    strip = lo - 0.9  # the strip sits just outside the map, above it and to its left
-    chosen = [pos[b] for b in batch if b in pos]
-    if chosen:
-        fig.add_trace(
-            go.Scatter(
-                x=chosen + [strip] * len(chosen),
-                y=[strip] * len(chosen) + chosen,
-                mode="markers",
-                marker=dict(symbol="square", size=max(3, min(9, 360 // M)), color=marks()["batch"]),
-                hoverinfo="skip",
-                name="this step's batch",
-                showlegend=False,
-            )
-        )
-    if focus in pos:
-        a, b = pos[focus] - 0.5, pos[focus] + 0.5
-        fig.add_trace(
-            go.Scatter(
-                x=[lo, hi, hi, lo, lo, None, a, b, b, a, a],
-                y=[a, a, b, b, a, None, lo, lo, hi, hi, lo],
-                mode="lines",
-                line=dict(color=marks()["focus"], width=2),
-                hoverinfo="skip",
-                showlegend=False,
-            )
-        )
-    if dots is not None:
-        d = np.asarray(dots, bool)[np.ix_(idx, idx)]
-        r, c = np.nonzero(d)
-        if len(r):
-            fig.add_trace(
-                go.Scatter(
-                    x=c,
-                    y=r,
-                    mode="markers",
-                    marker=dict(
-                        symbol="circle-open", size=max(3, min(9, 360 // M)), color="#ff2d2d", line=dict(width=1.2)
-                    ),
-                    hoverinfo="skip",
-                    name=dots_label,
-                    showlegend=False,
-                )
-            )
-    if cuts:
-        xs, ys = [], []
-        for k in cuts:
-            xs += [k - 0.5, k - 0.5, None, lo, hi, None]
-            ys += [lo, hi, None, k - 0.5, k - 0.5, None]
-        fig.add_trace(
-            go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="white", width=1), hoverinfo="skip", showlegend=False)
-        )
-    show = M <= 45  # tick every cell while the names stay readable; hover names them always
-    step = 1 if show else max(1, M // 20)
-    ticks = dict(tickmode="array", tickvals=list(range(0, M, step)), ticktext=names[::step], tickfont=dict(size=9))
-    px = size or int(np.clip(9 * M + 160, 320, 560))
-    edge = strip - 0.6 if chosen else lo
-    fig.update_xaxes(**ticks, tickangle=-90, showgrid=False, constrain="domain", range=[edge, hi], zeroline=False)
-    fig.update_yaxes(**ticks, range=[hi, edge], showgrid=False, scaleanchor="x", zeroline=False)
-    return square_layout(fig, px + 70, px, title, bottom=50)
 
 
 def square_layout(fig: go.Figure, width: int, height: int, title: str, bottom: int, **layout) -> go.Figure:
@@ -387,14 +261,6 @@ def timeline_figure(traces: dict, families: dict, title: str, ylabel: str):
         )
     fig.update_layout(title=title, xaxis_title="pass", yaxis_title=ylabel, height=320)
     return fig
-
-
-def offline_html(figures, title: str = "mi-viz") -> str:
-    """One self-contained HTML page of `figures`: plotly.js embedded once (about 4.6 MB), so the
-    file opens without a network, unlike `to_html(include_plotlyjs="cdn")`."""
-    body = "".join(f.to_html(include_plotlyjs=(i == 0), full_html=False) for i, f in enumerate(figures))
-    head = f'<meta charset="utf-8"><title>{html.escape(title)}</title>'  # a title may carry a user's text
-    return f"<!DOCTYPE html><html><head>{head}</head><body>{body}</body></html>"
 
 
 def sweep_family(row) -> str:

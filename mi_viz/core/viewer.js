@@ -55,6 +55,8 @@ for (const a of "NQST") MI_CLUSTALX[a] = "#15c015";
 for (const a of "HY") MI_CLUSTALX[a] = "#15a4a4";
 Object.assign(MI_CLUSTALX, { C: "#f08080", G: "#f09048", P: "#c0c000", "-": "#9a9a9a" });
 
+const MEASURE = typeof document !== "undefined" ? document.createElement("canvas").getContext("2d") : null;  // text widths
+
 function miEl(tag, attrs, text) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
@@ -172,6 +174,12 @@ function mountViewer(root, data, callbacks) {
     maps.appendChild(p);
     return c;
   };
+  // two maps a row where the viewer is wide enough for two legible maps, else one: each panel a
+  // share of the width, its canvas scaled down to it (a map is at most 588 px wide at full size)
+  const fitPanels = () => {
+    const two = (root.clientWidth || 900) >= 760;
+    for (const p of maps.children) { p.style.width = two ? "calc(50% - 8px)" : "100%"; p.style.maxWidth = "600px"; }
+  };
   const estCanvas = panel("Estimated MI (the head, same pass)", "mv-est");
   // the backbone's own attention read as a dependency graph (DAWN's proxy): a share, not nats, on its own scale
   const attCanvas = S.some((st) => st.att) ? panel("Attention (last block, sinks removed)", "mv-att") : null;
@@ -263,7 +271,12 @@ function mountViewer(root, data, callbacks) {
     };
     const pos = S[t].masked, cells = cellsOf(t), M = cells.C;
     // the map, a batch strip on top and left (pad), position names on the axes, a colour bar in its unit
-    const size = Math.max(200, Math.min(460, 8 * M + 40)), pad = 14, left = 58, bottom = 46, bar = 70;
+    // axes: about eight position names each way, dark and legible; the left margin fits the longest
+    const every = Math.max(1, Math.ceil(M / 8)), tickName = (k) => String(cells.name(k)).replace(/position /g, "").slice(0, 12);
+    MEASURE.font = "11px sans-serif";
+    let widest = 0;
+    for (let k = 0; k < M; k += every) widest = Math.max(widest, MEASURE.measureText(tickName(k)).width);
+    const size = Math.max(200, Math.min(460, 8 * M + 40)), pad = 14, left = Math.max(58, Math.ceil(widest) + 20), bottom = 56, bar = 70;
     const empty = !m || M < 2;  // a one-line note, not a blank square
     canvas.width = empty ? 260 : left + size + bar; canvas.height = empty ? 40 : pad + size + bottom;
     const g = canvas.getContext("2d");
@@ -285,11 +298,9 @@ function mountViewer(root, data, callbacks) {
     const mark = (k, color) => { g.fillStyle = color; g.fillRect(left + k * c, 2, Math.max(2, c), 9); g.fillRect(left - 12, pad + k * c, 9, Math.max(2, c)); };
     for (const p of S[t].sel) mark(cells.of.get(p), MK.batch);  // the batch as ticks on both axes (a strip)
     if (cells.of.has(keep.focus)) mark(cells.of.get(keep.focus), MK.focus);  // the focus in red
-    // axes: about eight position names each way, dark and legible
     g.fillStyle = "#222"; g.font = "11px sans-serif";
-    const every = Math.max(1, Math.ceil(M / 8));
     for (let k = 0; k < M; k += every) {
-      const name = String(cells.name(k)).replace(/position /g, "").slice(0, 9), mid = (k + 0.5) * c;
+      const name = tickName(k), mid = (k + 0.5) * c;
       g.textAlign = "right"; g.textBaseline = "middle"; g.fillText(name, left - 14, pad + mid);
       g.save(); g.translate(left + mid, pad + size + 4); g.rotate(-Math.PI / 4);
       g.textAlign = "right"; g.fillText(name, 0, 0); g.restore();
@@ -356,6 +367,7 @@ function mountViewer(root, data, callbacks) {
 
   function draw() {
     const t = keep.t, st = S[t];
+    fitPanels();
     slider.value = String(t);
     counter.textContent = `Step ${t + 1} / ${n} · passes ${st.passes}`;
     const masked = new Set(st.masked);

@@ -18,7 +18,7 @@ import streamlit as st
 import torch
 
 from mi_viz.core import strict_json
-from mi_viz.core.attention import NoAttention, dependency_map
+from mi_viz.core.attention import NoAttention
 from mi_viz.core.mi import ground_truth_cost, ground_truth_mi
 from mi_viz.core.reading import read_state, read_steps
 from mi_viz.core.samplers import SamplerConfig, Trace, decode
@@ -138,21 +138,6 @@ def attention_for(b: Backbone, key: tuple, trace: Trace) -> list[np.ndarray] | N
     return cached("attention", key, run, max_entries=32)
 
 
-def attention_of(b: Backbone, tokens: tuple) -> np.ndarray | None:
-    """One state's attention dependency map (L, L), or None for a backbone without attention."""
-
-    def run():
-        try:
-            with torch.inference_mode():
-                A = read_state(backbone_model(b), torch.tensor([tokens]), attention=True).attention
-        except NoAttention:
-            return None
-        assert A is not None
-        return dependency_map(A)[0].numpy()
-
-    return cached("attention_one", (b.key, tokens), run, max_entries=512)
-
-
 def estimate_of(b: Backbone, head_path: str, tokens: tuple) -> np.ndarray:
     """The head's map (L, L) of one state."""
 
@@ -182,10 +167,6 @@ def seconds_per_pass(b: Backbone, tokens: tuple, eps: float) -> float:
     return cached("seconds_per_pass", b.key, lambda: gt_cost(b, tokens, eps)["seconds_per_pass"], max_entries=16)
 
 
-def has_ground_truth(b: Backbone, tokens: tuple, eps: float) -> bool:
-    return has("gt", (b.key, tokens, eps))
-
-
 def ground_truth(b: Backbone, tokens: tuple, eps: float, unit: str = "position") -> dict:
     """The exact MI map of one state, computed on a miss with a progress bar (one pass per
     masked position and kept value), shared by every session."""
@@ -208,4 +189,4 @@ def ground_truth(b: Backbone, tokens: tuple, eps: float, unit: str = "position")
 
 def stored_ground_truth(b: Backbone, tokens: tuple, eps: float) -> dict | None:
     """The ground truth of a state if some session computed it, else None (nothing is computed)."""
-    return ground_truth(b, tokens, eps) if has_ground_truth(b, tokens, eps) else None
+    return ground_truth(b, tokens, eps) if has("gt", (b.key, tokens, eps)) else None

@@ -1,10 +1,9 @@
 """The widgets every page shares: a sampler and its parameters (generated from the registry's
-declarations), the compared samplers as rows, grid text, the server-side step controls."""
+declarations), the compared samplers as rows, grid text."""
 
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -175,101 +174,6 @@ def grid_or_error(text: str, widget: str, has_head: bool, domain_defaults=None):
         st.error(f"{widget}: 'mi' needs an MI head, and none is loaded for this backbone.")
         return None
     return cfgs
-
-
-def instant_view(key: str, unit: str) -> bool:
-    """The decode pages' choice of view: True for the in-browser viewer (the default), False for
-    the server's step-by-step view (exports, the difference map). unit: "cell" or "position"."""
-    view = st.radio(
-        "View",
-        ["Instant: every step in the browser", "Step by step on the server (exports, the difference map)"],
-        horizontal=True,
-        key=key,
-        help="Instant: the whole decode goes to the browser once; stepping, scrubbing, playing and "
-        f"focusing a {unit} cost no round trip (the ground truth of a step is still computed here, on demand).",
-    )
-    return view.startswith("Instant")
-
-
-def step_controls(prefix: str, n_steps: int, identity) -> int:
-    """Reset / Back / Step / End / Play and a slider over a decode's steps, one convention
-    everywhere: step t of n is the t-th pass (1-based), showing the state before its writes
-    and the batch it chose. The position resets when `identity` (the input and the sampler)
-    changes; Play turns back into Play at the last step. Returns the 0-based step index."""
-    k_step, k_play, k_id = f"{prefix}_step", f"{prefix}_playing", f"{prefix}_identity"
-    if st.session_state.get(k_id) != identity:
-        st.session_state[k_id] = identity
-        st.session_state[k_step] = 1
-        st.session_state[k_play] = False
-    st.session_state[k_step] = max(1, min(n_steps, st.session_state.get(k_step, 1)))
-
-    def _set(step):
-        st.session_state[k_step] = max(1, min(n_steps, step))
-
-    def _reset():
-        _set(1)
-        st.session_state[k_play] = False
-
-    def _toggle():
-        st.session_state[k_play] = not st.session_state[k_play] and st.session_state[k_step] < n_steps
-        st.session_state[f"{prefix}_tick"] = 0.0
-
-    playing = st.session_state[k_play]
-    # the bar stays at the top of the window while the maps below it scroll (a sticky container)
-    # (Streamlit wraps a container in a layout wrapper of its own height: the wrapper is what sticks)
-    st.html(
-        f'<style>div[data-testid="stLayoutWrapper"]:has(> .st-key-{prefix}_bar) {{position: sticky; top: 3.75rem; '
-        "z-index: 990; background: white; padding: 0.3rem 0 0.1rem; border-bottom: 1px solid #eee;}}</style>"
-    )
-    bar = st.container(key=f"{prefix}_bar")
-    c = bar.columns([1.1, 1, 1, 1, 1.1, 5])
-    c[0].button(
-        "Reset",
-        icon=":material/first_page:",
-        key=f"{prefix}_reset",
-        on_click=_reset,
-    )
-    c[1].button(
-        "Back",
-        icon=":material/chevron_left:",
-        key=f"{prefix}_back",
-        on_click=lambda: _set(st.session_state[k_step] - 1),
-    )
-    c[2].button(
-        "Step",
-        icon=":material/chevron_right:",
-        key=f"{prefix}_fwd",
-        on_click=lambda: _set(st.session_state[k_step] + 1),
-    )
-    c[3].button("End", icon=":material/last_page:", key=f"{prefix}_end", on_click=lambda: _set(n_steps))
-    c[4].button(
-        "Pause" if playing else "Play",
-        key=f"{prefix}_play",
-        on_click=_toggle,
-        icon=":material/pause:" if playing else ":material/play_arrow:",
-    )
-
-    # a timer only while playing: an idle page must not rerun every 0.8 s in every open session
-    @st.fragment(run_every=0.8 if playing else None)
-    def _autoplay():
-        """While playing, one step every 0.8 s (time-guarded: full reruns don't double-step)."""
-        if not st.session_state.get(k_play):
-            return
-        now = time.time()
-        if now - st.session_state.get(f"{prefix}_tick", 0.0) < 0.7:
-            return
-        st.session_state[f"{prefix}_tick"] = now
-        if st.session_state[k_step] < n_steps:
-            st.session_state[k_step] += 1
-        if st.session_state[k_step] >= n_steps:
-            st.session_state[k_play] = False  # the button reads "Play" again
-        st.rerun(scope="app")
-
-    with c[5]:
-        _autoplay()
-        if n_steps > 1:
-            st.slider("Step", 1, n_steps, key=k_step, label_visibility="collapsed")
-    return st.session_state[k_step] - 1
 
 
 def wilson(p: float, n: int, z: float = 1.645) -> tuple[float, float]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-import numpy as np
 import streamlit as st
 import torch
 
@@ -52,9 +51,6 @@ class AntibodyView(ProteinView):
     def __init__(self, parent: ProteinView):
         super().__init__()
         self.keys = {**parent.keys, "sweep": "asw"}  # its sweep's widgets have other ranges than the protein's
-        self.map_scales = ("per step", 0.1, 0.3, 1.0)
-        self.map_scale = 0.3  # pair MI inside a CDR3: 0.2-0.5 nats in its middle (docs/results-antibody.md)
-        self.legend = "orange: the residues chosen at this step · grey: still masked (the region being infilled)"
 
     def _region(self, key: str) -> str:
         c = st.columns([2, 1])
@@ -123,31 +119,12 @@ class AntibodyView(ProteinView):
         it: Infill = item.value
         return [f"position {i + 1} {region_of(it, i)}".strip() for i in range(L)]
 
-    def map_labels(self, dom, item: Item, trace: Trace, t: int) -> list[str]:
-        """The maps' axis names: the position, its residue once decoded, and its IMGT region."""
-        it: Infill = item.value
-        before = dom.decode(torch.tensor([trace.steps[t].tokens]))[0]
-        return [
-            f"{i + 1}{before[i] if before[i] != '_' else ''} {region_of(it, i)}".strip() for i in range(len(before))
-        ]
-
     def state_figure(self, dom, item: Item, trace: Trace, t: int, focus=None, title: str = "", small: bool = False):
         it: Infill = item.value
         seq = dom.decode(torch.tensor([trace.tokens_at(t)]))[0]
         sel = trace.steps[t - 1].selected if 0 < t <= len(trace.steps) else []
         regions = " · ".join(f"{n.upper()} {s + 1}-{e}" for n, (s, e) in it.regions.items())
         return track_figure(seq, selected=sel, focus=focus, title=(title + " " if title else "") + regions, width=900)
-
-    def metrics(self, dom, item: Item, trace: Trace, t: int) -> list[tuple[str, object]]:
-        it: Infill = item.value
-        now = dom.decode(torch.tensor([trace.tokens_at(t + 1)]))[0]
-        m = it.masked
-        written = [(a, b) for a, b, k in zip(now, it.sequence, m) if k and a != "_"]
-        same = np.mean([a == b for a, b in written]) if written else float("nan")
-        return [
-            *super().metrics(dom, item, trace, t),
-            ("Same as the natural chain so far", "-" if not written else f"{100 * same:.0f} %"),
-        ]
 
     def presets(self, dom, has_head: bool) -> tuple[dict, list[str]]:
         presets, start = super().presets(dom, has_head)

@@ -3,7 +3,7 @@
 A page calls `view.specialise(backbone)` once it knows the backbone (a protein family's
 backbone has a view of its own: fixed width, a structure's contacts, pair statistics), then
 only the members below. Defaults here are the plain ones; a view overrides what its domain
-draws or measures differently. Capabilities are attributes (has_contacts), never
+draws or measures differently. Capabilities are attributes (has_structure), never
 discovered from a domain object."""
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 
 from mi_viz.core.samplers import Trace
@@ -53,10 +52,8 @@ class View:
     kind: str = "track"  # how the in-browser viewer draws a state: "board" (9 x 9) or "track"
     keys: dict = field(default_factory=dict)  # widget-key prefix per page: {"decode": "dec", ...}
     pages: tuple[PagePlan, ...] = ()
-    map_scales: tuple = ("per step", 0.1, 0.3, 1.0)  # the MI maps' colour-scale tops (nats)
-    map_scale: float = 1.0  # and the default
     default_temperature: float = 0.0  # a decode's starting temperature (0 = argmax)
-    has_contacts: bool = False  # a structure's contacts drawn on the maps (a family)
+    has_structure: bool = False  # a structure whose contacts the maps are read against (a family)
     legend: str = ""  # what the decode page's colours mean (its caption)
     compare_columns: int = 1  # states side by side on the comparison page
     states_name: str = "sequences"  # what the comparison page's shared-pass slider shows
@@ -106,54 +103,32 @@ class View:
         """A name per position (maps' axes, hover)."""
         return [f"position {i + 1}" for i in range(L)]
 
-    def focus_name(self, i: int) -> str:
-        """How the focus selector names position i."""
-        return str(i + 1)
-
     def symbols(self, dom) -> list[str]:
         return list(dom.value_names)
-
-    def map_order(self, L: int):
-        """(order, groups) of the positions on the maps, or (None, None) for the natural order."""
-        return None, None
 
     def state_figure(self, dom, item: Item, trace: Trace, t: int, focus=None, title: str = "", small: bool = False):
         """The state after t passes (t = 0: the input), with step t's batch outlined (plotly, clickable)."""
         raise NotImplementedError
 
-    def entropy_figure(self, dom, item: Item, trace: Trace, t: int, fixed: bool) -> go.Figure:
-        raise NotImplementedError
-
-    def row_figures(self, dom, item: Item, trace: Trace, t: int, rows: dict, focus: int, zmax) -> list[go.Figure]:
-        """The focus position's MI rows (name -> (L,) array) drawn over the positions."""
-        raise NotImplementedError
-
-    def map_labels(self, dom, item: Item, trace: Trace, t: int) -> list[str]:
-        """The MI maps' axis names at step t (default: the positions' names)."""
-        return self.labels(dom, item, len(trace.initial))
-
     def contact_caption(self, dom, masked, maps: dict) -> str:
-        """The state's contact precision of each map (has_contacts)."""
+        """The state's contact precision of each map (has_structure)."""
         return ""
 
     def contacts(self, dom) -> np.ndarray | None:
-        """(L, L) bool known contacts drawn as dots on the maps (has_contacts)."""
+        """(L, L) bool known contacts drawn as dots on the viewer's maps (a family's)."""
         return None
 
     # --- numbers ------------------------------------------------------------------------------
-    def metrics(self, dom, item: Item, trace: Trace, t: int) -> list[tuple[str, Any]]:
-        """The decode page's metrics at step t (after "Step" and "Passes so far")."""
-        return []
-
     def compare_row(self, dom, item: Item, trace: Trace, t: int) -> dict:
         """The comparison table's columns of one decode (besides sampler and passes)."""
         return {}
 
-    def exports(self, dom, item: Item, trace: Trace, t: int, cfg) -> None:
-        """Downloads of the decode page's server view, beside the trace JSON."""
+    def exports(self, dom, item: Item, trace: Trace, cfg, stem: str) -> list[tuple[str, Any, str, str]]:
+        """The decode's result as files beside its trace: (label, data, file name, mime) each."""
+        return []
 
     def state_extras(self, dom, key: str, masked, maps: dict, focus) -> None:
-        """What the decode page's server view adds under a step's maps (a family's structure in 3D)."""
+        """A step's maps on what the domain knows beyond the sequence (has_structure: a family's 3D)."""
 
     def decode_extras(self, dom, key: str) -> None:
         """What the decode page shows under the maps (a family's averaged map)."""

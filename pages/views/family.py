@@ -59,7 +59,7 @@ class FamilyView(ProteinView):
     def __init__(self, parent: ProteinView):
         super().__init__()
         self.keys = {**parent.keys, "sweep": "fsw"}  # its sweep's widgets have other ranges than the protein's
-        self.has_contacts = True
+        self.has_structure = True
 
     def decode_input(self, key: str, dom) -> tuple[Item | None, str | None]:
         """All masked at the alignment's width, the structure's own sequence with a share of its

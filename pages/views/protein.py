@@ -5,17 +5,14 @@ the k-means JSD to natural proteins as the sweeps' measure. A family backbone sp
 
 from __future__ import annotations
 
-import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 import torch
 
-from mi_viz.core import strict_json
 from mi_viz.core.samplers import SamplerConfig, Trace, config_for
 from mi_viz.domains.protein import DOMAIN as PROTEIN
 from mi_viz.domains.protein import PAPER_TABLE2, prompts_of_lengths
-from mi_viz.domains.protein.alphabet import MASK, SequenceError, clean, encode
-from mi_viz.domains.protein.drawing import entropy_figure, mi_row_figure, track_figure
+from mi_viz.domains.protein.alphabet import SequenceError, clean, encode
+from mi_viz.domains.protein.drawing import track_figure
 from mi_viz.domains.protein.fasta import parse_fasta
 
 from ..kit import caches
@@ -46,10 +43,7 @@ class ProteinView(View):
                 PagePlan("pages/protein_comparison.py", "Protein comparison", ":material/stacked_line_chart:"),
                 PagePlan("pages/protein_families.py", "Protein families", ":material/hub:"),
             ),
-            map_scales=("per step", 0.01, 0.03, 0.1, 0.3, 1.0),
-            map_scale=0.03,  # this backbone's pair MI: mostly 0.004-0.015 nats (docs/results-protein.md)
             default_temperature=PROTEIN.default_temperature,
-            legend="orange: the residues chosen at this step · grey: still masked",
             timeline=("Residues decoded vs passes", "residues"),
         )
 
@@ -127,30 +121,10 @@ class ProteinView(View):
     def labels(self, dom, item: Item, L: int) -> list[str]:
         return [f"position {i + 1}" for i in range(L)]
 
-    def map_labels(self, dom, item: Item, trace: Trace, t: int) -> list[str]:
-        """The maps' axis names at step t: the position and, once decoded, its residue."""
-        before = dom.decode(torch.tensor([trace.steps[t].tokens]))[0]
-        return [f"{i + 1}{before[i] if before[i] != '_' else ''}" for i in range(len(before))]
-
     def state_figure(self, dom, item: Item, trace: Trace, t: int, focus=None, title: str = "", small: bool = False):
         seq = dom.decode(torch.tensor([trace.tokens_at(t)]))[0]
         sel = trace.steps[t - 1].selected if 0 < t <= len(trace.steps) else []
         return track_figure(seq, selected=sel, focus=focus, title=title, width=900)
-
-    def entropy_figure(self, dom, item: Item, trace: Trace, t: int, fixed: bool) -> go.Figure:
-        rec = trace.steps[t]
-        return entropy_figure(np.array(rec.entropy), np.array(rec.masked), rec.selected)
-
-    def row_figures(self, dom, item: Item, trace: Trace, t: int, rows: dict, focus: int, zmax) -> list[go.Figure]:
-        return [mi_row_figure(rows, focus, np.array(trace.steps[t].masked), zmax=zmax)]
-
-    # --- numbers ------------------------------------------------------------------------------------------
-    def metrics(self, dom, item: Item, trace: Trace, t: int) -> list[tuple[str, object]]:
-        return [
-            ("Residues this step", len(trace.steps[t].selected)),
-            ("Still masked after it", int((np.array(trace.tokens_at(t + 1)) == MASK).sum())),
-            ("Length", len(trace.initial)),
-        ]
 
     eb_presets = (8.0, 16.0)  # proteins' positions carry about 2.8 nats each
 
@@ -184,24 +158,10 @@ class ProteinView(View):
             "max residues per pass": max(len(s.selected) for s in trace.steps),
         }
 
-    def exports(self, dom, item: Item, trace: Trace, t: int, cfg) -> None:
+    def exports(self, dom, item: Item, trace: Trace, cfg, stem: str) -> list:
         final = dom.decode(torch.tensor([trace.final]))[0]
-        st.download_button(
-            "Sequence (FASTA)",
-            f">mi-viz {cfg.label()} passes={trace.steps[-1].passes}\n{final}\n",
-            file_name="protein.fasta",
-            mime="text/plain",
-            key="pdec_fasta",
-            on_click="ignore",  # no rerun: a second export clicked meanwhile keeps its file
-        )
-        after = dom.decode(torch.tensor([trace.tokens_at(t + 1)]))[0]
-        rec = trace.steps[t]
-        st.code(
-            strict_json.dumps(
-                {"step": t + 1, "selected": [i + 1 for i in rec.selected], "residues": [after[i] for i in rec.selected]}
-            ),
-            language="json",
-        )
+        fasta = f">mi-viz {item.label} {cfg.label()} passes={trace.steps[-1].passes}\n{final}\n"
+        return [("The decoded sequence (FASTA)", fasta, f"{stem}.fasta", "text/plain")]
 
     # --- sweeps ------------------------------------------------------------------------------------------------
     def sweep_plan(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> SweepPlan | None:

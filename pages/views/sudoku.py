@@ -9,17 +9,13 @@ import os
 import random
 from pathlib import Path
 
-import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 import torch
 
-from mi_viz.core import strict_json
-from mi_viz.core.plots import ENTROPY_COLORSCALE
 from mi_viz.core.samplers import SamplerConfig, Trace, config_for
 from mi_viz.domains.sudoku import PAPER_TABLE1
 from mi_viz.domains.sudoku import board as S
-from mi_viz.domains.sudoku.drawing import CELL_NAMES, board_figure, map_order
+from mi_viz.domains.sudoku.drawing import CELL_NAMES, board_figure
 
 from ..kit.models import Backbone
 from ..kit.runtime import ROOT
@@ -59,10 +55,6 @@ class SudokuView(View):
                 PagePlan("pages/sudoku_comparison.py", "Sampler comparison", ":material/compare_arrows:"),
                 PagePlan("pages/mi_estimator.py", "MI estimator", ":material/insights:"),
             ),
-            map_scales=("per step", 0.1, 0.3, 1.0, 2.0),
-            map_scale=1.0,
-            legend="the board after the step's pass: orange outline, the cells it unmasked; red digits, wrong "
-            "(solution known); bold black, the givens",
             compare_columns=3,
             states_name="boards",
             timeline=("Cells filled vs passes", "cells filled"),
@@ -158,14 +150,8 @@ class SudokuView(View):
     def labels(self, dom, item: Item, L: int) -> list[str]:
         return list(CELL_NAMES)
 
-    def focus_name(self, i: int) -> str:
-        return CELL_NAMES[i]
-
     def symbols(self, dom) -> list[str]:
         return [str(d) for d in range(1, 10)]
-
-    def map_order(self, L: int):
-        return map_order()
 
     def _wrong(self, item: Item, after) -> list[int]:
         return [i for i in range(81) if item.solution is not None and after[i] and after[i] != item.solution[i]]
@@ -183,39 +169,6 @@ class SudokuView(View):
             title=title,
             size=300 if small else 360,
         )
-
-    def entropy_figure(self, dom, item: Item, trace: Trace, t: int, fixed: bool) -> go.Figure:
-        rec = trace.steps[t]
-        return board_figure(
-            digits(dom, rec.tokens),
-            [v != 0 for v in item.value],
-            heat=np.array(rec.entropy),
-            heat_name="H (nats)",
-            selected=rec.selected,
-            zmax=float(np.log(9)) if fixed else None,
-            colorscale=ENTROPY_COLORSCALE,
-            title="Marginal entropy before this step" + (" (scale 0..ln 9)" if fixed else ""),
-        )
-
-    def row_figures(self, dom, item: Item, trace: Trace, t: int, rows: dict, focus: int, zmax) -> list[go.Figure]:
-        after = digits(dom, trace.tokens_at(t + 1))
-        givens = [v != 0 for v in item.value]
-        return [
-            board_figure(
-                after, givens, heat=row, heat_name="MI", zmax=zmax, focus=focus, colorscale="Viridis",
-                title=f"{which} MI with {CELL_NAMES[focus]}",
-            )
-            for which, row in rows.items()
-        ]  # fmt: skip
-
-    # --- numbers ---------------------------------------------------------------------------------
-    def metrics(self, dom, item: Item, trace: Trace, t: int) -> list[tuple[str, object]]:
-        after = digits(dom, trace.tokens_at(t + 1))
-        return [
-            ("Cells this step", len(trace.steps[t].selected)),
-            ("Rule conflicts", len(S.conflict_cells(after))),
-            ("Wrong cells", len(self._wrong(item, after)) if item.solution is not None else "n/a"),
-        ]
 
     def presets(self, dom, has_head: bool) -> tuple[dict, list[str]]:
         mi = config_for("mi", dom.sampler_defaults)
@@ -245,18 +198,9 @@ class SudokuView(View):
             "max cells per pass": max(len(s.selected) for s in trace.steps),
         }
 
-    def exports(self, dom, item: Item, trace: Trace, t: int, cfg) -> None:
-        rec = trace.steps[t]
-        st.code(
-            strict_json.dumps(
-                {
-                    "step": t + 1,
-                    "selected": [CELL_NAMES[i] for i in rec.selected],
-                    "values": [v + 1 for v in rec.values],
-                }
-            ),
-            language="json",
-        )
+    def exports(self, dom, item: Item, trace: Trace, cfg, stem: str) -> list:
+        final = "".join(map(str, digits(dom, trace.final))).replace("0", ".")
+        return [("The final board (81 digits)", final + "\n", f"{stem}_board.txt", "text/plain")]
 
     # --- sweeps -----------------------------------------------------------------------------------
     def sweep_plan(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> SweepPlan | None:

@@ -213,11 +213,4 @@ def figure1(model, head, puzzle, step: int, out_png, eps: float = 1e-3) -> dict:
     }
 
 
-def map_order() -> tuple[list[int], list[int]]:
-    """Cell order of the compact MI maps: by box, then row, then column, and each cell's box
-    (separators are drawn where it changes): the rules' structure shows as blocks."""
-    order = sorted(range(81), key=lambda c: ((c // 27) * 3 + (c % 9) // 3, c // 9, c % 9))
-    return order, [(c // 27) * 3 + (c % 9) // 3 for c in range(81)]
-
-
 CELL_NAMES = [f"r{c // 9 + 1}c{c % 9 + 1}" for c in range(81)]
