@@ -979,3 +979,23 @@ def test_the_offline_pair_opens_from_disk_and_steps(browser, tmp_path):
     assert counters == ["Step 4 / 4 · passes 4", "Step 2 / 3 · passes 3"], counters
     assert not asked and not errors, (asked, errors)
     ctx.close()
+
+
+def test_a_ground_truth_in_the_viewer_can_be_cancelled(server, browser):
+    """The viewer's ground-truth button: its cost first, then a progress bar and a Cancel under the
+    viewer; Cancel stops the computation, keeps nothing, and the button is live again."""
+    ctx, page = _open(browser, server + "/protein_decode")
+    page.get_by_test_id("mv-counter").wait_for(timeout=120_000)
+    _sidebar_number(page, "Length (1..300)", 41)  # a length no other test computes a ground truth at
+    page.get_by_text("unconditional, length 41").first.wait_for(timeout=120_000)
+    button = page.get_by_test_id("mv-gt-button")
+    assert re.search(r"passes, about \d+ s", button.inner_text()), button.inner_text()
+    button.click()
+    assert button.is_disabled()
+    page.get_by_role("button", name="Cancel the ground truth").click(timeout=60_000)
+    page.get_by_text("Ground truth cancelled: nothing of it was kept.").wait_for(timeout=60_000)
+    _wait_idle(page)
+    button = page.get_by_test_id("mv-gt-button")
+    assert button.is_enabled() and "passes," not in page.get_by_test_id("mv-gt-note").inner_text()
+    _no_exception(page)
+    ctx.close()

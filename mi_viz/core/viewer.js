@@ -194,7 +194,7 @@ function mountViewer(root, data, callbacks) {
     gtButton.onclick = () => {
       // one request at a time: the server computes (its progress bar under the viewer) and remounts
       gtButton.disabled = true;
-      gtButton.textContent = "Computing the ground truth ... (progress below; the stop button cancels)";
+      gtButton.textContent = "Computing the ground truth ... (progress and Cancel below)";
       callbacks.onGroundTruth(keep.t);
     };
     gtCanvas.parentNode.appendChild(gtButton);

@@ -88,6 +88,10 @@ def mount_viewer(
         return d
 
     data = with_truths(payload, tokens_of)
+    cancelled = bool(st.session_state.get(f"{key}_gt_cancel"))  # the click that stopped a computation
+    if cancelled:  # new data remounts the viewer: its button, disabled while it waited, is live again
+        st.session_state[f"{key}_gt_cancels"] = st.session_state.get(f"{key}_gt_cancels", 0) + 1
+    data["cancels"] = st.session_state.get(f"{key}_gt_cancels", 0)
     if "twin" in payload and twin_tokens_of is not None:
         data["twin"] = with_truths(payload["twin"], twin_tokens_of)
     asked = decode_viewer(data, key=key)
@@ -104,8 +108,12 @@ def mount_viewer(
                     "step further in."
                 )
             else:
+                # any click reruns the page, which stops the computation where it stands (nothing kept)
+                st.button("Cancel the ground truth", key=f"{key}_gt_cancel", icon=":material/cancel:")
                 gt_for(tuple(tokens), compute=True)
                 st.rerun()
+    elif cancelled:
+        st.info("Ground truth cancelled: nothing of it was kept.")
     if caption:
         st.caption(caption)
     c1, c2 = st.columns(2)
