@@ -2,6 +2,7 @@
 
 import csv
 import json
+import re
 
 import numpy as np
 import pytest
@@ -62,6 +63,11 @@ def test_decode_steps_and_batches_move():
     files = _downloads(at)
     assert {"The trace (JSON: every pass's batch, values, entropies)", "The final board (81 digits)"} <= set(files)
     assert any(k.startswith("The whole decode as one offline HTML page") for k in files)
+    # the GIF: drawn on request, its cost on the button first, then a download kept for every session
+    draw = at.button(key="dec_viewer_gif_make")
+    assert re.search(r"\(\d+ frames, about \d+ s\)", draw.label), draw.label
+    draw.click().run()
+    assert not at.exception and any(k.startswith("The whole decode as an animated GIF") for k in _downloads(at))
 
 
 def test_decode_ground_truth_on_demand(monkeypatch):

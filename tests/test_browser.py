@@ -871,9 +871,15 @@ def test_downloads_are_named_by_what_was_decoded(server, browser):
 
 def test_two_exports_in_a_row_both_arrive(server, browser):
     """Issue 48: the GIF clicked right after the HTML export came back as nothing (the first
-    download's rerun dropped the second's deferred file: MediaFileStorageError). Both arrive."""
+    download's rerun dropped the second's deferred file: MediaFileStorageError). Both arrive; the
+    GIF is drawn first on request, its cost stated on the button."""
     ctx, page = _open(browser, server + "/sudoku_decode")
     page.get_by_test_id("mv-counter").wait_for(timeout=120_000)
+    draw = page.get_by_role("button", name=re.compile("Draw the decode as an animated GIF"))
+    assert re.search(r"\(\d+ frames, about \d+ s\)", draw.inner_text()), draw.inner_text()  # its cost first
+    draw.click()
+    page.get_by_role("button", name=re.compile("The whole decode as an animated GIF")).wait_for(timeout=180_000)
+    _wait_idle(page)
     with page.expect_download(timeout=120_000) as first:
         page.get_by_role("button", name=re.compile("offline HTML page")).click()
     with page.expect_download(timeout=180_000) as second:

@@ -120,9 +120,10 @@ def frame_count(payload: dict) -> int:
     return len({st["passes"] for d in decodes for st in d["steps"]})
 
 
-def decode_gif(payload: dict, ms_per_frame: int = 500, dpi: int = 80) -> bytes:
+def decode_gif(payload: dict, ms_per_frame: int = 500, dpi: int = 80, progress=None) -> bytes:
     """The decode (and its twin, if any) as an animated GIF, one frame per backbone pass at which
-    either decode takes a step. EmptyDecode for a decode with no step; ValueError past MAX_FRAMES."""
+    either decode takes a step. EmptyDecode for a decode with no step; ValueError past MAX_FRAMES.
+    progress(done, total) after each frame (a frame is a matplotlib figure: about a quarter second)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -162,6 +163,8 @@ def decode_gif(payload: dict, ms_per_frame: int = 500, dpi: int = 80) -> bytes:
         plt.close(fig)
         buf.seek(0)
         frames.append(Image.open(buf).convert("RGB").quantize(64))
+        if progress is not None:
+            progress(len(frames), len(passes))
     out = io.BytesIO()
     frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:], duration=ms_per_frame, loop=0)
     return out.getvalue()

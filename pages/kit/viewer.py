@@ -7,11 +7,16 @@ viewer with it, and the viewer keeps its step and focus across the remount.
 
 from __future__ import annotations
 
+import hashlib
+import time
+
 import streamlit as st
 
+from mi_viz.core import strict_json
 from mi_viz.core.animation import MAX_FRAMES, decode_gif, frame_count
 from mi_viz.core.viewer import JS, ground_truth_entry, offline_viewer_html
 
+from . import caches
 from .caches import GT_SECONDS_CAP
 
 _ENTRY = """
@@ -125,17 +130,55 @@ def mount_viewer(
         key=f"{key}_html",
         on_click="ignore",  # no rerun: a second export clicked meanwhile keeps its file
     )
+    gif_export(c2, payload, key, export_name)
+
+
+def gif_export(col, payload: dict, key: str, export_name: str) -> None:
+    """The whole decode as an animated GIF: drawn on request (a matplotlib figure a frame), its
+    cost stated first (frames times a frame's seconds, measured once per server process), the
+    button disabled, a progress bar and a Cancel while it draws, then kept for every session."""
     frames = frame_count(payload)
     if frames == 0:
-        c2.caption("No step to animate: the input had nothing masked.")
-    elif frames > MAX_FRAMES:
-        c2.caption(f"{frames} passes: too many frames for an animation ({MAX_FRAMES} at most); the HTML has them all.")
-    else:
-        c2.download_button(
-            f"The whole decode as an animated GIF ({frames} frames)",
-            lambda: decode_gif(payload),
-            file_name=f"{export_name}.gif",
-            mime="image/gif",
-            key=f"{key}_gif",
-            on_click="ignore",  # no rerun: a second export clicked meanwhile keeps its file
-        )
+        col.caption("No step to animate: the input had nothing masked.")
+        return
+    if frames > MAX_FRAMES:
+        col.caption(f"{frames} passes: too many frames for an animation ({MAX_FRAMES} at most); the HTML has them all.")
+        return
+    ident = hashlib.sha1(strict_json.dumps(payload, sort_keys=True).encode()).hexdigest()
+    label = f"The whole decode as an animated GIF ({frames} frames)"
+    if caches.has("gif", ident):
+        col.download_button(
+            label, caches.cached("gif", ident, lambda: b""), file_name=f"{export_name}.gif", mime="image/gif",
+            key=f"{key}_gif", on_click="ignore",  # no rerun: a second export clicked meanwhile keeps its file
+        )  # fmt: skip
+        return
+
+    def frame_seconds() -> float:  # the first step alone, drawn twice (the first warms matplotlib up)
+        one = {**payload, "steps": payload["steps"][:1], "twin": None}
+        times = []
+        for _ in range(2):
+            t0 = time.perf_counter()
+            decode_gif(one)
+            times.append(time.perf_counter() - t0)
+        return min(times)
+
+    # once per server process (the launcher's warm-up pays it): a board's frame and a track's cost alike
+    rate = caches.cached("gif_frame_seconds", "any", frame_seconds, max_entries=1)
+    rate *= 2 if payload.get("twin") else 1  # a pair draws two rows a frame
+    cost = f"{frames} frames, about {max(1, round(frames * rate))} s"
+    drawing = bool(st.session_state.get(f"{key}_gif_make"))  # the click that started this run
+    col.button(
+        f"Drawing the GIF ({cost}) ..." if drawing else f"Draw the decode as an animated GIF ({cost})",
+        key=f"{key}_gif_make", icon=":material/movie:", disabled=drawing,
+    )  # fmt: skip
+    if drawing:
+        with col:
+            # any click reruns the page, which stops the drawing where it stands (nothing kept)
+            st.button("Cancel the GIF", key=f"{key}_gif_cancel", icon=":material/cancel:")
+            bar = caches.LazyBar("Drawing the GIF", after=0.0, unit="frames")
+            bar.update(0, frames)  # the bar in this column, before the first frame
+        caches.cached("gif", ident, lambda: decode_gif(payload, progress=bar.update), max_entries=8)
+        bar.empty()
+        st.rerun()
+    if st.session_state.get(f"{key}_gif_cancel"):
+        col.info("GIF cancelled: nothing of it was kept.")
