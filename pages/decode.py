@@ -89,18 +89,24 @@ def show_decode(view: View, b, dom, item, trace, tkey, head_path, eps, caption, 
                     gt_eps=eps,
                 )
 
-        return caches.cached("payload", (k, head_path, title, eps, PALETTE_NAME.get()), pack, max_entries=32)
+        return caches.cached("payload", payload_key(k, title), pack, max_entries=32)
+
+    def payload_key(k, title=""):  # what a payload depends on: its decode, head, title, eps, palette
+        return (k, head_path, title, eps, PALETTE_NAME.get())
 
     twin_tokens_of = None
     if twin is None:
-        payload = payload_of(trace, tkey)
+        payload, ident = payload_of(trace, tkey), payload_key(tkey)
     else:
         tr2 = caches.trace_for(b, head_path, item.key, item.value, twin)
         twin_tokens_of = lambda t: tr2.steps[t].tokens  # noqa: E731
-        payload = {
-            **payload_of(trace, tkey, SamplerConfig.from_dict(trace.sampler).label()),
-            "twin": payload_of(tr2, caches.trace_key(b, head_path, item.key, twin), twin.label()),
-        }
+        k2, title, title2 = (
+            caches.trace_key(b, head_path, item.key, twin),
+            SamplerConfig.from_dict(trace.sampler).label(),
+            twin.label(),
+        )
+        payload = {**payload_of(trace, tkey, title), "twin": payload_of(tr2, k2, title2)}
+        ident = (payload_key(tkey, title), payload_key(k2, title2))
     mount_viewer(
         payload,
         f"{key}_viewer",
@@ -114,6 +120,7 @@ def show_decode(view: View, b, dom, item, trace, tkey, head_path, eps, caption, 
         caption=f"{caption} · {len(trace.steps)} pass{'' if len(trace.steps) == 1 else 'es'} · estimated maps "
         "from the same passes",
         export_name=stem + (f"_vs_{export_stem(twin.label())}" if twin is not None else ""),
+        ident=ident,
     )
 
 
@@ -123,9 +130,9 @@ def exports(view: View, dom, item, trace, cfg, stem: str, key: str) -> None:
     files = [("The trace (JSON: every pass's batch, values, entropies)", trace.to_json(), f"{stem}_trace.json",
               "application/json")]  # fmt: skip
     files += view.exports(dom, item, trace, cfg, stem)
-    for col, (label, data, name, mime) in zip(st.columns(len(files)), files):
+    for i, (col, (label, data, name, mime)) in enumerate(zip(st.columns(len(files)), files)):
         col.download_button(
-            label, data, file_name=name, mime=mime, key=f"{key}_{name.rsplit('.', 1)[-1]}_file",
+            label, data, file_name=name, mime=mime, key=f"{key}_file{i}",
             on_click="ignore",  # no rerun: a second export clicked meanwhile keeps its file
         )  # fmt: skip
 

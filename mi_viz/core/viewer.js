@@ -166,19 +166,15 @@ function mountViewer(root, data, callbacks) {
   box.appendChild(entropy);
   const maps = miEl("div", { style: "display: flex; gap: 16px; flex-wrap: wrap; margin-top: 8px" });
   box.appendChild(maps);
+  // two maps a row where the viewer is wide enough for two legible maps, else one (a side-by-side
+  // half): each panel a share of the width (CSS, so a resize reflows it), its canvas scaled down to it
   const panel = (title, id) => {
-    const p = miEl("div");
+    const p = miEl("div", { style: "flex: 1 1 calc(50% - 8px); min-width: min(100%, 380px); max-width: 600px" });
     p.appendChild(miEl("div", { style: "font-weight: 600" }, title));
     const c = miEl("canvas", { "data-testid": id });
     p.appendChild(c);
     maps.appendChild(p);
     return c;
-  };
-  // two maps a row where the viewer is wide enough for two legible maps, else one: each panel a
-  // share of the width, its canvas scaled down to it (a map is at most 588 px wide at full size)
-  const fitPanels = () => {
-    const two = (root.clientWidth || 900) >= 760;
-    for (const p of maps.children) { p.style.width = two ? "calc(50% - 8px)" : "100%"; p.style.maxWidth = "600px"; }
   };
   const estCanvas = panel("Estimated MI (the head, same pass)", "mv-est");
   // the backbone's own attention read as a dependency graph (DAWN's proxy): a share, not nats, on its own scale
@@ -367,7 +363,6 @@ function mountViewer(root, data, callbacks) {
 
   function draw() {
     const t = keep.t, st = S[t];
-    fitPanels();
     slider.value = String(t);
     counter.textContent = `Step ${t + 1} / ${n} · passes ${st.passes}`;
     const masked = new Set(st.masked);

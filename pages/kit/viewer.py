@@ -7,12 +7,10 @@ viewer with it, and the viewer keeps its step and focus across the remount.
 
 from __future__ import annotations
 
-import hashlib
 import time
 
 import streamlit as st
 
-from mi_viz.core import strict_json
 from mi_viz.core.animation import MAX_FRAMES, decode_gif, frame_count
 from mi_viz.core.viewer import JS, ground_truth_entry, offline_viewer_html
 
@@ -65,6 +63,7 @@ def mount_viewer(
     export_name="decode",
     twin_tokens_of=None,
     pass_seconds=None,
+    ident=(),
 ) -> None:
     """The viewer with the ground truth of every step whose state has one. A request computes that
     step's map on the server and remounts: tokens_of(t) -> the step's state, gt_for(tokens,
@@ -72,7 +71,8 @@ def mount_viewer(
     cost_for(tokens) -> its cost (refused past GT_SECONDS_CAP), pass_seconds(tokens) -> one measured
     pass (prices every step's button before it is pressed). A pair (payload["twin"]) gets its
     second decode's maps the same way through twin_tokens_of. Under it: the caption, and the
-    whole decode as one offline HTML page (the same viewer) and a GIF.
+    whole decode as one offline HTML page (the same viewer) and a GIF (kept under ident: what the
+    caller caches the payload by).
 
     A map is looked up by the state it was computed on (its tokens, with the backbone and eps
     in gt_for's store key), never by a step number: a map can only be drawn on the decode whose
@@ -130,13 +130,14 @@ def mount_viewer(
         key=f"{key}_html",
         on_click="ignore",  # no rerun: a second export clicked meanwhile keeps its file
     )
-    gif_export(c2, payload, key, export_name)
+    gif_export(c2, payload, key, export_name, ident)
 
 
-def gif_export(col, payload: dict, key: str, export_name: str) -> None:
+def gif_export(col, payload: dict, key: str, export_name: str, ident) -> None:
     """The whole decode as an animated GIF: drawn on request (a matplotlib figure a frame), its
     cost stated first (frames times a frame's seconds, measured once per server process), the
-    button disabled, a progress bar and a Cancel while it draws, then kept for every session."""
+    button disabled, a progress bar and a Cancel while it draws, then kept for every session under
+    ident, what the payload is cached by (never a hash of the payload itself: it is rerun-hot)."""
     frames = frame_count(payload)
     if frames == 0:
         col.caption("No step to animate: the input had nothing masked.")
@@ -144,12 +145,12 @@ def gif_export(col, payload: dict, key: str, export_name: str) -> None:
     if frames > MAX_FRAMES:
         col.caption(f"{frames} passes: too many frames for an animation ({MAX_FRAMES} at most); the HTML has them all.")
         return
-    ident = hashlib.sha1(strict_json.dumps(payload, sort_keys=True).encode()).hexdigest()
-    label = f"The whole decode as an animated GIF ({frames} frames)"
-    if caches.has("gif", ident):
+    gif = caches.peek("gif", ident)
+    if gif is not None:
         col.download_button(
-            label, caches.cached("gif", ident, lambda: b""), file_name=f"{export_name}.gif", mime="image/gif",
-            key=f"{key}_gif", on_click="ignore",  # no rerun: a second export clicked meanwhile keeps its file
+            f"The whole decode as an animated GIF ({frames} frames)", gif, file_name=f"{export_name}.gif",
+            mime="image/gif", key=f"{key}_gif",
+            on_click="ignore",  # no rerun: a second export clicked meanwhile keeps its file
         )  # fmt: skip
         return
 
