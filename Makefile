@@ -73,7 +73,7 @@ lint: setup
 
 # --- Sudoku: data, models and results (README "Reproduce") ---------------------------
 HARD := data/sudoku/test_hard.txt
-KAGGLE := data/external/kaggle3m_curated_hard_expert_ratings.csv
+KAGGLE := data/external/kaggle3m_curated_hard_expert_ratings.csv.gz
 VAL := data/sudoku/generated/val_puzzles.txt
 GRID_VAL := sequential; topk:k=2,4,7; eb:gamma=0.1,0.2,0.5,1,0.001,0.003,0.01,0.03,1e-6,1e-5,3e-5,1e-4; mi-pairs:gamma=1e-4,0.001,0.01,0.03,0.1,0.3:lam=0.25,0.5,1; mi-pairs:gamma=0.01,0.1,0.3:lam=0; mi-pairs:gamma=0.01,0.1:lam=0.5:scan=skip
 GRID := sequential; topk:k=4,7; eb:gamma=1e-5,3e-5,1e-4,0.001,0.01,0.03,0.2,0.5; mi-pairs:gamma=0.3,0.6:lam=0; mi-pairs:gamma=0.001,0.01,0.03,0.1,0.3:lam=0.25; mi-pairs:gamma=0.01,0.1:lam=1; mi-pairs:gamma=0.01:lam=0.25:scan=skip
@@ -129,7 +129,7 @@ results: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(KAGGLE) --grid "$(GRID_EXT)" --save-rows --out-dir results/sudoku/kaggle --resume --jobs $(JOBS)
 	$(BIN)/python -m benchmarks.sudoku_fronts --out results/sudoku/fronts.json
 	$(BIN)/python -m benchmarks.sudoku_fronts --sweep-dir results/sudoku/kaggle --at 18.5,19.5,20.5 --out results/sudoku/kaggle_fronts.json
-	$(BIN)/python -m mi_viz bench sudoku --puzzles data/sudoku/test_medium.csv --sampler sequential --out results/sudoku/test_medium_sequential.csv | tail -1 > results/sudoku/test_medium_sequential.json
+	$(BIN)/python -m mi_viz bench sudoku --puzzles data/sudoku/test_medium.csv.gz --sampler sequential --out results/sudoku/test_medium_sequential.csv | tail -1 > results/sudoku/test_medium_sequential.json
 	$(BIN)/python -m mi_viz mi-report sudoku --puzzles $(HARD) --states 100 --structure-states 40 --out results/sudoku/mi_report.json --pairs results/sudoku/mi_report_pairs.npz
 	$(BIN)/python -m benchmarks.sudoku_head_scores --out results/sudoku/head_scores.csv
 	$(BIN)/python -m mi_viz figure sudoku --puzzles $(HARD) --index 0 --step 12 --out results/figure1.png

@@ -27,19 +27,17 @@ side-by-side step <= 50 ms, an L = 1,024 map <= 200 ms, the page <= 6 MB, the GI
 from __future__ import annotations
 
 import argparse
-import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 import torch
 
+from benchmarks.app_server import CHROMIUM, ROOT, start, stop
 from benchmarks.report import save
 from mi_viz.core import models, strict_json
 from mi_viz.core.animation import decode_gif
@@ -48,54 +46,6 @@ from mi_viz.core.samplers import StepRecord, Trace, config_for, decode
 from mi_viz.core.viewer import JS, MAX_CELLS, offline_viewer_html, viewer_payload
 from mi_viz.domains import get_domain
 from mi_viz.domains.sudoku.board import read_puzzle_file
-
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-
-
-def free_port() -> int:
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
-def start(checkout: Path, python: str):
-    port = free_port()
-    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", PYTHONPATH=str(checkout))
-    # as `make app` starts it: its launcher (pages/serve.py: the imports done before the first
-    # request) where the checkout has one, else `streamlit run`
-    launcher = (
-        ["-m", "pages.serve"]
-        if (checkout / "pages" / "serve.py").exists()
-        else ["-m", "streamlit", "run", str(checkout / "app.py")]
-    )
-    proc = subprocess.Popen(
-        [
-            python,
-            *launcher,
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=checkout,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(240):
-        try:
-            urllib.request.urlopen(url + "/_stcore/health", timeout=1)
-            return url, proc
-        except OSError:
-            time.sleep(0.5)
-    proc.kill()
-    raise SystemExit(f"the app in {checkout} did not start")
 
 
 def wait_idle(page, timeout=300_000):
@@ -378,8 +328,7 @@ def main(argv=None):
                 try:
                     runs[name].append(one_round(browser, url))
                 finally:
-                    proc.terminate()
-                    proc.wait(20)
+                    stop(proc)
         browser.close()
     res = {name: {k: round(statistics.median(r[k] for r in rs), 2) for k in rs[0]} for name, rs in runs.items()}
     res["rounds"] = a.rounds

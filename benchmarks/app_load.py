@@ -25,11 +25,10 @@ import threading
 import time
 from pathlib import Path
 
-from benchmarks.app_latency import CHROMIUM, start  # the same fresh-server start as the latency benchmark
+from benchmarks.app_server import CHROMIUM, ROOT, start, stop
 from mi_viz.core import strict_json
 from mi_viz.core.cli_types import finite_float
 
-ROOT = Path(__file__).resolve().parents[1]
 IDLE = "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
 
 
@@ -149,8 +148,7 @@ def main(argv=None):
         out, loads = asyncio.run(run(url, a.sessions, a.seconds))
     finally:
         sampler.stop.set()
-        proc.terminate()
-        proc.wait(30)
+        stop(proc)
     steps = sorted(s for r in out.values() for s in r["steps"])
     m = re.search(r"MDM x(\d+), MI head x(\d+)", loads)
     res = {

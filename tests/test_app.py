@@ -9,6 +9,8 @@ import pytest
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
+from mi_viz.core.paths import open_text
+
 APP = str(ROOT / "app.py")
 
 
@@ -200,7 +202,9 @@ def test_sudoku_comparison_rows_and_sweep():
     src, n, out, _ = at.session_state["sw_result"]
     assert len(out) == 2 and n == 5
     # its cost was stated first: a sequential row's passes are the blanks of those 5 puzzles
-    blanks = sum(r["puzzle"].count(".") for r in list(csv.DictReader(open(ROOT / "data/sudoku/test_hard.csv")))[:5])
+    blanks = sum(
+        r["puzzle"].count(".") for r in list(csv.DictReader(open_text(ROOT / "data/sudoku/test_hard.csv.gz")))[:5]
+    )
     assert any(f"up to {blanks:,} backbone passes a setting" in c.value for c in at.caption)
     # the decode order of each setting, averaged over the 5 puzzles: a 9 x 9 board each, shares in (0, 1]
     order = next(json.loads(c.proto.spec) for c in at.get("plotly_chart") if "Decode order, averaged" in c.proto.spec)

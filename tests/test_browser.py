@@ -10,15 +10,13 @@ import importlib.util
 import os
 import re
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 from conftest import ROOT
+
+from benchmarks.app_server import start, stop
+from mi_viz.core.paths import open_text
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ART = ROOT / "test-artifacts"
@@ -31,59 +29,13 @@ pytestmark = [
 ]
 
 
-def _free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def _start_server(**env_extra):
-    port = _free_port()
-    env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", **env_extra)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(ROOT / "app.py"),
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            "--server.fileWatcherType",
-            "none",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(120):
-        try:
-            urllib.request.urlopen(url + "/_stcore/health", timeout=1)
-            break
-        except OSError:
-            time.sleep(0.5)
-    else:
-        proc.kill()
-        pytest.fail("streamlit did not start: " + proc.stdout.read().decode()[-2000:])
-    return url, proc
-
-
-def _stop(proc):
-    """Stop a server; a busy one may take a while to exit, and is killed after 30 s."""
-    proc.terminate()
+    """`streamlit run` (no warm-up: the first request decides Streamlit's page mode); a server that
+    does not start fails the test with its output."""
     try:
-        proc.wait(30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(10)
+        return start(warm=False, **env_extra)
+    except RuntimeError as e:
+        pytest.fail(str(e))
 
 
 @pytest.fixture(scope="module")
@@ -93,7 +45,7 @@ def server(tmp_path_factory):
     # a head of the user's own beside the shipped one (the sidebar's picker lists it)
     url, proc = _start_server(MI_VIZ_HEADS=save_user_head(tmp_path_factory.mktemp("heads")))
     yield url
-    _stop(proc)
+    stop(proc)
 
 
 @pytest.fixture
@@ -101,7 +53,7 @@ def fresh_server():
     """A server no browser has talked to yet (its first request decides Streamlit's page mode)."""
     url, proc = _start_server()
     yield url
-    _stop(proc)
+    stop(proc)
 
 
 @pytest.fixture(scope="module")
@@ -492,7 +444,7 @@ def test_the_viewer_steps_in_the_browser_without_the_server(server, browser):
     from mi_viz.domains.sudoku import board as S
 
     sudoku = get_domain("sudoku")
-    puzzle = S.parse_board(next(csv.DictReader(open(ROOT / "data" / "sudoku" / "test_hard.csv")))["puzzle"])
+    puzzle = S.parse_board(next(csv.DictReader(open_text(ROOT / "data" / "sudoku" / "test_hard.csv.gz")))["puzzle"])
     model = sudoku.load_model()
     from mi_viz.core.mi_head import load_head
 

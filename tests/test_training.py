@@ -10,6 +10,7 @@ import pytest
 import torch
 from conftest import ROOT
 
+from mi_viz.core.paths import open_text
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.mdm import load_mdm
 
@@ -27,8 +28,8 @@ def _run(cmd, env=None):
 def test_data_generation_is_valid_and_disjoint(tiny_data):
     grids = (tiny_data / "generated" / "train_grids.txt").read_text().split()
     assert len(grids) == 64 and all(S.is_solution(S.parse_board(g)) for g in grids)
-    hard = list(csv.DictReader(open(tiny_data / "test_hard.csv")))
-    medium = list(csv.DictReader(open(tiny_data / "test_medium.csv")))
+    hard = list(csv.DictReader(open_text(tiny_data / "test_hard.csv.gz")))
+    medium = list(csv.DictReader(open_text(tiny_data / "test_medium.csv.gz")))
     assert len(hard) == 3 and len(medium) == 2
     train_sol = set(grids) | {
         r["solution"] for r in csv.DictReader(open(tiny_data / "generated" / "train_puzzles.csv"))

@@ -8,9 +8,9 @@ Outputs (under --out, default data/sudoku):
   generated/train_puzzles.csv   unique-solution puzzles made from *other* random
                                 grids, with solutions (decode states for the MI set)
   generated/val_puzzles.txt     its last 200 puzzles: MDM validation, sampler tuning
-  test_hard.csv                 1,000 unique-solution puzzles NOT solvable by naked +
+  test_hard.csv.gz              1,000 unique-solution puzzles NOT solvable by naked +
                                 hidden singles ("hard"), with rating and solution
-  test_medium.csv               200 unique-solution puzzles solvable by singles alone
+  test_medium.csv.gz            200 unique-solution puzzles solvable by singles alone
   test_hard.txt                 the hard puzzles alone, one per line (bench input)
 
 Every item i of every split draws from its own seeded RNG (seed, split, i), so the
@@ -24,6 +24,7 @@ about 1e-5 per pair of sets of this size, see README).
 from __future__ import annotations
 
 import argparse
+import gzip
 import multiprocessing as mp
 import os
 import random
@@ -67,9 +68,14 @@ def _write_atomic(path: Path, text: str):
 
 
 def _write_csv(path: Path, rows):
+    """NAME.csv, or NAME.csv.gz gzip-compressed (the test sets: the same bytes every run, mtime 0)."""
     header = "puzzle,solution,givens,singles_solvable,singles_rounds,search_nodes\n"
     body = "".join(f"{p},{s},{g},{int(ss)},{sr},{sn}\n" for p, s, g, ss, sr, sn in rows)
-    _write_atomic(path, header + body)
+    if path.suffix != ".gz":
+        return _write_atomic(path, header + body)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_bytes(gzip.compress((header + body).encode(), compresslevel=9, mtime=0))
+    os.replace(tmp, path)
 
 
 def main(argv=None):
@@ -111,8 +117,8 @@ def main(argv=None):
                         medium.append(row)
                 elif len(hard) < a.n_hard:
                     hard.append(row)
-    _write_csv(out / "test_hard.csv", hard)
-    _write_csv(out / "test_medium.csv", medium)
+    _write_csv(out / "test_hard.csv.gz", hard)
+    _write_csv(out / "test_medium.csv.gz", medium)
     _write_atomic(out / "test_hard.txt", "".join(r[0] + "\n" for r in hard))
     print(
         f"{len(hard)} hard + {len(medium)} medium test puzzles from {i} generated "

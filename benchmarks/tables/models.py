@@ -95,16 +95,14 @@ def float16_table(path=None) -> str:
     """What storing the two backbones in float16 changed (benchmarks/float16_storage.py)."""
     path = need(path or R / "float16_storage.json", "python -m benchmarks.float16_storage --out {rel}")
     f = json.loads(path.read_text())
-    table = [
-        {
-            "backbone": name,
-            "states (masked positions)": f"{o['states']} ({o['masked_positions']:,})",
-            "max / mean abs logit change": f"{o['max_abs_logit_diff']:.4f} / {o['mean_abs_logit_diff']:.5f}",
-            "max abs probability change": f"{o['max_abs_prob_diff']:.4f}",
-            "argmax flips": str(o["argmax_flips"]),
-        }
-        for name, o in f["outputs"].items()
-    ]
+    cells = {  # column: its cell, a template over the backbone's record
+        "backbone": "{name}",
+        "states (masked positions)": "{states} ({masked_positions:,})",
+        "max / mean abs logit change": "{max_abs_logit_diff:.4f} / {mean_abs_logit_diff:.5f}",
+        "max abs probability change": "{max_abs_prob_diff:.4f}",
+        "argmax flips": "{argmax_flips}",
+    }
+    table = [{c: t.format(name=name, **o) for c, t in cells.items()} for name, o in f["outputs"].items()]
     out = [markdown(pd.DataFrame(table))]
     d = f.get("table1_decodes")
     out.append("")

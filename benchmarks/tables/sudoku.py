@@ -161,38 +161,23 @@ def mi_short_table(path=None) -> str:
     """The README's MI-fidelity extract (the full table: docs/results-sudoku.md)."""
     rep = json.loads(Path(path or R / "sudoku" / "mi_report.json").read_text())
     lat, by = latency(), rep.get("structure_by_mask_ratio", {})
+    auroc = "{auroc_gt:.3f} / {auroc_est:.3f}".format
+    gt = "{gt_passes_per_state:.1f} / {gt_seconds_per_state:.2f}".format(**rep)
     rows = [
         ("Pearson / Spearman, head vs ground truth", f"**{rep['pearson']:.3f}** / {rep['spearman']:.3f}", ">= 0.9"),
-        (
-            "structure AUROC, decode states: truth / head",
-            f"{rep['auroc_structure_gt']:.3f} / {rep['auroc_structure_est']:.3f}",
-            ">= 0.95",
-        ),
+        ("structure AUROC, decode states: truth / head", auroc(**_prefixed(rep, "auroc_structure_")), ">= 0.95"),
     ]
-    if "0.9" in by:
-        rows.append(
-            (
-                "... 90 %-masked valid boards: truth / head",
-                f"{by['0.9']['auroc_gt']:.3f} / {by['0.9']['auroc_est']:.3f}",
-                ">= 0.95",
-            )
-        )
-    rows.append(
-        (
-            "ground truth: passes / seconds per state",
-            f"{rep['gt_passes_per_state']:.1f} / {rep['gt_seconds_per_state']:.2f}",
-            "<= 1 s",
-        )
-    )
+    rows += [("... 90 %-masked valid boards: truth / head", auroc(**by["0.9"]), ">= 0.95")] if "0.9" in by else []
+    rows += [("ground truth: passes / seconds per state", gt, "<= 1 s")]
     if lat:
-        rows.append(
-            (
-                "head: share of a pass at batch 1 / 64 (`results/latency.txt`)",
-                f"{100 * lat['head_over_forward']:.1f} % / {100 * lat['head_over_forward_batch']:.1f} %",
-                "<= 10 %",
-            )
-        )
+        share = f"{100 * lat['head_over_forward']:.1f} % / {100 * lat['head_over_forward_batch']:.1f} %"
+        rows += [("head: share of a pass at batch 1 / 64 (`results/latency.txt`)", share, "<= 10 %")]
     return metric_table(rows)
+
+
+def _prefixed(rep: dict, prefix: str) -> dict:
+    """{'auroc_gt': rep[prefix + 'gt'], 'auroc_est': rep[prefix + 'est']}: the keys `auroc` formats."""
+    return {"auroc_gt": rep[prefix + "gt"], "auroc_est": rep[prefix + "est"]}
 
 
 def metric_table(rows, first: str = "metric") -> str:

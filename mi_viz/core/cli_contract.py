@@ -30,10 +30,10 @@ class Verb:
 
 @dataclass(frozen=True)
 class DomainCLI:
-    commands: tuple[str, ...]  # which of GENERIC this domain takes part in
     add_arguments: Callable[[str, argparse.ArgumentParser], None]  # (verb, its parser): the domain's own flags
     run: Callable[[str, argparse.Namespace, Any, str], Any]  # (verb, args, a SamplerConfig or a grid, device)
     default_grid: str = "sequential"  # sweep's grid when --grid is not given
+    commands: tuple[str, ...] = ("bench", "sweep", "mi-report")  # which of GENERIC this domain takes part in
     verbs: dict[str, Verb] = field(default_factory=dict)  # its own top-level verbs
 
     def __post_init__(self):

@@ -1,10 +1,14 @@
 """Paths as the files the project writes record them: relative to the repository (results and
-checkpoints travel between machines; an absolute path names only the machine that wrote it)."""
+checkpoints travel between machines; an absolute path names only the machine that wrote it),
+and text files read whether or not they are stored compressed."""
 
 from __future__ import annotations
 
+import gzip
+import lzma
 import os
 from pathlib import Path
+from typing import IO
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -23,3 +27,20 @@ def portable(path: str | Path | None, repo: Path = REPO) -> str | None:
     if real.is_relative_to(repo):  # inside the checkout, however the caller reached it
         return real.relative_to(repo).as_posix()
     return Path(os.path.relpath(os.path.normpath(p), repo)).as_posix()
+
+
+def open_text(path: str | Path) -> IO[str]:
+    """A text file for reading, UTF-8; NAME.gz and NAME.xz are decompressed as they are read
+    (the tree stores its larger data sets gzip-compressed to stay small)."""
+    p = Path(path)
+    if p.suffix == ".gz":
+        return gzip.open(p, "rt", encoding="utf-8")
+    if p.suffix == ".xz":
+        return lzma.open(p, "rt", encoding="utf-8")
+    return open(p, encoding="utf-8")
+
+
+def stored_name(path: str | Path) -> str:
+    """The name a result records for an input file: its file name, a compression suffix (.gz)
+    left out, so that storing the file compressed does not change any result's identity."""
+    return Path(path).name.removesuffix(".gz")

@@ -196,10 +196,11 @@ def figure_config(name: str) -> dict:
     }
 
 
-def chart(fig, key: str, **kw):
-    """Every plotly figure of the app goes through here (one toolbar, SVG export); kw as
-    st.plotly_chart's (a clickable board's on_select). Ticks, axis titles and legends in the
-    page's text colour: Streamlit's chart theme draws them pale."""
+def chart(fig, key: str, layout: dict | None = None, **kw):
+    """Every plotly figure of the app goes through here (one toolbar, SVG export); layout: the
+    figure's own (title, axes, height); kw as st.plotly_chart's (a clickable board's on_select).
+    Ticks, axis titles and legends in the page's text colour: Streamlit's chart theme draws them pale."""
+    fig.update_layout(**(layout or {}))
     ink = dict(color="#31333F")
     fig.update_xaxes(tickfont=ink, title_font=ink)
     fig.update_yaxes(tickfont=ink, title_font=ink)

@@ -34,9 +34,7 @@ class ProteinView(View):
     def __init__(self, specialised: dict | None = None):
         self.specialised = specialised or {}  # domain -> the view class of its backbones
         super().__init__(
-            name="Proteins",
-            unit="position",
-            kind="track",
+            name="Proteins",  # a track of positions (View's defaults)
             keys={"decode": "pdec", "compare": "pcmp", "sweep": "psw", "estimator": "pmie"},
             pages=(
                 PagePlan("pages/protein_decode.py", "Protein decode", ":material/biotech:"),

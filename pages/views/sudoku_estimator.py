@@ -111,13 +111,8 @@ def estimator_page(view: View, key: str) -> None:
         fig.add_trace(
             go.Scatter(x=[0, top], y=[0, top], mode="lines", line=dict(color="grey", dash="dash"), name="y = x")
         )
-        fig.update_layout(
-            title="Estimated vs ground-truth MI (masked pairs)",
-            xaxis_title="ground truth (nats)",
-            yaxis_title="head (nats)",
-            height=430,
-        )
-        chart(fig, f"{key}_scatter")
+        axes = dict(xaxis_title="ground truth (nats)", yaxis_title="head (nats)", height=430)
+        chart(fig, f"{key}_scatter", dict(title="Estimated vs ground-truth MI (masked pairs)", **axes))
     with right:
         right.metric("states", n_states)
         right.metric("Pearson", f"{m['pearson']:.3f}")
@@ -183,13 +178,8 @@ def estimator_details(summary: dict, m: dict, pt, rel, key: str) -> None:
         .round(4)
     )
     fig = go.Figure(go.Histogram(x=pt.asym, nbinsx=60))
-    fig.update_layout(
-        title="Asymmetry |I(i->j) - I(j->i)| of the ground truth: the model's self-consistency",
-        xaxis_title="nats",
-        yaxis_type="log",
-        height=320,
-    )
-    chart(fig, f"{key}_asym")
+    title = "Asymmetry |I(i->j) - I(j->i)| of the ground truth: the model's self-consistency"
+    chart(fig, f"{key}_asym", dict(title=title, xaxis_title="nats", yaxis_type="log", height=320))
     st.caption(
         f"The truth's two directions agree at Pearson {directional_agreement(pt):.3f} over these pairs: where they "
         "disagree the model is not one consistent joint, and the symmetrised map is their mean (docs/mi.md)."

@@ -11,6 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 from mi_viz.core.bench import run_bench
+from mi_viz.core.paths import open_text
 from mi_viz.core.samplers import SamplerConfig
 from mi_viz.domains.sudoku import board as S
 
@@ -22,9 +23,9 @@ from ..kit.widgets import wilson
 SHIPPED_HEAD = ROOT / "checkpoints" / "sudoku_mi_head"
 HEAD_SCORES = RESULTS / "sudoku" / "head_scores.csv"  # benchmarks/sudoku_head_scores.py
 PUZZLE_SETS = {
-    "Hard test set (ours, 1,000)": ROOT / "data" / "sudoku" / "test_hard.csv",
-    "Singles-solvable test set (200)": ROOT / "data" / "sudoku" / "test_medium.csv",
-    "Kaggle hard/expert (external, 2,000)": ROOT / "data" / "external" / "kaggle3m_curated_hard_expert_ratings.csv",
+    "Hard test set (ours, 1,000)": ROOT / "data" / "sudoku" / "test_hard.csv.gz",
+    "Singles-solvable test set (200)": ROOT / "data" / "sudoku" / "test_medium.csv.gz",
+    "Kaggle hard/expert (external, 2,000)": ROOT / "data" / "external" / "kaggle3m_curated_hard_expert_ratings.csv.gz",
 }
 COMMITTED = {  # the committed sweep drawn beside a sweep on the same set
     "Hard test set (ours, 1,000)": (RESULTS / "sudoku" / "test_hard" / "sweep.csv", "committed, all 1,000 hard"),
@@ -47,7 +48,7 @@ def load_puzzle_set(path: str) -> list[dict]:
     p = Path(path)
     if not p.exists():
         return []
-    with open(p) as f:
+    with open_text(p) as f:
         return list(csv.DictReader(f))
 
 

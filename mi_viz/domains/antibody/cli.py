@@ -93,7 +93,6 @@ def run(command: str, a, cfg_or_grid, dev: str):
 
 
 CLI = DomainCLI(
-    commands=("bench", "sweep", "mi-report"),
     add_arguments=add_arguments,
     run=run,
     default_grid="sequential; topk:k=2,4; eb:gamma=1,4,16; mi:gamma=1,4,16:lam=1",

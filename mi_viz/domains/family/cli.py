@@ -270,7 +270,6 @@ def contacts_cli(a) -> dict:
 
 
 CLI = DomainCLI(
-    commands=("bench", "sweep", "mi-report"),
     add_arguments=add_arguments,
     run=run,
     default_grid="sequential; topk:k=2,4,8; eb:gamma=0.5,1,2; mi:gamma=0.5,1,2:lam=1; mi-zero:gamma=0.5,1,2",

@@ -168,7 +168,6 @@ def fetch_esmc(a=None) -> int:
 
 
 CLI = DomainCLI(
-    commands=("bench", "sweep", "mi-report"),
     add_arguments=add_arguments,
     run=run,
     default_grid="sequential; topk:k=4,8,12; eb:gamma=1,2,4",

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import gzip
 import io
 import lzma
 from pathlib import Path
 
+from ...core.paths import open_text
 from .alphabet import SequenceError, clean, encode
 
 
@@ -14,9 +14,7 @@ def _open(path):
     p = Path(path)
     if not p.exists():
         raise SequenceError(f"FASTA file not found: {p}")
-    if p.suffix == ".xz":  # the packed training split a GPU lease carries (training/pack_protein_split.py)
-        return lzma.open(p, "rt", encoding="utf-8")
-    return gzip.open(p, "rt") if p.suffix == ".gz" else open(p, encoding="utf-8")
+    return open_text(p)  # .xz: the packed training split a GPU lease carries (training/pack_protein_split.py)
 
 
 def parse_fasta(text: str) -> list[tuple[str, str]]:

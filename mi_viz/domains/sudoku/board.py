@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import UserError
+from ...core.paths import open_text
 
 BLANK_CHARS = ".0"
 
@@ -165,7 +166,7 @@ def read_puzzle_file(path: str | Path, box: int = 3) -> PuzzleFileResult:
     a comma-separated line uses its first field.
     """
     puzzles, lines, errors = [], [], []
-    with open(path, encoding="utf-8") as f:
+    with open_text(path) as f:  # NAME.gz read as it is
         for lineno, line in enumerate(f, 1):
             s = line.strip()
             if not s or s.startswith("#"):

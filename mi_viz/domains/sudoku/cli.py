@@ -12,6 +12,7 @@ from pathlib import Path
 from ...core import driver
 from ...core.cli_contract import DomainCLI
 from ...core.models import load_models
+from ...core.paths import stored_name
 from . import DOMAIN, PAPER_TABLE1
 from . import board as S
 from .drawing import figure1
@@ -56,11 +57,11 @@ def run(command: str, a, cfg_or_grid, dev: str):
         task = driver.Task(
             DOMAIN,
             puzzles,
-            {"puzzles": Path(a.puzzles).name},
+            {"puzzles": stored_name(a.puzzles)},
             a.checkpoint,
             head=a.head,
             columns={"skipped_lines": len(errors)},
-            title=f"Sudoku: {Path(a.puzzles).name}",
+            title=f"Sudoku: {stored_name(a.puzzles)}",
             plot={"paper": PAPER_TABLE1, "paper_label": "paper Table 1"},
         )
         return (driver.bench if command == "bench" else driver.sweep)(task, cfg_or_grid, a, dev)
