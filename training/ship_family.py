@@ -6,12 +6,13 @@
 Why float16: training/ship_float16.py (every shipped backbone is stored so); every family
 result in results/family/ was computed from the shipped float16 files. The run's log goes to
 results/family/NAME/ (train_log.csv or head_log.csv) and a contact map (RUN.contacts.json)
-is copied beside the checkpoint.
+is copied beside the checkpoint, gzip-compressed (NAME.contacts.json.gz).
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import shutil
 from pathlib import Path
 
@@ -29,8 +30,9 @@ def main(argv=None):
     run, out = Path(a.run), Path(a.out)
     meta = ship_float16(run, out)
     contacts = run.with_name(run.name + ".contacts.json")
-    if contacts.exists():
-        shutil.copy(contacts, out.with_name(out.name + ".contacts.json"))
+    if contacts.exists():  # shipped gzip-compressed, the same bytes inside
+        packed = gzip.compress(contacts.read_bytes(), compresslevel=9, mtime=0)
+        out.with_name(out.name + ".contacts.json.gz").write_bytes(packed)
     is_head = meta["kind"] == "mi-head"
     family = out.name.removeprefix("family_").removesuffix("_mi_head")
     log = run.with_name(run.name + "_log.csv")

@@ -1,6 +1,6 @@
 """A structure in 3D with scored column pairs drawn on it, in the browser: 3Dmol.js (npm package
-3dmol 2.5.5, BSD-3-Clause: static/3Dmol-LICENSE.txt), vendored as static/3Dmol-min.js.gz (gzip -9 of the
-package's build/3Dmol-min.js, a third of its size) and sent with the component, so nothing is
+3dmol 2.5.5, BSD-3-Clause: static/3Dmol-LICENSE.txt), vendored as static/3Dmol-min.js.xz (xz -9e of the
+package's build/3Dmol-min.js, a quarter of its size) and sent with the component, so nothing is
 fetched from a CDN at run time.
 
 The structure is the contact map's own atoms (the C-beta, C-alpha for glycine, of each mapped
@@ -10,13 +10,13 @@ column is a gold sphere."""
 
 from __future__ import annotations
 
-import gzip
+import lzma
 from pathlib import Path
 
 import numpy as np
 import streamlit as st
 
-LIBRARY = Path(__file__).with_name("static") / "3Dmol-min.js.gz"
+LIBRARY = Path(__file__).with_name("static") / "3Dmol-min.js.xz"
 
 _ENTRY = """
 export default function (component) {
@@ -53,7 +53,7 @@ export default function (component) {
 """
 
 # the library is an UMD bundle: run as a function with `this` the global object, it sets $3Dmol there
-_JS = "(function () {\n" + gzip.decompress(LIBRARY.read_bytes()).decode() + "\n}).call(globalThis);\n" + _ENTRY
+_JS = "(function () {\n" + lzma.decompress(LIBRARY.read_bytes()).decode() + "\n}).call(globalThis);\n" + _ENTRY
 _COMPONENT = st.components.v2.component("mi_viz_structure_3d", js=_JS)
 
 

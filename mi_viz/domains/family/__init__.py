@@ -30,7 +30,7 @@ from .structure import ContactMap
 
 REPO = Path(__file__).resolve().parents[3]
 CHECKPOINTS = REPO / "checkpoints"
-# checkpoints/family_NAME.* (+ .contacts.json, _mi_head.*), in the order tables and pickers list them (the order
+# checkpoints/family_NAME.* (+ .contacts.json.gz, _mi_head.*), in the order tables and pickers list them (the order
 # they were shipped in: PDZ, RRM, the response regulator, then SH3 and thioredoxin)
 SHIPPED = ("PF00595", "PF00076", "PF00072", "PF00018", "PF00085")
 DEFAULT_FAMILY = "PF00595"
@@ -62,8 +62,10 @@ class FamilyDomain:
         self.meta = meta
         self.family = meta["config"].get("family") or self.checkpoint.name
         self.width = int(meta["config"]["width"])
-        cpath = self.checkpoint.with_name(self.checkpoint.name + ".contacts.json")
-        self.contact_map = ContactMap.load(cpath) if cpath.exists() else None
+        # the map beside the checkpoint: gzip-compressed as shipped, or as a training run writes it
+        names = (self.checkpoint.name + ".contacts.json.gz", self.checkpoint.name + ".contacts.json")
+        cpath = next((c for c in map(self.checkpoint.with_name, names) if c.exists()), None)
+        self.contact_map = ContactMap.load(cpath) if cpath is not None else None
         if self.contact_map is not None and self.contact_map.width != self.width:
             raise AlignmentError(
                 f"{cpath.name} maps {self.contact_map.width} columns but the backbone's alignment has {self.width}"

@@ -8,7 +8,7 @@ and the core read a family row as they read a protein; the logits are restricted
 The checkpoint is self-describing: besides the network's config, its JSON `extra` names the
 family, the alignment it was trained on (file name, sha256 of its rows), the split (seed,
 identity, held-out share) so that the held-out rows can be recomputed from the same file,
-and the contact map shipped beside it (NAME.contacts.json).
+and the contact map shipped beside it (NAME.contacts.json.gz; a training run writes NAME.contacts.json).
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ indices files).
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ import numpy as np
 
 from ...core import strict_json
 from ...core.errors import UserError
+from ...core.paths import open_text
 from .alignment import GAP, SYMBOLS
 
 CONTACT_ANGSTROM = 8.0
@@ -214,23 +216,26 @@ class ContactMap:
         }
 
     def save(self, path) -> Path:
+        """NAME.json, or NAME.json.gz gzip-compressed (as shipped beside a checkpoint)."""
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(strict_json.dumps(self.to_json(), separators=(",", ":")))
+        text = strict_json.dumps(self.to_json(), separators=(",", ":"))
+        p.write_bytes(gzip.compress(text.encode(), mtime=0) if p.suffix == ".gz" else text.encode())
         return p
 
     @classmethod
     def load(cls, path) -> ContactMap:
         p = Path(path)
         try:
-            d = json.loads(p.read_text())
+            with open_text(p) as f:
+                d = json.load(f)
             if d.get("format") != "mi-viz-contacts-1":
                 raise StructureError(f"{p.name} is not an mi-viz contact map (format {d.get('format')!r})")
             coords = np.asarray(d["coords"]) if "coords" in d else None  # maps written before the 3D view have none
             return cls(
                 d["width"], d["columns"], d["residues"], d["sequence"], np.asarray(d["distance"]), d["source"], coords
             )
-        except (OSError, json.JSONDecodeError, KeyError) as e:
+        except (OSError, EOFError, json.JSONDecodeError, KeyError) as e:
             raise StructureError(f"{p} is not a readable contact map ({type(e).__name__}: {e})") from None
 
 
