@@ -50,10 +50,6 @@ def cached(store: str, key: Any, compute: Callable[[], Any], max_entries: int = 
     return value
 
 
-def has(store: str, key: Any) -> bool:
-    return key in _stores().get(store, {})
-
-
 def peek(store: str, key: Any) -> Any:
     """The value some session stored under key, or None (nothing is computed)."""
     with _lock:

@@ -22,7 +22,7 @@ from mi_viz.core.plots import order_figure, sweep_figure
 from mi_viz.core.samplers import SamplerConfig, row_label
 
 from .caches import seconds_per_pass
-from .widgets import chart, grid_or_error
+from .widgets import cancel_button, cancelled, chart, grid_or_error
 
 
 @dataclass
@@ -63,8 +63,7 @@ def sweep_tab(plan: SweepPlan, key: str, b, dom, model, head) -> None:
     grid = c2.text_input("Grid", plan.grid, key=f"{key}_grid")
     if plan.passes and plan.probe:
         st.caption(cost_text(plan.passes(n), seconds_per_pass(b, plan.probe(), 1e-2)))
-    if st.session_state.get(f"{key}_cancel"):  # the rerun a Cancel click made: the run it stopped kept nothing
-        st.info("Sweep cancelled: nothing of it was kept.")
+    cancelled("Sweep", f"{key}_cancel")
     slot = st.empty()
     if slot.button("Run sweep", key=f"{key}_run"):
         slot.button("Running the sweep ...", disabled=True, key=f"{key}_running")  # not clicked twice
@@ -127,7 +126,7 @@ def run_sweep_now(
     """Every setting over the items: run_bench's summary plus score(result) (set-level metrics),
     with a progress bar that moves within a setting and a Cancel button beside it: a click stops
     the run at its next step (Streamlit interrupts a script at its next call) and keeps nothing."""
-    st.button("Cancel the sweep", key=f"{key}_cancel", help="Stops it at its next step; nothing of it is kept.")
+    cancel_button("sweep", f"{key}_cancel")
     bar = st.progress(0.0, text="sweep")
     out = []
     last = [0.0]

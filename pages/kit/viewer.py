@@ -14,8 +14,9 @@ import streamlit as st
 from mi_viz.core.animation import MAX_FRAMES, decode_gif, frame_count
 from mi_viz.core.viewer import JS, ground_truth_entry, offline_viewer_html
 
-from . import caches
+from . import caches, widgets
 from .caches import GT_SECONDS_CAP
+from .widgets import cancel_button
 
 _ENTRY = """
 export default function (component) {
@@ -113,12 +114,11 @@ def mount_viewer(
                     "step further in."
                 )
             else:
-                # any click reruns the page, which stops the computation where it stands (nothing kept)
-                st.button("Cancel the ground truth", key=f"{key}_gt_cancel", icon=":material/cancel:")
+                cancel_button("ground truth", f"{key}_gt_cancel")
                 gt_for(tuple(tokens), compute=True)
                 st.rerun()
     elif cancelled:
-        st.info("Ground truth cancelled: nothing of it was kept.")
+        widgets.cancelled("Ground truth", f"{key}_gt_cancel")
     if caption:
         st.caption(caption)
     c1, c2 = st.columns(2)
@@ -174,12 +174,10 @@ def gif_export(col, payload: dict, key: str, export_name: str, ident) -> None:
     )  # fmt: skip
     if drawing:
         with col:
-            # any click reruns the page, which stops the drawing where it stands (nothing kept)
-            st.button("Cancel the GIF", key=f"{key}_gif_cancel", icon=":material/cancel:")
+            cancel_button("GIF", f"{key}_gif_cancel")
             bar = caches.LazyBar("Drawing the GIF", after=0.0, unit="frames")
             bar.update(0, frames)  # the bar in this column, before the first frame
         caches.cached("gif", ident, lambda: decode_gif(payload, progress=bar.update), max_entries=8)
         bar.empty()
         st.rerun()
-    if st.session_state.get(f"{key}_gif_cancel"):
-        col.info("GIF cancelled: nothing of it was kept.")
+    widgets.cancelled("GIF", f"{key}_gif_cancel", col)

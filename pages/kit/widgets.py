@@ -237,3 +237,16 @@ def report_metrics(rep: dict, last: tuple[str, str]) -> None:
     c[2].metric("Spearman", f"{rep['spearman']:.3f}")
     c[3].metric("top-pair recall", f"{rep['top_pair_recall']:.3f}")
     c[4].metric(*last)
+
+
+def cancel_button(what: str, key: str) -> None:
+    """A Cancel beside a long computation: any click reruns the page, which stops the computation
+    where it stands (nothing of it is kept); `cancelled` says so in that rerun."""
+    st.button(f"Cancel the {what}", key=key, icon=":material/cancel:", help="Stops it; nothing of it is kept.")
+
+
+def cancelled(what: str, key: str, where=None) -> bool:
+    """Whether this run is the one a `cancel_button` click made; if so it says so (in `where`)."""
+    if clicked := bool(st.session_state.get(key)):
+        (where or st).info(f"{what} cancelled: nothing of it was kept.")
+    return clicked
