@@ -5,8 +5,8 @@
 For each app (this checkout, and --before when given: both served at once, measured in
 alternation so that the machine's drift hits both alike), per round, on a server started
 fresh for that round: the first page load by deep link (/sudoku_decode) until its step
-counter shows; a step (click to repaint: the median of 5, timed inside Chromium for the
-in-browser viewer, by wall clock for the server-side step view of older apps); a new Sudoku
+counter shows; a step (click to repaint: the median of 5, timed inside Chromium: the
+in-browser viewer, so --before takes a checkout that has one); a new Sudoku
 decode (another puzzle) and a new length-100 protein decode, until their counters show; a
 protein step; the comparison page's first load in a new session. Medians over rounds. Prints
 a table and, last, a one-line JSON.
@@ -56,48 +56,29 @@ def wait_idle(page, timeout=300_000):
 VIEWER = '[data-testid="mv-counter"]'  # the in-browser viewer's step counter (absent in older apps)
 
 
-def _step_shown(page) -> str:
-    """The step counter's text, whichever view the app has: the viewer's, or the server view's metric."""
-    if page.locator(VIEWER).count():
-        return page.locator(VIEWER).inner_text()
-    m = page.locator('[data-testid="stMetric"]', has_text="Step").first
-    return m.locator('[data-testid="stMetricValue"]').inner_text()
-
-
 def _time_step(page) -> float:
-    """Click Step, return the seconds until the counter shows the next step (timed in Chromium's own
-    clock for the viewer, where no server is involved; by wall clock for the server view)."""
-    if page.locator(VIEWER).count():
-        return page.evaluate(
-            """() => new Promise(done => {
-                 const root = [...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
-                   .map(s => s.querySelector('[data-testid="mv-step"]')).find(Boolean)
-                   || document.querySelector('[data-testid="mv-step"]');
-                 const counter = root.getRootNode().querySelector('[data-testid="mv-counter"]');
-                 const before = counter.textContent, t0 = performance.now();
-                 root.click();
-                 const check = () => counter.textContent !== before ? done((performance.now() - t0) / 1000)
-                                                                    : requestAnimationFrame(check);
-                 check(); })"""
-        )
-    before = _step_shown(page)
-    t0 = time.perf_counter()
-    page.get_by_role("button", name="Step", exact=True).click()
-    for _ in range(2400):
-        page.wait_for_timeout(25)
-        if _step_shown(page) != before:
-            break
-    wait_idle(page)
-    return time.perf_counter() - t0
+    """Click the viewer's Step, return the seconds until its counter shows the next step, timed in
+    Chromium's own clock (no server is involved: the in-browser viewer; the server's step view of
+    apps before it, which this once timed by wall clock, is gone)."""
+    return page.evaluate(
+        """() => new Promise(done => {
+             const root = [...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
+               .map(s => s.querySelector('[data-testid="mv-step"]')).find(Boolean)
+               || document.querySelector('[data-testid="mv-step"]');
+             const counter = root.getRootNode().querySelector('[data-testid="mv-counter"]');
+             const before = counter.textContent, t0 = performance.now();
+             root.click();
+             const check = () => counter.textContent !== before ? done((performance.now() - t0) / 1000)
+                                                                : requestAnimationFrame(check);
+             check(); })"""
+    )
 
 
 def _wait_decode(page):
     page.wait_for_function(
         """() => !!([...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
                     .map(s => s.querySelector('[data-testid="mv-counter"]')).find(Boolean)
-                 || document.querySelector('[data-testid="mv-counter"]')
-                 || [...document.querySelectorAll('[data-testid="stMetric"]')]
-                      .find(m => m.textContent.includes('Step')))""",
+                 || document.querySelector('[data-testid="mv-counter"]'))""",
         timeout=300_000,
     )
     wait_idle(page)

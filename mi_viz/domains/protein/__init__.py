@@ -26,15 +26,11 @@ CHECKPOINTS = REPO / "checkpoints"
 DATA = REPO / "data" / "protein"
 
 # The paper's Table 2 (500 proteins of length 50-100, JSD to a UniRef50 reference, lower is better)
+_MI = "mi gamma=2 lam=1"  # the paper's MI row: ours under the MI rule, and as a pure MI budget (mi-pairs)
 PAPER_TABLE2: list[dict[str, Any]] = [
     {"method": "sequential", "avg_passes": 74.8, "jsd": 0.093, "ours": ["sequential"]},
     {"method": "topk k=4", "avg_passes": 19.1, "jsd": 0.185, "ours": ["topk k=4"]},
-    {
-        "method": "mi gamma=2 lam=1",
-        "avg_passes": 15.3,
-        "jsd": 0.136,
-        "ours": ["mi gamma=2 lam=1", "mi-pairs gamma=2 lam=1"],
-    },
+    {"method": _MI, "avg_passes": 15.3, "jsd": 0.136, "ours": [_MI, "mi-pairs gamma=2 lam=1"]},
 ]
 
 
