@@ -35,7 +35,7 @@ def render(view: View, title: str) -> None:
             key,
             has_head=head is not None,
             default="mi" if head is not None else "eb",
-            temperature=view.default_temperature,
+            temperature=dom.default_temperature,  # the domain's: one default, the CLI's too
             domain_defaults=dom.sampler_defaults,
             scope=scope,
         )

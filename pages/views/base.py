@@ -52,7 +52,6 @@ class View:
     kind: str = "track"  # how the in-browser viewer draws a state: "board" (9 x 9) or "track"
     keys: dict = field(default_factory=dict)  # widget-key prefix per page: {"decode": "dec", ...}
     pages: tuple[PagePlan, ...] = ()
-    default_temperature: float = 0.0  # a decode's starting temperature (0 = argmax)
     has_structure: bool = False  # a structure whose contacts the maps are read against (a family)
     legend: str = ""  # what the decode page's colours mean (its caption)
     compare_columns: int = 1  # states side by side on the comparison page

@@ -9,7 +9,6 @@ import streamlit as st
 import torch
 
 from mi_viz.core.samplers import SamplerConfig, Trace, config_for
-from mi_viz.domains.protein import DOMAIN as PROTEIN
 from mi_viz.domains.protein import PAPER_TABLE2, prompts_of_lengths
 from mi_viz.domains.protein.alphabet import SequenceError, clean, encode
 from mi_viz.domains.protein.drawing import track_figure
@@ -41,7 +40,6 @@ class ProteinView(View):
                 PagePlan("pages/protein_comparison.py", "Protein comparison", ":material/stacked_line_chart:"),
                 PagePlan("pages/protein_families.py", "Protein families", ":material/hub:"),
             ),
-            default_temperature=PROTEIN.default_temperature,
             timeline=("Residues decoded vs passes", "residues"),
         )
 
