@@ -127,8 +127,8 @@ speed: setup
 results: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$(GRID); $(GRID4)" --save-rows --out-dir results/sudoku/test_hard --resume --jobs $(JOBS)
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(KAGGLE) --grid "$(GRID_EXT)" --save-rows --out-dir results/sudoku/kaggle --resume --jobs $(JOBS)
-	$(BIN)/python -m benchmarks.sudoku_fronts --out results/sudoku/fronts.json
-	$(BIN)/python -m benchmarks.sudoku_fronts --sweep-dir results/sudoku/kaggle --at 18.5,19.5,20.5 --out results/sudoku/kaggle_fronts.json
+	$(BIN)/python -m benchmarks.fronts sudoku --out results/sudoku/fronts.json
+	$(BIN)/python -m benchmarks.fronts sudoku --sweep-dir results/sudoku/kaggle --at 18.5,19.5,20.5 --out results/sudoku/kaggle_fronts.json
 	$(BIN)/python -m mi_viz bench sudoku --puzzles data/sudoku/test_medium.csv.gz --sampler sequential --out results/sudoku/test_medium_sequential.csv | tail -1 > results/sudoku/test_medium_sequential.json
 	$(BIN)/python -m mi_viz mi-report sudoku --puzzles $(HARD) --states 100 --structure-states 40 --out results/sudoku/mi_report.json --pairs results/sudoku/mi_report_pairs.npz
 	$(BIN)/python -m benchmarks.sudoku_head_scores --out results/sudoku/head_scores.csv
@@ -243,7 +243,7 @@ family-results: setup anchors
 	$(BIN)/python -m benchmarks.family_contact_classes --families $(BMDCA_FAMILIES) --data $(FAMILY_DATA) --anchors bmdca
 	$(BIN)/python -m benchmarks.family_contact_classes --families $(FAMILIES) --data $(FAMILY_DATA)
 	$(BIN)/python -m benchmarks.family_ceiling --families $(FAMILIES) --data $(FAMILY_DATA)
-	$(BIN)/python -m benchmarks.family_fronts
+	$(BIN)/python -m benchmarks.fronts family
 	$(BIN)/python -m benchmarks.family_figure3 --families PF00072 --data $(FAMILY_DATA)
 	$(BIN)/python -m benchmarks.attention_vs_mi
 	$(BIN)/python -m benchmarks.tables --write
@@ -253,7 +253,7 @@ family-val-sweep: setup
 	    --reference train --sample-seed 1 --out-dir results/family/$$F/val_sweep --resume --jobs 2 --threads 2 || exit 1; \
 	done
 	$(BIN)/python -m benchmarks.defaults family
-	$(BIN)/python -m benchmarks.family_fronts
+	$(BIN)/python -m benchmarks.fronts family
 
 # --- Antibodies: AntiBERTy (its PyPI wheel), OLGA's natural-like chains (docs/results-antibody.md) -----
 AB_GRID := sequential; topk:k=3,4,6; eb:gamma=2,4,8; mi-zero:gamma=4,8; mi:gamma=4,5,6,8:lam=1; mi:gamma=6,8,12:lam=4,10; \
@@ -287,7 +287,7 @@ antibody-results: setup olga unirep
 	  --out-dir results/antibody/cdr3 --save-rows --resume --jobs 2 --threads 2
 	$(BIN)/python -m mi_viz sweep antibody --fasta data/antibody/test.tsv --limit 64 --mask cdrs --grid "$(AB_CDRS_GRID)" \
 	  --out-dir results/antibody/cdrs --resume --jobs 2 --threads 2
-	$(BIN)/python -m benchmarks.antibody_fronts
+	$(BIN)/python -m benchmarks.fronts antibody
 	$(BIN)/python -m benchmarks.antibody_paired
 	$(BIN)/python -m benchmarks.antibody_cdr3_pairs
 # the defaults: CDR3 infill of the 64 validation chains against reference_val, the criterion of benchmarks/defaults.py

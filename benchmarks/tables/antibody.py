@@ -52,7 +52,7 @@ def antibody_table(mask: str = "cdr3") -> str:
 def antibody_fronts_table(masks: tuple[str, ...] = tuple(MASKS)) -> str:
     """At a quarter, a third and half of sequential's passes: each curve's PLL there (linear between
     its rows), and the best MI rule's lead over the best rival with its 90 % interval."""
-    path = need(R / "antibody" / "fronts.json", "python -m benchmarks.antibody_fronts")
+    path = need(R / "antibody" / "fronts.json", "python -m benchmarks.fronts antibody")
     f = json.loads(path.read_text())
     out = []
     for mask, m in f["masks"].items():

@@ -197,7 +197,7 @@ def family_matched_table(
     at=(12, 16, 24, 32), curves=FAMILY_CURVES, labels: tuple[str, ...] | None = None, sweep="sweep.csv"
 ) -> str:
     """Pair-correlation Pearson of every sampler family at the same average passes, and each MI
-    rule's lead over the best of its rivals there with its 90 % interval (benchmarks/family_fronts.py
+    rule's lead over the best of its rivals there with its 90 % interval (benchmarks/fronts.py
     computes them and names the leads: results/family/fronts.json; this only formats; labels: which
     leads, default all)."""
     fronts = read_json(R / "family" / "fronts.json") or {"families": {}, "leads": []}

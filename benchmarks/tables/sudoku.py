@@ -70,8 +70,8 @@ def matched_passes(path, method="mi lam=10", against=("eb", "mi-zero", "topk", "
 
 def fronts_table(path=None) -> str:
     """Every sampler front against the MI rule's at matched passes, with paired bootstrap intervals
-    (results/sudoku/fronts.json, benchmarks/sudoku_fronts.py)."""
-    path = need(path or R / "sudoku" / "fronts.json", "python -m benchmarks.sudoku_fronts --out {rel}")
+    (results/sudoku/fronts.json, benchmarks/fronts.py)."""
+    path = need(path or R / "sudoku" / "fronts.json", "python -m benchmarks.fronts sudoku --out {rel}")
     f = json.loads(path.read_text())
     fams = sorted({fam for cell in f["at"].values() for fam in cell["vs"]})
     xs = list(f["at"])
