@@ -32,6 +32,7 @@ import argparse
 import csv
 import gzip
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -104,7 +105,7 @@ def sudoku(a) -> None:
     out = {"sweep_dir": str(d.relative_to(ROOT)), "method": a.method, "n": N, "boot": a.boot, "at": {}}
     for x in (float(x) for x in a.at.split(",")):
         m = interpolate(full[a.method], x)
-        cell = {"method": None if m is None else round(m, 2), "vs": {}}
+        cell: dict[str, Any] = {"method": None if m is None else round(m, 2), "vs": {}}
         for fam in fronts:
             o = interpolate(full[fam], x)
             if fam == a.method or m is None or o is None:

@@ -66,7 +66,7 @@ class FamilyDomain:
         names = (self.checkpoint.name + ".contacts.json.gz", self.checkpoint.name + ".contacts.json")
         cpath = next((c for c in map(self.checkpoint.with_name, names) if c.exists()), None)
         self.contact_map = ContactMap.load(cpath) if cpath is not None else None
-        if self.contact_map is not None and self.contact_map.width != self.width:
+        if cpath is not None and self.contact_map is not None and self.contact_map.width != self.width:
             raise AlignmentError(
                 f"{cpath.name} maps {self.contact_map.width} columns but the backbone's alignment has {self.width}"
             )
