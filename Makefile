@@ -272,13 +272,12 @@ antibody-mi-data: setup olga
 	OMP_NUM_THREADS=1 $(BIN)/python training/make_antibody_mi_dataset.py --rank 0 --world 2 --max-minutes 55 --out runs/antibody_mi_data & \
 	OMP_NUM_THREADS=1 $(BIN)/python training/make_antibody_mi_dataset.py --rank 1 --world 2 --max-minutes 55 --out runs/antibody_mi_data; wait
 	$(BIN)/python training/make_antibody_mi_dataset.py --pack runs/antibody_mi_data runs/antibody_mi.safetensors
-# the head on AntiBERTy's final states and block 6's (chosen over block 3 by held-out loss, 0.0468 vs 0.0472), 9 minutes, shipped
+# the head on AntiBERTy's final states and block 6's (chosen over block 3 by held-out loss, 0.0468 vs 0.0472), 9 minutes, shipped in float16
 antibody-head: setup
 	$(BIN)/python training/train_head.py --domain antibody --data runs/antibody_mi.safetensors \
 	  --out runs/ab_head_L6/antibody_mi_head --steps 2000 --batch-size 32 --eval-every 200 --max-minutes 9 \
 	  --hidden-layers 6 --mix-layers 2 --excess
-	cp runs/ab_head_L6/antibody_mi_head.safetensors runs/ab_head_L6/antibody_mi_head.json checkpoints/
-	$(BIN)/python training/compress_checkpoints.py checkpoints/antibody_mi_head
+	$(BIN)/python training/ship_float16.py runs/ab_head_L6/antibody_mi_head checkpoints/antibody_mi_head
 # head vs truth, CDR3 infill at temperature 1 on the test chains (Table 2 on AntiBERTy), its fronts
 antibody-results: setup olga unirep
 	$(BIN)/python -m mi_viz mi-report antibody --fasta data/antibody/test.tsv --mask cdr3 --states 24 --eps 1e-2 \

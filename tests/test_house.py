@@ -42,3 +42,12 @@ def test_portable_paths_through_a_symlinked_shared_folder(tmp_path):
     assert portable(repo / "checkpoints" / "x", repo=repo) == "checkpoints/x"
     (tmp_path / "link_to_main").symlink_to(repo, target_is_directory=True)  # into the checkout by a link
     assert portable(tmp_path / "link_to_main" / "checkpoints" / "x", repo=repo) == "checkpoints/x"
+
+
+def test_the_tracked_tree_stays_under_35_mb():
+    """Issue 46: a GPU lease carries the tree and its data in 64 MiB, and a clone stays quick: the
+    files git tracks, as they stand in the checkout, total at most 35 MB (decimal)."""
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True).stdout
+    paths = [ROOT / name for name in tracked.split("\0") if name]
+    total = sum(p.stat().st_size for p in paths if p.is_file())
+    assert total <= 35_000_000, f"the tracked tree is {total / 1e6:.2f} MB (line: 35 MB)"

@@ -105,7 +105,7 @@ def antibody_mi_table() -> str:
         ("Pearson / Spearman, head vs ground truth", f"**{m['pearson']:.3f}** / {m['spearman']:.3f}", ">= 0.85"),
         ("mean absolute error (nats)", f"{m['mae']:.4f}", ""),
         ("top-pair recall", f"{m['top_pair_recall']:.3f}", ""),
-        ("ground truth: passes / seconds a state (1 thread)",
+        (f"ground truth: passes / seconds a state ({m['torch_threads']} thread{'s' * (m['torch_threads'] > 1)})",
          f"{m['gt_passes_per_state']:.0f} / {m['gt_seconds_per_state']:.1f}", ""),
         ("head: share of a backbone pass", f"{100 * m['head_over_forward']:.1f} %", "<= 10 %"),
     ]  # fmt: skip
