@@ -133,7 +133,7 @@ results: setup
 	$(BIN)/python -m mi_viz mi-report sudoku --puzzles $(HARD) --states 100 --structure-states 40 --out results/sudoku/mi_report.json --pairs results/sudoku/mi_report_pairs.npz
 	$(BIN)/python -m benchmarks.sudoku_head_scores --out results/sudoku/head_scores.csv
 	$(BIN)/python -m mi_viz figure sudoku --puzzles $(HARD) --index 0 --step 12 --out results/figure1.png
-	$(BIN)/python -m benchmarks.latency | tee results/latency.txt
+	$(BIN)/python -m benchmarks.latency sudoku | tee results/latency.txt
 	$(BIN)/python -m benchmarks.tables --write
 
 # every result that reads the shipped MI head, after a new one replaced checkpoints/sudoku_mi_head
@@ -187,7 +187,7 @@ protein-val-sweep: setup
 # the MI rows of Table 2, the protein mi-report and the latency figures
 protein-mi-results: setup
 	$(BIN)/python -m mi_viz mi-report protein --states 64 --out results/protein/mi_report.json --pairs results/protein/mi_report_pairs.npz
-	$(BIN)/python -m benchmarks.protein_latency | tee results/protein/latency.txt
+	$(BIN)/python -m benchmarks.latency protein | tee results/protein/latency.txt
 	$(BIN)/python -m mi_viz sweep protein --n 500 --grid "$(PROTEIN_GRID); $(PROTEIN_MI_GRID)" --out-dir results/protein/table2 --save-rows --resume --jobs 2
 	$(BIN)/python -m benchmarks.protein_jsd_noise --out results/protein/jsd_noise.json
 	$(BIN)/python -m benchmarks.protein_head_baselines --out results/protein/head_baselines.json

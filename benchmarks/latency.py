@@ -1,17 +1,24 @@
-"""Latency of the pieces the app and the decoders pay for, measured side by side in one run.
+"""Latency, measured side by side in one run; the domain its argument.
 
-    python -m benchmarks.latency [--threads 2] [--repeats 20]
+    python -m benchmarks.latency sudoku   | tee results/latency.txt
+    python -m benchmarks.latency protein  | tee results/protein/latency.txt
+    python -m benchmarks.latency antibody | tee results/antibody/latency.txt
 
-Prints one table and, last, a JSON line. With the shipped checkpoints on the CPU:
-- one MDM forward pass for one puzzle state, and the MI head on that pass's hidden
-  states (the head's cost as a fraction of the pass: target <= 10 %); the same at the
-  decoding batch (DECODE_BATCH states, what the benchmarks pay per pass);
-- ground-truth MI for a mid-decode state of a hard test puzzle (passes and seconds;
-  target <= 1 s on 2 cores, with pruning eps 1e-3);
-- one decode step with estimated MI (forward + head + selection);
-- the app: the Sudoku decode page rerun with its decode cached, rendered by AppTest (the
-  server's share of any widget change there; stepping itself never asks the server:
-  benchmarks/app_latency.py times it in Chromium).
+On a typical state at batch 1 (a step in the app), medians of interleaved rounds: one backbone
+pass; the MI head's read of that pass, given the marginals every sampler computes anyway (the
+head's cost: target <= 10 % of the pass); one whole decode step of the `mi` sampler (pass, head,
+selection, writes); then the ground truth of the state (passes and seconds). Prints one table
+and, last, a JSON line.
+
+- sudoku: states halfway through sequential decodes of hard test puzzles; also the head's read
+  run eager (op by op from Python, beside the traced read decode runs), the same ratio at the
+  decoding batch (what `bench` / `sweep` pay a pass), the ground truth of 10 states at eps 1e-3
+  (target <= 1 s on 2 cores), and the decode page rerun by AppTest with its decode cached (the
+  server's share of a widget change; stepping runs in the browser: benchmarks/app_latency.py).
+- protein: a length-100 protein halfway through an EB decode (50 masked). Target: a step under
+  a second on 2 CPU cores.
+- antibody: the first test chain with its CDR3 masked; also the whole CDR3 infill the decode
+  page runs (`mi` at the domain's default, every step recorded). Target: that decode <= 2 s.
 """
 
 from __future__ import annotations
@@ -30,78 +37,66 @@ from mi_viz.core.mi import ground_truth_mi, marginals
 from mi_viz.core.models import load_models
 from mi_viz.core.samplers import SamplerConfig, decode
 from mi_viz.domains import get_domain
+from mi_viz.domains.antibody import DATA, chains_of
 from mi_viz.domains.sudoku import board as S
-from mi_viz.domains.sudoku.mdm import MASK_TOKEN, boards_to_tokens
+from mi_viz.domains.sudoku.mdm import boards_to_tokens
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @torch.inference_mode()  # as decode runs the pass and the head
-def head_cost(model, head, x, repeats, rounds=5):
-    """(plain pass, head, head run eager) seconds, medians over `rounds` interleaved rounds (this
-    machine's speed drifts 20-40 % within minutes: timing them far apart would measure the drift).
-    The head's cost is its read, given the log-marginals and entropies every sampler
-    computes anyway (the hidden states of a middle block it reads are a reference the pass
-    keeps anyway). The read runs as decode runs it (traced, see MIHead._traced); the eager
-    read, the same maps op by op from Python, is timed beside it."""
+def side_by_side(model, head, x, step: SamplerConfig | None, repeats: int, rounds: int, eager=False) -> dict:
+    """{piece: seconds} for state x (B, L): medians over `rounds` interleaved rounds (this
+    machine's speed drifts 20-40 % within minutes: timing the pieces far apart would measure the
+    drift). The head's read is timed given the log-marginals and entropies every sampler has (the
+    hidden states it reads are ones the pass keeps anyway), traced as decode runs it (see
+    MIHead._traced); with eager, the same maps op by op from Python beside it."""
     out = head.backbone_pass(model, x)
-    masked = x == MASK_TOKEN
+    masked = x == model.mask_id  # (B, L)
     logp, H = marginals(out.logits, masked)  # (B, L, V), (B, L) as the sampler has them
-    fwd, read, eager = [], [], []
-    for _ in range(rounds):
-        fwd.append(median_seconds(lambda: model.forward_tokens(x), repeats))
-        read.append(median_seconds(lambda: head.read(out, masked, logp, H), repeats))
+
+    def read_eager():
         head.trace = False
         try:
-            eager.append(median_seconds(lambda: head.read(out, masked, logp, H), repeats))
+            head.read(out, masked, logp, H)
         finally:
             head.trace = True
-    return statistics.median(fwd), statistics.median(read), statistics.median(eager)
+
+    pieces = {"forward": lambda: model.forward_tokens(x), "head": lambda: head.read(out, masked, logp, H)}
+    if eager:
+        pieces["eager"] = read_eager
+    if step is not None:
+        pieces["step"] = lambda: decode(model, x, step, head=head, max_steps=1)
+    times: dict[str, list[float]] = {k: [] for k in pieces}
+    for _ in range(rounds):
+        for k, fn in pieces.items():
+            times[k].append(median_seconds(fn, repeats))
+    return {k: statistics.median(v) for k, v in times.items()}
 
 
-def mid_decode_states(model, puzzles_path, n):
-    """(n, 81) states halfway through sequential decodes of the first n puzzles: typical states."""
-    x = boards_to_tokens(S.read_puzzle_file(puzzles_path).puzzles[:n])
+def sudoku(a, model, head) -> dict:
+    x = boards_to_tokens(S.read_puzzle_file(a.puzzles).puzzles[: a.n_gt])
     res = decode(model, x, SamplerConfig("sequential"), keep_states=True)
-    return torch.stack([res.states[len(sizes) // 2][b] for b, sizes in enumerate(res.batch_sizes)])
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--repeats", type=int, default=20)
-    ap.add_argument("--puzzles", default=str(ROOT / "data" / "sudoku" / "test_hard.txt"))
-    ap.add_argument("--n-gt", type=int, default=10, help="mid-decode states for the ground-truth timing")
-    ap.add_argument("--batch", type=int, default=DECODE_BATCH, help="decoding batch for the batched head/forward ratio")
-    ap.add_argument("--skip-app", action="store_true")
-    a = ap.parse_args()
-    torch.set_num_threads(a.threads)
-    model, head = load_models(get_domain("sudoku"), need_head=True)
-    mid = mid_decode_states(model, a.puzzles, a.n_gt)  # (n_gt, 81)
-    state = mid[0][None]
-    t_fwd, t_head, t_eager = head_cost(model, head, state, a.repeats)
-    # the same at a decoding batch (what `bench` / `sweep` pay per pass)
+    states = res.states or []  # (B, L) before each step
+    mid = torch.stack([states[len(sizes) // 2][b] for b, sizes in enumerate(res.batch_sizes)])  # (n_gt, 81)
+    one = side_by_side(model, head, mid[:1], SamplerConfig("mi"), a.repeats, a.rounds, eager=True)
     big = torch.stack([m for m in mid for _ in range(a.batch // len(mid) + 1)])[: a.batch]  # (batch, 81)
-    t_fwd_b, t_head_b, _ = head_cost(model, head, big, max(3, a.repeats // 4))
-    t_step = median_seconds(lambda: decode(model, state, SamplerConfig("mi"), head=head, max_steps=1), a.repeats)
-    gts = []
-    for s in mid:
-        gt = ground_truth_mi(model, s[None], eps=1e-3)
-        gts.append((gt.seconds, int(gt.passes[0]), int((s == MASK_TOKEN).sum())))
+    batch = side_by_side(model, head, big, None, max(3, a.repeats // 4), a.rounds)
+    gts = [ground_truth_mi(model, s[None], eps=1e-3) for s in mid]
     row = {
         "threads": a.threads,
-        "forward_ms": round(1000 * t_fwd, 2),
-        "head_ms": round(1000 * t_head, 2),
-        "head_over_forward": round(t_head / t_fwd, 4),
-        "head_over_forward_eager": round(t_eager / t_fwd, 4),
+        "forward_ms": round(1000 * one["forward"], 2),
+        "head_ms": round(1000 * one["head"], 2),
+        "head_over_forward": round(one["head"] / one["forward"], 4),
+        "head_over_forward_eager": round(one["eager"] / one["forward"], 4),
         "batch": a.batch,
-        "forward_ms_batch": round(1000 * t_fwd_b, 1),
-        "head_ms_batch": round(1000 * t_head_b, 1),
-        "head_over_forward_batch": round(t_head_b / t_fwd_b, 4),
-        "decode_step_mi_ms": round(1000 * t_step, 1),
-        "gt_mid_decode_seconds_median": round(statistics.median(g[0] for g in gts), 3),
-        "gt_mid_decode_passes_median": statistics.median(g[1] for g in gts),
-        "gt_mid_decode_masked_median": statistics.median(g[2] for g in gts),
+        "forward_ms_batch": round(1000 * batch["forward"], 1),
+        "head_ms_batch": round(1000 * batch["head"], 1),
+        "head_over_forward_batch": round(batch["head"] / batch["forward"], 4),
+        "decode_step_mi_ms": round(1000 * one["step"], 1),
+        "gt_mid_decode_seconds_median": round(statistics.median(g.seconds for g in gts), 3),
+        "gt_mid_decode_passes_median": statistics.median(int(g.passes[0]) for g in gts),
+        "gt_mid_decode_masked_median": statistics.median(int((s == model.mask_id).sum()) for s in mid),
     }
     if not a.skip_app:
         from streamlit.testing.v1 import AppTest
@@ -116,7 +111,63 @@ def main():
             at.run()
             ts.append(time.perf_counter() - t0)
         row["app_decode_page_rerun_seconds_median"] = round(statistics.median(ts), 3)
-    show(row)
+    return row
+
+
+def protein(a, model, head, dom) -> dict:
+    """The protein domains (protein, antibody): one state, its step and its ground truth."""
+    whole = {}
+    if a.domain == "antibody":  # the first test chain, its CDR3 masked: the decode page's first input
+        state = dom.encode(chains_of(DATA / "test.tsv", "cdr3", 1))  # (1, L)
+        infill = SamplerConfig("mi", **dom.sampler_defaults.get("mi", {}), temperature=1.0)
+        t0 = time.perf_counter()
+        res = decode(model, state, infill, head=head, record=True)
+        whole = {"infill_sampler": infill.label(), "infill_passes": int(res.passes[0]),
+                 "infill_decode_s": round(time.perf_counter() - t0, 2)}  # fmt: skip
+    else:  # halfway through an EB decode of an all-masked protein: a typical mid-decode state
+        eb = SamplerConfig("eb", gamma=1.0, temperature=1.0)
+        res = decode(model, dom.encode(["_" * a.length]), eb, keep_states=True)
+        state = next(s for s in res.states or [] if int((s == model.mask_id).sum()) <= a.length // 2)  # (1, L)
+    step = SamplerConfig("mi", gamma=2.0, lam=1.0, temperature=1.0)
+    t = side_by_side(model, head, state, step, a.repeats, a.rounds)
+    t0 = time.perf_counter()
+    gt = ground_truth_mi(model, state, eps=1e-3, chunk=256)
+    return {
+        "threads": a.threads,
+        "domain": a.domain,
+        "length": int(state.shape[1]),
+        "masked": int((state == model.mask_id).sum()),
+        "backbone_parameters": model.n_params(),
+        "head_parameters": head.n_params(),
+        "forward_ms": round(1000 * t["forward"], 2),
+        "head_ms": round(1000 * t["head"], 2),
+        "head_over_forward": round(t["head"] / t["forward"], 4),
+        "decode_step_mi_ms": round(1000 * t["step"], 1),
+        "ground_truth_passes": int(gt.passes[0]),
+        "ground_truth_seconds": round(time.perf_counter() - t0, 2),
+        **whole,
+    }
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("domain", choices=("sudoku", "protein", "antibody"))
+    ap.add_argument("--backbone", default=None)
+    ap.add_argument("--head", default=None)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--repeats", type=int, default=None, help="timings a round (default: sudoku 20, else 10)")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--length", type=int, default=100, help="protein: the decoded length")
+    ap.add_argument("--puzzles", default=str(ROOT / "data" / "sudoku" / "test_hard.txt"), help="sudoku")
+    ap.add_argument("--n-gt", type=int, default=10, help="sudoku: mid-decode states for the ground truth")
+    ap.add_argument("--batch", type=int, default=DECODE_BATCH, help="sudoku: the decoding batch")
+    ap.add_argument("--skip-app", action="store_true", help="sudoku: without the AppTest rerun")
+    a = ap.parse_args(argv)
+    a.repeats = a.repeats or (20 if a.domain == "sudoku" else 10)
+    torch.set_num_threads(a.threads)
+    dom = get_domain(a.domain)
+    model, head = load_models(dom, a.backbone, a.head, need_head=True)
+    show(sudoku(a, model, head) if a.domain == "sudoku" else protein(a, model, head, dom))
 
 
 if __name__ == "__main__":

@@ -435,6 +435,18 @@ def test_protein_mi_report_cli_keys(tmp_path, tiny):
     assert full["separation"][0]["separation"] == "1" and {"mean_gt", "mean_est"} <= set(full["separation"][0])
 
 
+def test_latency_benchmark_times_the_pieces_the_tables_read(capsys):
+    """benchmarks/latency.py (one benchmark, the domain its argument) on the shipped protein
+    backbone, tiny: every key the protein table reads, each time positive, the state half masked."""
+    from benchmarks.latency import main
+
+    main(["protein", "--length", "12", "--repeats", "1", "--rounds", "1"])
+    row = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert row["domain"] == "protein" and row["length"] == 12 and row["masked"] == 6
+    assert all(row[k] > 0 for k in ("forward_ms", "head_ms", "head_over_forward", "decode_step_mi_ms"))
+    assert row["ground_truth_passes"] > 1 and row["ground_truth_seconds"] > 0  # the pass, then conditioned ones
+
+
 def test_protein_sampler_defaults_are_the_validation_choice():
     """The defaults the CLI and the app use are the ones the committed validation sweep chose."""
     choice = json.loads((ROOT / "results" / "protein" / "val_sweep" / "choice.json").read_text())
