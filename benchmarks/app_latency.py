@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from benchmarks.app_server import CHROMIUM, ROOT, start, stop
+from benchmarks.app_server import ROOT, launch, start, stop
 from benchmarks.report import save
 from mi_viz.core import models, strict_json
 from mi_viz.core.animation import decode_gif
@@ -263,21 +263,6 @@ def viewer_measures(browser) -> dict:
     return res
 
 
-def _browser(p):
-    return p.chromium.launch(
-        executable_path=CHROMIUM,
-        headless=True,
-        args=[
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--no-first-run",
-            "--disable-dev-shm-usage",
-        ],
-    )
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--viewer", action="store_true", help="the viewer alone: long maps, exports, side by side")
@@ -290,7 +275,7 @@ def main(argv=None):
 
     if a.viewer:
         with sync_playwright() as p:
-            browser = _browser(p)
+            browser = launch(p.chromium)
             res = viewer_measures(browser)
             browser.close()
         for L, r in res["long"].items():
@@ -302,7 +287,7 @@ def main(argv=None):
     apps = {"this checkout": ROOT} | ({"before": Path(a.before).resolve()} if a.before else {})
     runs = {name: [] for name in apps}
     with sync_playwright() as p:
-        browser = _browser(p)
+        browser = launch(p.chromium)
         for _ in range(a.rounds):
             for name, checkout in apps.items():  # alternating: drift hits both alike
                 url, proc = start(checkout, a.python)

@@ -1,8 +1,9 @@
-"""The app served in a subprocess, for what drives it in a real browser: the app benchmarks
-(app_latency, app_load) and the browser test. One start, so that what the benchmarks time is
-the server the test checks.
+"""The app served in a subprocess, and the browser that drives it: for the app benchmarks
+(app_latency, app_load) and the browser test. One start and one launch, so that what the
+benchmarks time is the server and the browser the test checks.
 
     url, proc = start()            # `make app`'s launcher (pages/serve.py) on a free port
+    browser = launch(playwright.chromium)
     ...
     stop(proc)
 """
@@ -10,6 +11,7 @@ the server the test checks.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -19,7 +21,15 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"  # Debian's (make chromium), never a downloaded one
+# headless on a bare container, and quiet: nothing reaches the network by itself
+CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage")  # fmt: skip
+
+
+def launch(chromium, *extra_args: str):
+    """Debian's Chromium through Playwright's browser type (sync or async: under async, await it)."""
+    return chromium.launch(executable_path=CHROMIUM, headless=True, args=[*CHROMIUM_ARGS, *extra_args])
 
 
 def free_port() -> int:

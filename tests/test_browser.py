@@ -15,10 +15,9 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from benchmarks.app_server import start, stop
+from benchmarks.app_server import CHROMIUM, launch, start, stop
 from mi_viz.core.paths import open_text
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 ART = ROOT / "test-artifacts"
 pytestmark = [
     pytest.mark.browser,  # a real Chromium: make test-fast leaves this file out
@@ -61,20 +60,7 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--disable-dev-shm-usage",
-            ],
-        )
+        b = launch(p.chromium)
         yield b
         b.close()
 
