@@ -145,7 +145,7 @@ def main(argv=None):
         stop(proc)
     steps = sorted(s for r in out.values() for s in r["steps"])
     # the home page's "Models built ...: Sudoku MDM x1, Sudoku MDM MI head x1 (loaded once ...)"
-    built = {name.strip(): int(n) for name, n in re.findall(r"([^,:]+?) x(\d+)", loads.split("(")[0])}
+    built = {name.strip(): int(n) for name, n in re.findall(r"([^,:]+?) x(\d+)", loads)}
     heads = [n for name, n in built.items() if name.endswith("MI head")]
     backbones = [n for name, n in built.items() if not name.endswith("MI head")]
     res = {

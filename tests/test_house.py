@@ -6,12 +6,16 @@ import subprocess
 from conftest import ROOT
 
 
+def _tracked(*paths: str) -> list[str]:
+    """The files git tracks (under paths, if given), as repository-relative names."""
+    out = subprocess.run(["git", "ls-files", "-z", *paths], cwd=ROOT, capture_output=True, text=True).stdout
+    return [name for name in out.split("\0") if name]
+
+
 def test_results_and_checkpoints_record_no_machine_paths():
     """A committed result or checkpoint names files relative to the repository (core.paths.portable),
     never by an absolute path of the machine that wrote it."""
-    tracked = subprocess.run(
-        ["git", "ls-files", "results", "checkpoints"], cwd=ROOT, capture_output=True, text=True
-    ).stdout.split()
+    tracked = _tracked("results", "checkpoints")
     absolute = re.compile(r'"(/(?:work|home|root|tmp|Users|mnt|opt|var)/[^"]*)"')
     found = []
     for name in tracked:
@@ -47,7 +51,6 @@ def test_portable_paths_through_a_symlinked_shared_folder(tmp_path):
 def test_the_tracked_tree_stays_under_35_mb():
     """Issue 46: a GPU lease carries the tree and its data in 64 MiB, and a clone stays quick: the
     files git tracks, as they stand in the checkout, total at most 35 MB (decimal)."""
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True).stdout
-    paths = [ROOT / name for name in tracked.split("\0") if name]
+    paths = [ROOT / name for name in _tracked()]
     total = sum(p.stat().st_size for p in paths if p.is_file())
     assert total <= 35_000_000, f"the tracked tree is {total / 1e6:.2f} MB (line: 35 MB)"
