@@ -25,25 +25,29 @@ from ..protein.alphabet import MASK, PAD, SequenceError, clean, decode, encode
 from ..protein.masked_lm import ANTIBERTY, is_masked_lm, lm_weights, load_masked_lm
 from .chains import read_chains, read_user_chains
 from .judge import AntibodyJudge
-from .numbering import REGIONS, Numbered, NumberingError, number
+from .numbering import REGIONS, Numbered, NumberingError, v_domain
 
 REPO = Path(__file__).resolve().parents[3]
 DATA = REPO / "data" / "antibody"
 CHECKPOINTS = REPO / "checkpoints"
 CDRS = ("cdr1", "cdr2", "cdr3")
-MASKS = ("cdr3", "cdrs", *REGIONS)  # what --mask and the app offer by name (and "S-E", "cdr1+cdr2", ...)
+# what --mask and the app offer by name, each once (and "S-E", "cdr1+cdr2", ...)
+MASKS = ("cdr3", "cdrs", *(r for r in REGIONS if r != "cdr3"))
 
 
 @dataclass(frozen=True)
 class Infill:
-    """One input: a natural chain, its regions, and the residues to infill (0-based, end exclusive)."""
+    """One input: a natural chain's V domain, its regions, and the residues to infill (0-based, end
+    exclusive, in the V domain); `note` says what the numbering trimmed or could only guess."""
 
     id: str
-    sequence: str
+    sequence: str  # the V domain (a constant region or leader given with it trimmed: `note`)
     locus: str  # igh, igk, igl
     mask: str  # what was asked ("cdr3", "cdrs", "12-20", "cdr1+cdr2")
     spans: tuple[tuple[int, int], ...]
     regions: dict[str, tuple[int, int]] = field(default_factory=dict)
+    note: str = ""
+    numbered: Numbered | None = field(default=None, compare=False, repr=False)
 
     @property
     def masked(self) -> np.ndarray:
@@ -67,8 +71,12 @@ class Infill:
 
 
 def spans_of(mask: str, numbered: Numbered) -> tuple[tuple[int, int], ...]:
-    """'cdr3', 'cdrs', 'fwr1', 'cdr1+cdr3' or a 1-based inclusive span '95-108' -> 0-based spans."""
+    """'cdr3', 'cdrs', 'fwr1', 'cdr1+cdr3' or a 1-based inclusive span '95-108' -> 0-based spans in
+    the V domain. A span counts residues of the chain as given (before any trimming), as a user
+    reads their own sequence; one that leaves the V domain, or runs backwards, is named as such."""
     out = []
+    before = numbered.trimmed[0]
+    given = before + len(numbered.sequence) + numbered.trimmed[1]  # the chain's length as given
     for part in str(mask).lower().replace(" ", "").split("+"):
         if not part:
             continue
@@ -76,9 +84,16 @@ def spans_of(mask: str, numbered: Numbered) -> tuple[tuple[int, int], ...]:
             out += [numbered.span(r) for r in CDRS]
         elif re.fullmatch(r"\d+-\d+", part):
             a, b = (int(v) for v in part.split("-"))
-            if not 1 <= a <= b <= len(numbered.sequence):
-                raise NumberingError(f"span {part} is outside the chain's 1..{len(numbered.sequence)} residues")
-            out.append((a - 1, b))
+            if a > b:
+                raise NumberingError(f"span {part} is reversed: write the first residue first ({b}-{a})")
+            if not 1 <= a <= b <= given:
+                raise NumberingError(f"span {part} is outside the chain's 1..{given} residues")
+            lo, hi = before + 1, before + len(numbered.sequence)
+            if a < lo or b > hi:
+                raise NumberingError(
+                    f"span {part} leaves the V domain (residues {lo}..{hi} of the chain as given; the rest was trimmed)"
+                )
+            out.append((a - 1 - before, b - before))
         elif part in REGIONS:
             out.append(numbered.span(part))
         else:
@@ -91,11 +106,12 @@ def spans_of(mask: str, numbered: Numbered) -> tuple[tuple[int, int], ...]:
 
 
 def infill(rid: str, sequence: str, mask: str = "cdr3") -> Infill:
-    """A chain with `mask` masked; the chain numbered by riot-na (NumberingError if it cannot be)."""
+    """A chain's V domain with `mask` masked: numbered by riot-na (NumberingError, with the reason,
+    if it cannot be), a constant region or leader trimmed and said in `note`."""
     seq = clean(sequence)
     encode(seq)  # letters checked first: SequenceError names them
-    n = number(seq, rid)
-    return Infill(rid, seq, n.locus, mask, spans_of(mask, n), dict(n.regions))
+    n = v_domain(seq, rid)
+    return Infill(rid, n.sequence, n.locus, mask, spans_of(mask, n), dict(n.regions), n.note, n)
 
 
 MI_DEFAULT = {"gamma": 12.0, "lam": 10.0, "scan": "stop"}
@@ -185,8 +201,19 @@ class AntibodyDomain:
         return {"recovery": round(float(np.mean([r["recovery"] for r in rows])), 4)}
 
 
-def chains_of(path, mask: str = "cdr3", limit: int | None = None) -> list[Infill]:
-    """The shipped chains (data/antibody/*.tsv) or a user's FASTA, each numbered and masked."""
+@dataclass
+class ChainSet:
+    """The chains of a file that could be infilled, and those skipped with the reason (a bench over
+    a user's FASTA goes on past a chain the numbering refuses, and says so)."""
+
+    items: list[Infill]
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (id, why)
+
+
+def read_infills(path, mask: str = "cdr3", limit: int | None = None, skip: bool = True) -> ChainSet:
+    """The shipped chains (data/antibody/**.tsv[.gz]) or a user's FASTA, each numbered, trimmed to
+    its V domain and masked. skip: a chain that cannot be numbered (or lacks the region) is set
+    aside with its reason instead of stopping the read; a file with no chain left is an error."""
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(f"chain file not found: {p}")
@@ -195,11 +222,28 @@ def chains_of(path, mask: str = "cdr3", limit: int | None = None) -> list[Infill
     else:
         recs = read_user_chains(p.read_text())
     recs = recs[:limit] if limit else recs
-    return [infill(rid, s, mask) for rid, s in recs]
+    out = ChainSet([])
+    for rid, s in recs:
+        try:
+            out.items.append(infill(rid, s, mask))
+        except NumberingError as e:
+            if not skip:
+                raise
+            out.skipped.append((rid, str(e).removeprefix(f"{rid}: ")))
+    if not out.items:
+        why = "; ".join(f"{rid}: {w}" for rid, w in out.skipped[:3])
+        raise NumberingError(f"no chain of {p.name} can be infilled ({len(out.skipped)} skipped: {why})")
+    return out
+
+
+def chains_of(path, mask: str = "cdr3", limit: int | None = None) -> list[Infill]:
+    """Every chain of a file, infilled (NumberingError at the first the numbering refuses)."""
+    return read_infills(path, mask, limit, skip=False).items
 
 
 DOMAIN = AntibodyDomain()
 __all__ = [
+    "ChainSet",
     "DATA",
     "DOMAIN",
     "Infill",
@@ -209,4 +253,5 @@ __all__ = [
     "chains_of",
     "infill",
     "is_masked_lm",
+    "read_infills",
 ]

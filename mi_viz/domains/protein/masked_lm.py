@@ -36,6 +36,7 @@ from ...core.checkpoints import CheckpointError
 from ...core.errors import UserError
 from ...core.protocol import ModelOutput
 from .alphabet import AMINO_ACIDS, MASK, PAD, VALUE_TOKENS
+from .sapiens import SAPIENS, build_sapiens, sapiens_weights
 
 ANTIBERTY = "antiberty"
 GET_ANTIBERTY = (
@@ -115,7 +116,10 @@ class MaskedLMBackbone(nn.Module):
         self.name = name
         cfg = lm.config
         self.d_model, self.n_layers = int(cfg.hidden_size), int(cfg.num_hidden_layers)
-        self.max_length = int(getattr(cfg, "max_position_embeddings", 1026)) - 2
+        # residues a row may hold: the positions less the two special tokens (and RoBERTa's positions
+        # start after its padding index: pad + 1 more are never a token's)
+        offset = int(cfg.pad_token_id) + 1 if getattr(cfg, "model_type", "") == "roberta" else 0
+        self.max_length = int(getattr(cfg, "max_position_embeddings", 1026)) - 2 - offset
         vocab = tokenizer.get_vocab()
         missing = [a for a in AMINO_ACIDS if a not in vocab]
         if missing:
@@ -262,7 +266,11 @@ def _tied_names(lm: nn.Module) -> set[str]:
 
 
 def load_masked_lm(spec: str | os.PathLike, device: str = "cpu") -> MaskedLMBackbone:
-    """'antiberty' (the installed wheel) or a masked LM directory on disk."""
+    """'antiberty' (the installed wheel), 'sapiens-vh' / 'sapiens-vl' (Sapiens' wheel), or a masked LM
+    directory on disk."""
+    if str(spec) in SAPIENS:
+        lm, vocab = build_sapiens(str(spec))
+        return MaskedLMBackbone(lm, vocab, str(spec)).to(device).eval()
     files = antiberty_files() if str(spec) == ANTIBERTY else directory_files(spec)
     lm, tok = build_lm(files)
     return MaskedLMBackbone(lm, tok, files.name).to(device).eval()
@@ -273,10 +281,14 @@ def load_antiberty(device: str = "cpu") -> MaskedLMBackbone:
 
 
 def lm_weights(spec: str | os.PathLike) -> Path:
-    """The weights file of 'antiberty' or a directory (what sweeps fingerprint)."""
+    """The weights file of 'antiberty', a Sapiens model or a directory (what sweeps fingerprint)."""
+    if str(spec) in SAPIENS:
+        return sapiens_weights(str(spec))
     return (antiberty_files() if str(spec) == ANTIBERTY else directory_files(spec)).weights
 
 
 def is_masked_lm(spec) -> bool:
-    """'antiberty' or a folder with a config.json: a spec load_masked_lm reads."""
-    return spec is not None and (str(spec) == ANTIBERTY or (Path(str(spec)) / "config.json").exists())
+    """'antiberty', a Sapiens model or a folder with a config.json: a spec load_masked_lm reads."""
+    if spec is None:
+        return False
+    return str(spec) in (ANTIBERTY, *SAPIENS) or (Path(str(spec)) / "config.json").exists()
