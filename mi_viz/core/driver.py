@@ -53,10 +53,11 @@ def bench(task: Task, cfg: SamplerConfig, a, dev: str) -> dict:
     if task.ids is not None:
         for rid, r in zip(task.ids, res.rows):
             r["id"] = rid
+    scored = task.score(res) if task.score else {}  # first: a judge may add its per-item figures to the rows
     write_rows(res.rows, a.out)
     if task.companions is not None:
         task.companions(res.rows, Path(a.out))
-    summary = {**res.summary, **task.columns, **(task.score(res) if task.score else {}), **task.tail}
+    summary = {**res.summary, **task.columns, **scored, **task.tail}
     say(summary)
     return summary
 

@@ -191,11 +191,12 @@ def run_sweep(
 
     for j, r in run_grid(domain, [cfgs[i] for i in todo], items, checkpoint, head, device, batch_size, jobs):
         i = todo[j]
+        judged = extra(r) if extra else {}  # first: a judge may add its per-item figures to the rows
         if save_rows:
             write_rows(saved_rows(r.rows, domain.unsaved_columns), rows_path(out, cfgs[i].label()))
         summaries[i] = {
             **r.summary,
-            **(extra(r) if extra else {}),
+            **judged,
             **{k: idents[i][k] for k in (*inputs, *FINGERPRINTS)},
             "jobs": jobs,
         }

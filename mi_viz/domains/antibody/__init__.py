@@ -174,9 +174,11 @@ class AntibodyDomain:
         for it, s in zip(items, self.decode(final)):
             m = it.masked
             js = it.junction
+            n = it.numbered
             rows.append(
                 {
                     "chain": it.locus,
+                    "species": "" if n is None else n.species + ("?" if n.species_uncertain else ""),
                     "mask": it.mask,
                     "masked": int(m.sum()),
                     "sequence": s,
@@ -188,11 +190,12 @@ class AntibodyDomain:
             )
         return rows
 
-    def judge(self, model, reference=None, items: list | None = None, k: int = 15, unirep: bool = True, jsd=True):
-        """The infilled set's judges (judge.AntibodyJudge): pseudo-log-likelihood, OLGA's Pgen, the
-        k-means JSD against the reference chains (unless jsd=False), recovery; items: the inputs, in
-        the rows' order."""
-        return AntibodyJudge(model, items or [], reference or DATA / "reference_test.tsv.gz", k, unirep, jsd)
+    def judge(self, model, reference=None, items: list | None = None, k: int = 15, unirep: bool = True, jsd=True,
+              backbone: str | None = None, others: bool = True):  # fmt: skip
+        """The infilled set's judges (judge.AntibodyJudge): the backbone's pseudo-log-likelihood and the
+        other pretrained LMs' (others=True), OLGA's Pgen, recovery, and the k-means JSD against
+        `reference` when one is given (and jsd); items: the inputs, in the rows' order."""
+        return AntibodyJudge(model, items or [], reference, k, unirep, jsd, backbone, others)
 
     def summarize(self, rows: list[dict]) -> dict:
         """Set-level columns of a decoded set that need no model (the judges' are in judge.py)."""

@@ -27,7 +27,7 @@ from ...core.mi_report import midway_state
 from ...core.models import load_models
 from ...core.paths import portable
 from ..protein.alphabet import PAD
-from . import DATA, DOMAIN, chains_of
+from . import DATA, DOMAIN, read_infills
 
 
 def add_arguments(command: str, p):
@@ -39,9 +39,15 @@ def add_arguments(command: str, p):
     if command == "mi-report":
         p.add_argument("--pairs", default=None, help="optional .npz with every masked pair (for plots)")
         return
-    p.add_argument("--reference", default=str(DATA / "reference_test.tsv.gz"), help="the judges' reference chains")
+    p.add_argument(
+        "--reference",
+        default=None,
+        help="chains of the same type for the k-means JSD (e.g. data/antibody/reference_test.tsv.gz, OLGA's); "
+        "default none: no JSD",
+    )
     p.add_argument("--clusters", type=int, default=15, help="k of the k-means JSD (paper: 15)")
     p.add_argument("--no-judge", action="store_true", help="skip UniRep, the independent judge, even if installed")
+    p.add_argument("--no-other-lms", action="store_true", help="judge by the backbone's PLL only (not AntiBERTy / Sapiens)")
 
 
 def infill_states(model, items, n: int, seed: int, dev: str) -> torch.Tensor:
@@ -57,8 +63,21 @@ def infill_states(model, items, n: int, seed: int, dev: str) -> torch.Tensor:
     return right_padded(out, max_length, PAD)
 
 
+def read(a) -> list:
+    """The chains to infill; those the numbering refuses named on stderr and counted (a.skipped),
+    a constant region's trimming said once."""
+    got = read_infills(a.fasta, a.mask, a.limit)
+    for rid, why in got.skipped:
+        driver.warn(f"skipped {rid}: {why}")
+    trimmed = sum(1 for it in got.items if it.numbered is not None and it.numbered.trimmed != (0, 0))
+    if trimmed:
+        driver.warn(f"{trimmed} of {len(got.items)} chains trimmed to their V domain (IMGT 1-128; a constant region or leader cut)")
+    a.skipped, a.trimmed = len(got.skipped), trimmed
+    return got.items
+
+
 def run(command: str, a, cfg_or_grid, dev: str):
-    items = chains_of(a.fasta, a.mask, a.limit)
+    items = read(a)
     if command == "mi-report":
         model, head = load_models(DOMAIN, a.backbone, a.head, dev, need_head=True)
         states = infill_states(model, items, a.states, a.seed, dev).to(dev)
@@ -70,19 +89,22 @@ def run(command: str, a, cfg_or_grid, dev: str):
             a,
         )
     model = DOMAIN.load_model(a.backbone, dev)
-    scorer = DOMAIN.judge(model, a.reference, items=items, k=a.clusters, unirep=not a.no_judge)
+    backbone = a.backbone or "antiberty"
+    scorer = DOMAIN.judge(model, a.reference, items=items, k=a.clusters, unirep=not a.no_judge,
+                          backbone=backbone, others=not a.no_other_lms)  # fmt: skip
     what = f"{Path(a.fasta).name}:{a.mask}" + (f":first{a.limit}" if a.limit else "")
+    reference = Path(a.reference).name if a.reference else "none"
     task = driver.Task(
         DOMAIN,
         items,
-        {"inputs": what, "reference": Path(a.reference).name},
+        {"inputs": what, "reference": reference},
         a.backbone,
         weights=DOMAIN.weights(a.backbone),
         head=a.head,
         model=model,
         score=lambda r: scorer(r.rows),
-        columns={"inputs": what, "backbone": a.backbone or "antiberty"},
-        tail={"reference": Path(a.reference).name},
+        columns={"inputs": what, "backbone": backbone, "skipped": a.skipped, "trimmed": a.trimmed},
+        tail={"reference": reference},
         ids=[it.id for it in items],
         title=f"Antibodies ({a.mask} infill): pseudo-log-likelihood vs passes",
         plot={"metric": "pll", "scale": 1.0, "ylabel": "infill pseudo-log-likelihood (nats / residue)"},
