@@ -4,7 +4,7 @@
 
 Parallel infill draws coupled positions independently, which is what pair statistics see (the
 families' judge, family/pairstats.py). Each infilled CDR3 (IMGT 105-117, the rows kept by
-`sweep --save-rows`: results/antibody/cdr3/rows/*.csv.gz, sequential's beside them) is placed
+`sweep --save-rows`: results/antibody/olga/cdr3/rows/*.csv.gz, sequential's beside them) is placed
 on CDR3 columns anchored at both ends, as IMGT numbers a CDR3: its first ceil(n/2) residues
 from 105 on, the rest ending at 117, the columns between them gaps (a length the other sets
 have not met adds its columns). Against the heavy chains of the OLGA reference
@@ -12,7 +12,7 @@ have not met adds its columns). Against the heavy chains of the OLGA reference
 the connected correlations C_ij(a, b) and of the single-position frequencies. The ceiling at
 the same sample size: the 64 test chains' own CDR3s (OLGA's, like the reference, never
 AntiBERTy's) on the same terms. Intervals: a bootstrap over each set's CDR3s (+-1.645 sd).
-Writes results/antibody/cdr3_pairs.json.
+Writes results/antibody/olga/cdr3_pairs.json.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from mi_viz.domains.family.alignment import parse_row
 from mi_viz.domains.family.pairstats import connected, flat_pearson
 
 ROOT = Path(__file__).resolve().parents[1]
-ROWS = ROOT / "results" / "antibody" / "cdr3" / "rows"
+ROWS = ROOT / "results" / "antibody" / "olga" / "cdr3" / "rows"
 
 
 def anchored(cdr3s: list[str]) -> list[str]:
@@ -92,7 +92,7 @@ def main(argv=None):
         "sets": judged(sets, reference, a.bootstrap),
     }
     summary = {k: v["pair_corr_pearson"] for k, v in res["sets"].items()}
-    save(res, ROOT / "results" / "antibody" / "cdr3_pairs.json", summary)
+    save(res, ROOT / "results" / "antibody" / "olga" / "cdr3_pairs.json", summary)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """The antibody fronts' leads with a paired bootstrap over chains (issue 47: fronts.json treats the
 two curves as independent, which is conservative: every setting infills the same 64 chains).
 
-    python -m benchmarks.antibody_paired [--rows results/antibody/cdr3/rows] [--out results/antibody/fronts_paired.json]
+    python -m benchmarks.antibody_paired [--rows results/antibody/olga/cdr3/rows] [--out results/antibody/olga/fronts_paired.json]
 
-For each lead of results/antibody/fronts.json (the best MI rule against the best rival at a pass
+For each lead of results/antibody/olga/fronts.json (the best MI rule against the best rival at a pass
 count), each curve's value there is the linear interpolation between its two settings around that
 pass count (as fronts.json reads it): per chain, the same weights on that chain's pseudo-log-
 likelihood under the two settings. The chains' PLLs are recomputed from the infilled sequences a
@@ -58,12 +58,12 @@ def main(argv=None):
     ap.add_argument("--mask", default="cdr3")
     ap.add_argument("--rows", default=None, help="a sweep's --save-rows folder (default: results/antibody/MASK/rows)")
     ap.add_argument("--resamples", type=int, default=10_000)
-    ap.add_argument("--out", default=str(R / "antibody" / "fronts_paired.json"))
+    ap.add_argument("--out", default=str(R / "antibody" / "olga" / "fronts_paired.json"))
     a = ap.parse_args(argv)
     torch.set_num_threads(2)
-    rows_dir = a.rows or R / "antibody" / a.mask
-    committed = rows_of(R / "antibody" / a.mask / "sweep.csv")
-    fronts = json.loads((R / "antibody" / "fronts.json").read_text())["masks"][a.mask]
+    rows_dir = a.rows or R / "antibody" / "olga" / a.mask
+    committed = rows_of(R / "antibody" / "olga" / a.mask / "sweep.csv")
+    fronts = json.loads((R / "antibody" / "olga" / "fronts.json").read_text())["masks"][a.mask]
     items = chains_of(DATA / "test.tsv", a.mask, int(committed[0]["n"]))
     masks = [it.masked for it in items]
     model = ANTIBODY.load_model()

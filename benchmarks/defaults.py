@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.report import best_row, params_of, save, setting
+from mi_viz.core.samplers import PARAMS, columns
 from mi_viz.domains.family import SHIPPED
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,11 +131,28 @@ def choose(domain: str, rows: list[dict], out: str) -> dict:
     else:
         res["chosen"] = pick(cap)
     if c.budgets:
+        res["share"] = c.share
         res["at_budget"] = {
             f"{share:g}": {"max_passes": round(float(seq["avg_passes"]) / share, c.digits), "chosen": pick(
                 float(seq["avg_passes"]) / share)} for share in c.budgets
         }  # fmt: skip
     return res
+
+
+def test_grid(choice: dict, samplers: tuple[str, ...] | None = None) -> str:
+    """The grid a test sweep runs from a choice file: sequential, then each chosen setting at the
+    headline budget and at every further one (each setting once), in the sweep's grid syntax."""
+    picks = [choice["chosen"], *(b["chosen"] for b in choice.get("at_budget", {}).values())]
+    parts = ["sequential"]
+    for chosen in picks:
+        for sampler, row in chosen.items():
+            if row is None or (samplers and sampler not in samplers):
+                continue
+            params = params_of({p: row.get(p, "") for p in columns()} | {"sampler": sampler})
+            part = ":".join([sampler, *(f"{k}={PARAMS[k].text(v)}" for k, v in params.items())])
+            if part not in parts:
+                parts.append(part)
+    return "; ".join(parts)
 
 
 def choose_family(families: list[str]) -> dict:
@@ -174,7 +192,14 @@ def main(argv=None):
     ap.add_argument("--sweep", default=None, help="the validation sweep (default: results/DOMAIN/val_sweep/sweep.csv)")
     ap.add_argument("--families", nargs="+", default=list(SHIPPED), help="family: default every shipped family")
     ap.add_argument("--out", default=None, help="default: results/DOMAIN/val_sweep/choice.json (family/choice.json)")
+    ap.add_argument("--grid", action="store_true", help="print the test grid of the committed choice file, nothing else")
+    ap.add_argument("--samplers", default="", help="with --grid: only these samplers (comma-separated), sequential always")
     a = ap.parse_args(argv)
+    if a.grid:
+        where = ROOT / "results" / ("antibody/olga" if a.domain == "antibody-olga" else a.domain) / "val_sweep"
+        only = tuple(filter(None, a.samplers.split(","))) or None
+        print(test_grid(json.loads(Path(a.out or where / "choice.json").read_text()), only))
+        return
     if a.domain == "family":
         save(choose_family(a.families), a.out or ROOT / "results" / "family" / "choice.json")
         return

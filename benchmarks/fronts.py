@@ -5,7 +5,7 @@ interval. The tables (benchmarks/tables/) only format what this writes.
 
     python -m benchmarks.fronts sudoku [--sweep-dir results/sudoku/test_hard] [--at 9,10,...] [--out FILE]
     python -m benchmarks.fronts family   [--out results/family/fronts.json]
-    python -m benchmarks.fronts antibody [--out results/antibody/fronts.json]
+    python -m benchmarks.fronts antibody-olga [--out results/antibody/olga/fronts.json]
 
 - sudoku: the solve rate; the interval a paired bootstrap over the puzzles (the per-puzzle rows
   the sweep saved with --save-rows, resampled with replacement, the same draw for every setting;
@@ -17,7 +17,7 @@ interval. The tables (benchmarks/tables/) only format what this writes.
 - family: the pair-correlation Pearson against held-out members, per protein family and sweep;
   each MI rule's lead over the best of its rivals, the interval from the two rows' bootstrap sds
   (interpolated like the values; treated as independent, conservative: they share seeds).
-- antibody: the infill's pseudo-log-likelihood under AntiBERTy on every test sweep (cdr3, cdrs) at
+- antibody-olga: the germline chains' infill pseudo-log-likelihood under AntiBERTy on every test sweep (cdr3, cdrs) at
   a quarter, a third and half of sequential's passes and at the validated `mi` default's own row
   (where the all-CDR curves, which end well short of a quarter of sequential's passes, can be
   compared at all); the best MI rule's lead over the best rival, the interval from the two rows'
@@ -31,17 +31,19 @@ from __future__ import annotations
 import argparse
 import csv
 import gzip
+import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from benchmarks.report import save
+from benchmarks.tables.antibody import antibody_defaults
 from benchmarks.tables.common import ROOT, R, interpolate, label, rows_of
+from mi_viz.core.paths import portable
 from mi_viz.core.plots import sweep_family
-from mi_viz.core.samplers import config_for, row_label
+from mi_viz.core.samplers import PARAMS, config_for, row_label
 from mi_viz.core.sweep import rows_path
-from mi_viz.domains.antibody import DOMAIN as ANTIBODY
 from mi_viz.domains.family import SHIPPED
 
 # family: (label, MI rule, the samplers it must beat): the entropy budgets and top-k (mi-cap also its
@@ -198,17 +200,18 @@ def antibody_fronts(rows: list[dict], at: list[float]) -> dict:
     return out
 
 
-def antibody(a) -> None:
+def antibody_olga(a) -> None:
+    """The germline (OLGA) chains' fronts (results/antibody/olga/)."""
     res: dict = {"masks": {}}
     for mask in ANTIBODY_MASKS:
-        path = R / "antibody" / mask / "sweep.csv"
+        path = R / "antibody" / "olga" / mask / "sweep.csv"
         if not path.exists():
             continue
         rows = rows_of(path)
         seq = next(r for r in rows if r["sampler"] == "sequential")
         n = float(seq["avg_passes"])
         at = [round(n / k, 2) for k in (4, 3, 2)]  # a quarter, a third and half of sequential's passes
-        default = config_for("mi", ANTIBODY.sampler_defaults).label()
+        default = config_for("mi", antibody_defaults("olga")).label()
         own = [round(float(r["avg_passes"]), 2) for r in rows if label(r) == default]  # the default's own row
         res["masks"][mask] = {
             "sequential": {k: float(seq[k]) for k in ("avg_passes", "pll", "pll_se", "pll_natural") if seq.get(k)},
@@ -216,6 +219,106 @@ def antibody(a) -> None:
             "mi_default": {"label": default, "avg_passes": own[0] if own else None},
         }
     save(res, a.out, {"masks": list(res["masks"])})
+
+
+# --- antibody: natural chains, the validated settings, chains paired ------------------------------
+NATURAL_RIVALS = ("dilated", "margin", "klass", "threshold", "dawn", "eb", "topk")  # issue 56: every non-oracle rule outside the MI family
+
+
+def saved_chains(sweep_dir: Path, row: dict) -> list[dict]:
+    """A setting's per-chain rows (a sweep's --save-rows), in the chains' order."""
+    with gzip.open(rows_path(sweep_dir, label(row)), "rt") as f:
+        return sorted(csv.DictReader(f), key=lambda r: int(r["i"]))
+
+
+def per_chain(chains: list[dict], metric: str) -> np.ndarray:
+    """(N,) one figure per chain (nan where the judge had none: a Pgen of a non-human chain, -inf as nan)."""
+    return np.array([float(r[metric]) if r.get(metric) not in ("", None, "-inf") else np.nan for r in chains])
+
+
+def paired(d: np.ndarray, draws: np.ndarray, levels: tuple[float, ...]) -> dict:
+    """A per-chain difference's mean and its bootstrap intervals (chains resampled, the same draws for
+    every comparison): {diff, ci90: [lo, hi], ci_fw: [lo, hi] (the family-wise level)}."""
+    ok = ~np.isnan(d)
+    boot = np.nanmean(np.where(ok[draws], d[draws], np.nan), axis=1)
+    out = {"diff": round(float(np.nanmean(d)), 4), "n": int(ok.sum())}
+    for name, level in zip(("ci90", "ci_fw"), levels):
+        lo, hi = np.nanquantile(boot, [(1 - level) / 2, 1 - (1 - level) / 2])
+        out[name] = [round(float(lo), 4), round(float(hi), 4)]
+    return out
+
+
+def antibody(a) -> None:
+    """The validated MI rule against sequential (non-inferiority) and against every rival at matched
+    passes, chains paired, at each budget of the validation choice; every judge by species."""
+    d = Path(a.sweep_dir).resolve()
+    choice = json.loads(Path(a.choice).read_text())
+    rows = rows_of(d / "sweep.csv")
+    by_label = {label(r): r for r in rows}
+    chains = {lab: saved_chains(d, r) for lab, r in by_label.items()}
+    n = len(next(iter(chains.values())))
+    seq = next(lab for lab, r in by_label.items() if r["sampler"] == "sequential")
+    budgets = {f"{choice['share']:g}": choice["chosen"], **{k: v["chosen"] for k, v in choice["at_budget"].items()}}
+    metrics = [m for m in a.metrics.split(",") if m in rows[0]]
+    rivals = [r for r in NATURAL_RIVALS if any(row["sampler"] == r for row in rows)]
+    n_cmp = len(budgets) * len(rivals)
+    fw = 1 - 0.10 / max(1, n_cmp)  # Bonferroni: the family of MI-vs-rival comparisons at 90 %
+    draws = np.random.default_rng(0).integers(0, n, (a.boot, n))
+    out: dict = {"sweep_dir": portable(d), "chains": n, "boot": a.boot, "metrics": metrics,
+                 "comparisons_vs_rivals": n_cmp, "family_wise_level": round(fw, 5), "budgets": {}}  # fmt: skip
+
+    def value(lab: str, m: str) -> np.ndarray:
+        return per_chain(chains[lab], m)
+
+    def passes(lab: str) -> float:
+        return float(by_label[lab]["avg_passes"])
+
+    def front_at(sampler: str, x: float, m: str):
+        """A rule's per-chain figures at x passes, linear between its two test settings around x (as
+        fronts read means); None outside its settings' passes."""
+        pts = sorted((passes(lab), lab) for lab, r in by_label.items() if r["sampler"] == sampler)
+        for (x0, l0), (x1, l1) in zip(pts, pts[1:]):
+            if x0 <= x <= x1:
+                w = 0.0 if x1 == x0 else (x - x0) / (x1 - x0)
+                return (1 - w) * value(l0, m) + w * value(l1, m), [l0, l1]
+        exact = [lab for p, lab in pts if abs(p - x) < 1e-9]
+        return (value(exact[0], m), exact) if exact else None
+
+    for share, chosen in budgets.items():
+        if not chosen.get("mi"):
+            continue
+        mi = config_for("mi", {"mi": {k: v for k, v in chosen["mi"].items() if k in PARAMS}}).label()
+        if mi not in by_label:
+            raise SystemExit(f"the validated setting {mi} has no row in {d}/sweep.csv: run its test sweep")
+        x = passes(mi)
+        cell: dict = {"mi": mi, "mi_passes": x, "sequential_passes": passes(seq),
+                      "vs_sequential": {m: paired(value(mi, m) - value(seq, m), draws, (0.90, 0.90)) for m in metrics},
+                      "rivals": {}}  # fmt: skip
+        for rv in rivals:
+            own = chosen.get(rv)
+            at = front_at(rv, x, metrics[0])
+            if at is None:
+                pts = sorted(round(passes(lab), 2) for lab, r in by_label.items() if r["sampler"] == rv)
+                cell["rivals"][rv] = {"outside": pts}
+                continue
+            labels = at[1]
+            cell["rivals"][rv] = {"settings": labels, "validated": None if own is None else config_for(
+                rv, {rv: {k: v for k, v in own.items() if k in PARAMS}}).label(), **{
+                m: paired(value(mi, m) - front_at(rv, x, m)[0], draws, (0.90, fw)) for m in metrics}}  # type: ignore[index]  # fmt: skip
+        out["budgets"][share] = cell
+    species: dict = {}
+    for lab in [seq, *dict.fromkeys(c["mi"] for c in out["budgets"].values())]:
+        for sp in sorted({r["species"] for r in chains[lab]}):
+            sel = [r for r in chains[lab] if r["species"] == sp]
+            cell = species.setdefault(sp, {"chains": len(sel), "natural": {}, "settings": {}})
+            cell["natural"] = {m: _nanmean(per_chain(sel, f"{m}_natural")) for m in (*metrics, "log10_pgen")}
+            cell["settings"][lab] = {m: _nanmean(per_chain(sel, m)) for m in (*metrics, "recovery", "log10_pgen")}
+    out["species"] = species
+    save(out, a.out, {"budgets": list(out["budgets"]), "chains": n})
+
+
+def _nanmean(v: np.ndarray) -> float | None:
+    return None if np.isnan(v).all() else round(float(np.nanmean(v)), 4)
 
 
 def main(argv=None):
@@ -230,11 +333,19 @@ def main(argv=None):
     sub.add_parser("family", help="pair statistics per protein family").add_argument(
         "--out", default=str(R / "family" / "fronts.json")
     )
-    sub.add_parser("antibody", help="infill pseudo-log-likelihood per region").add_argument(
-        "--out", default=str(R / "antibody" / "fronts.json")
+    s = sub.add_parser("antibody", help="natural chains: the validated settings, chains paired, by species")
+    s.add_argument("--sweep-dir", default=str(R / "antibody" / "sabdab_test"))
+    s.add_argument("--choice", default=str(R / "antibody" / "val_sweep" / "choice.json"))
+    s.add_argument("--metrics", default="pll,pll_sapiens,pll_antiberty", help="per-chain judges compared (those present)")
+    s.add_argument("--boot", type=int, default=10_000)
+    s.add_argument("--out", default=None, help="default: SWEEP_DIR/fronts.json")
+    sub.add_parser("antibody-olga", help="germline chains: infill pseudo-log-likelihood per region").add_argument(
+        "--out", default=str(R / "antibody" / "olga" / "fronts.json")
     )
     a = ap.parse_args(argv)
-    {"sudoku": sudoku, "family": family, "antibody": antibody}[a.domain](a)
+    if a.domain == "antibody" and a.out is None:
+        a.out = str(Path(a.sweep_dir) / "fronts.json")
+    {"sudoku": sudoku, "family": family, "antibody": antibody, "antibody-olga": antibody_olga}[a.domain](a)
 
 
 if __name__ == "__main__":

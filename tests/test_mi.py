@@ -57,6 +57,36 @@ def test_matches_enumerated_joint(oracle, marginal):
     assert (res.mi[unmasked[:, :, None].expand(-1, -1, 16)] == 0).all()
 
 
+def _tv_from_joint(J):
+    """Expected TV influence of the row variable on the column one, written out: sum_v P(v) TV(P(. | v), P(.))."""
+    pi, pj = J.sum(1), J.sum(0)
+    cond = J / pi.clamp_min(1e-300)[:, None]
+    return float((pi * 0.5 * (cond - pj[None]).abs().sum(1))[pi > 0].sum())
+
+
+def test_tv_influence_matches_the_enumerated_joint(oracle):
+    """DEMASK's D from the same passes as the MI map: against the 4x4 oracle's exact pair joints, both
+    directions (row = the position conditioned on), the symmetrised map their mean, in [0, 1], zero
+    where the MI is."""
+    ctx = _contexts(oracle, seed=3)
+    res = ground_truth_mi(oracle, ctx, eps=0.0, chunk=29)
+    checked = 0
+    for b in range(len(ctx)):
+        masked = (ctx[b] == oracle.mask_id).nonzero().squeeze(1).tolist()
+        for i in masked:
+            for j in masked:
+                if i == j:
+                    continue
+                J = oracle.joint_pair(ctx[b], i, j)  # (V, V): rows x_i, columns x_j
+                assert abs(res.extra["tv_directed64"][b, i, j].item() - _tv_from_joint(J)) < 1e-9
+                assert abs(res.extra["tv_directed64"][b, j, i].item() - _tv_from_joint(J.T)) < 1e-9
+                checked += 1
+    assert checked > 300
+    assert torch.allclose(res.tv, 0.5 * (res.tv_directed + res.tv_directed.transpose(1, 2)))
+    assert res.tv.min() >= 0 and res.tv.max() <= 1 and res.tv.max() > 0.1
+    assert ((res.mi < 1e-9) == (res.tv < 1e-9)).all()  # independent exactly where the MI says so
+
+
 def test_positions_give_the_same_numbers_inside_the_scope(oracle):
     """positions: only the chosen cells are conditioned on, and every MI between two of
     them is the full map's number; pairs touching a cell outside are 0."""
@@ -189,6 +219,7 @@ def test_streamed_ground_truth_equals_the_dense_one(tiny_mdm):
             ref = dense if marginal == "joint" else ground_truth_mi(tiny_mdm, x, eps=1e-3, chunk=64, marginal=marginal)
             s = ground_truth_mi(tiny_mdm, x, eps=1e-3, chunk=chunk, marginal=marginal, max_dense_bytes=0)
             assert torch.allclose(s.extra["directed64"], ref.extra["directed64"], atol=1e-12, rtol=0), (chunk, marginal)
+            assert torch.allclose(s.extra["tv_directed64"], ref.extra["tv_directed64"], atol=1e-12, rtol=0)
             assert torch.equal(s.passes, ref.passes)
 
 

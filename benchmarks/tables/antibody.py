@@ -7,8 +7,8 @@ import json
 
 import pandas as pd
 
+from benchmarks.report import defaults_from_choice
 from mi_viz.core.samplers import config_for
-from mi_viz.domains.antibody import DOMAIN as ANTIBODY
 
 from .common import R, label, markdown, need, rows_of
 
@@ -19,16 +19,23 @@ def _f(v, digits: int) -> str:
     return "" if v in (None, "") else f"{float(v):.{digits}f}"
 
 
-def antibody_choice() -> dict[str, str]:
-    """sampler -> label of its validation-chosen default (the domain's sampler_defaults)."""
-    return {n: config_for(n, ANTIBODY.sampler_defaults).label() for n in ANTIBODY.sampler_defaults}
+def antibody_defaults(where: str = "olga") -> dict[str, dict]:
+    """The settings a validation sweep chose (results/antibody/[where/]val_sweep/choice.json)."""
+    path = R / "antibody" / where / "val_sweep" / "choice.json" if where else R / "antibody" / "val_sweep" / "choice.json"
+    return defaults_from_choice(json.loads(need(path, "make antibody-val-sweep").read_text())["chosen"])
+
+
+def antibody_choice(where: str = "olga") -> dict[str, str]:
+    """sampler -> label of its validation-chosen setting (results/antibody/[olga/]val_sweep/choice.json)."""
+    defaults = antibody_defaults(where)
+    return {n: config_for(n, defaults).label() for n in defaults}
 
 
 def antibody_table(mask: str = "cdr3") -> str:
     """Every setting of the test sweep: passes, the infill's PLL under AntiBERTy (+- its standard
     error over chains), OLGA's log10 Pgen of the heavy chains' CDR3 (and the share it cannot
     generate), the k-means JSD of AntiBERTy's and UniRep's embeddings, recovery."""
-    path = need(R / "antibody" / mask / "sweep.csv", "make antibody-results")
+    path = need(R / "antibody" / "olga" / mask / "sweep.csv", "make antibody-olga-results")
     rows, chosen = rows_of(path), antibody_choice()
     seq = next(r for r in rows if r["sampler"] == "sequential")
     natural = {"sampler": "*natural chains (the test set's own)*", "avg passes": "", "PLL (nats / residue)":
@@ -52,7 +59,7 @@ def antibody_table(mask: str = "cdr3") -> str:
 def antibody_fronts_table(masks: tuple[str, ...] = tuple(MASKS)) -> str:
     """At a quarter, a third and half of sequential's passes: each curve's PLL there (linear between
     its rows), and the best MI rule's lead over the best rival with its 90 % interval."""
-    path = need(R / "antibody" / "fronts.json", "python -m benchmarks.fronts antibody")
+    path = need(R / "antibody" / "olga" / "fronts.json", "python -m benchmarks.fronts antibody-olga")
     f = json.loads(path.read_text())
     out = []
     for mask, m in f["masks"].items():
@@ -81,7 +88,7 @@ def antibody_fronts_table(masks: tuple[str, ...] = tuple(MASKS)) -> str:
 def antibody_paired_table() -> str:
     """The fronts' leads again, their 90 % interval from a paired bootstrap over the 64 chains beside
     the independent one fronts.json gives (benchmarks/antibody_paired.py)."""
-    path = need(R / "antibody" / "fronts_paired.json", "python -m benchmarks.antibody_paired")
+    path = need(R / "antibody" / "olga" / "fronts_paired.json", "python -m benchmarks.antibody_paired")
     f = json.loads(path.read_text())
     rows = [
         {
@@ -98,7 +105,7 @@ def antibody_paired_table() -> str:
 
 def antibody_mi_table() -> str:
     """The antibody head against exact ground truth on held-out test states."""
-    path = need(R / "antibody" / "mi_report.json", "make antibody-results")
+    path = need(R / "antibody" / "olga" / "mi_report.json", "make antibody-olga-results")
     m = json.loads(path.read_text())
     rows = [
         ("held-out states (pairs)", f"{m['n_states']} ({m['n_pairs']:,}), {m['avg_masked']:.1f} masked on average", ""),
@@ -115,7 +122,7 @@ def antibody_mi_table() -> str:
 def antibody_cdr3_pairs_table() -> str:
     """The infilled CDR3s' pair statistics against the OLGA reference's heavy chains
     (benchmarks/antibody_cdr3_pairs.py), the test chains' own CDR3s as the ceiling at that n."""
-    path = need(R / "antibody" / "cdr3_pairs.json", "python -m benchmarks.antibody_cdr3_pairs")
+    path = need(R / "antibody" / "olga" / "cdr3_pairs.json", "python -m benchmarks.antibody_cdr3_pairs")
     sets = json.loads(path.read_text())["sets"]
     body = [
         {

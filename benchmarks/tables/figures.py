@@ -66,16 +66,16 @@ def mi_lead_over_rivals(family: str = "PF00072", at: str = "24") -> str:
 
 
 def antibody_cdr3(what: str) -> str:
-    """The antibody CDR3 sweep's figures (results/antibody/cdr3/sweep.csv): sequential's PLL, or the
+    """The antibody CDR3 sweep's figures (results/antibody/olga/cdr3/sweep.csv): sequential's PLL, or the
     k-means JSD of every row (one value when the judge cannot tell the rows apart)."""
-    rows = rows_of(R / "antibody" / "cdr3" / "sweep.csv")
+    rows = rows_of(R / "antibody" / "olga" / "cdr3" / "sweep.csv")
     if what == "sequential":
         return f"{float(next(r for r in rows if r['sampler'] == 'sequential')['pll']):.2f}"
     if what == "dawn_share":  # DAWN's passes as a share of sequential's
         seq, dawn = (next(r for r in rows if r["sampler"] == s) for s in ("sequential", "dawn"))
         return f"{100 * float(dawn['avg_passes']) / float(seq['avg_passes']):.0f} %"
     if what == "third":  # every curve's PLL at a third of sequential's passes (fronts.json)
-        fr = _json("results/antibody/fronts.json")["masks"]["cdr3"]
+        fr = _json("results/antibody/olga/fronts.json")["masks"]["cdr3"]
         third = min(fr["at"], key=lambda k: abs(float(k) - fr["sequential"]["avg_passes"] / 3))
         v = fr["at"][third]["curves"].values()
         return f"{max(v):.1f} to {min(v):.1f}"
@@ -96,8 +96,8 @@ def jacobian_rows(family: str = "PF00595", rows: int = 134) -> str:
 
 
 def antibody_paired(at: str = "5.38") -> str:
-    """A lead of results/antibody/fronts_paired.json with its paired 90 % interval."""
-    v = _json("results/antibody/fronts_paired.json")["at"][at]
+    """A lead of results/antibody/olga/fronts_paired.json with its paired 90 % interval."""
+    v = _json("results/antibody/olga/fronts_paired.json")["at"][at]
     return f"{v['diff']:+.3f}, {v['paired_lo']:+.3f} .. {v['paired_hi']:+.3f}"
 
 
@@ -126,7 +126,7 @@ def small_backbone(family: str = "PF00595") -> str:
 def antibody_cdr3_pairs() -> str:
     """The infilled CDR3s' pair-correlation Pearson range against the test chains' own
     (benchmarks/antibody_cdr3_pairs.py)."""
-    sets = _json("results/antibody/cdr3_pairs.json")["sets"]
+    sets = _json("results/antibody/olga/cdr3_pairs.json")["sets"]
     nat = next(v for k, v in sets.items() if k.startswith("natural"))
     gen = [v["pair_corr_pearson"] for k, v in sets.items() if not k.startswith("natural")]
     natural = f"{nat['pair_corr_pearson']:.3f} for the natural CDR3s, {nat['n']} each"

@@ -21,6 +21,16 @@ Conditioning on i or on j gives two estimates when the model is not a perfectly
 consistent joint: the map is their mean, and |I_{i->j} - I_{j->i}| is returned
 as a self-consistency diagnostic.
 
+The same conditioned passes give DEMASK's dependence (Ringel et al. 2026, arXiv 2604.02560),
+the expected total-variation influence of i on j, at no extra pass:
+
+    D_{i->j} = sum_v P(v) TV( P(x_j | C, x_i=v), M_j ),   TV(a, b) = 1/2 sum_w |a(w) - b(w)|
+
+with the same M_j (`marginal`), the same pruning and the same orientation as `directed`
+(row i is the position conditioned on; DEMASK writes it D_{ji}, "the influence of i on j").
+Its map is symmetrised as the MI map is (the mean of both directions), with its own asymmetry.
+0 <= D <= 1; D = 0 exactly when I = 0 (both vanish iff every conditional equals the marginal).
+
 Pruning: values with P(x_i = v | C) < eps are not expanded (no pass). The kept
 values' probabilities are renormalised to sum to 1 and the MI is that of the
 renormalised joint; the dropped mass per position is reported. eps = 0 is exact.
@@ -72,6 +82,9 @@ class GroundTruthMI:
     passes: torch.Tensor  # (B,) forward passes used per state, the base pass included
     seconds: float = 0.0
     extra: dict = field(default_factory=dict)
+    tv: torch.Tensor | None = None  # (B, L, L) symmetrised expected TV influence (DEMASK's D), in [0, 1]
+    tv_directed: torch.Tensor | None = None  # (B, L, L) D_{i->j}: row i conditioned on, as `directed`
+    tv_asymmetry: torch.Tensor | None = None  # (B, L, L) |D_{i->j} - D_{j->i}|
 
 
 DENSE_BYTES = 256 * 2**20  # above this, the ground truth streams its passes (see ground_truth_mi)
@@ -199,14 +212,17 @@ def ground_truth_mi(
             ref = M[qb, qi]  # (Q, L, V)
         else:
             ref = p[qb]  # (Q, L, V) the model's own marginal of every j
-        kl = (q_probs * (torch.log(q_probs.clamp_min(1e-300)) - torch.log(ref.clamp_min(1e-300)))).sum(-1)  # (Q, L)
+        kl, tv = divergences(q_probs, ref)  # (Q, L) each
         directed = torch.zeros(B, L, L, dtype=torch.float64, device=dev)
         directed.index_put_((qb, qi), w[:, None] * kl, accumulate=True)
+        tv_dir = torch.zeros(B, L, L, dtype=torch.float64, device=dev)
+        tv_dir.index_put_((qb, qi), w[:, None] * tv, accumulate=True)
     else:
-        directed = _directed_streamed(passes_of, qb, qi, w, p, Q, chunk, marginal, (B, L))
+        directed, tv_dir = _directed_streamed(passes_of, qb, qi, w, p, Q, chunk, marginal, (B, L))
     pair = scope[:, :, None] & scope[:, None, :]
     pair &= ~torch.eye(L, dtype=torch.bool, device=dev)[None]
     directed = torch.where(pair, directed.clamp_min(0), torch.zeros_like(directed))
+    tv_dir = torch.where(pair, tv_dir.clamp(0, 1), torch.zeros_like(tv_dir))
     mi = 0.5 * (directed + directed.transpose(1, 2))
     asym = (directed - directed.transpose(1, 2)).abs()
     H = entropy_from_logp(torch.log_softmax(base_logits.double(), -1)) * masked  # (B, L)
@@ -219,16 +235,27 @@ def ground_truth_mi(
         dropped_mass=dropped.float(),
         passes=passes,
         seconds=time.perf_counter() - t0,
-        extra={"directed64": directed, "mi64": mi},
+        extra={"directed64": directed, "mi64": mi, "tv_directed64": tv_dir},
+        tv=(0.5 * (tv_dir + tv_dir.transpose(1, 2))).float(),
+        tv_directed=tv_dir.float(),
+        tv_asymmetry=(tv_dir - tv_dir.transpose(1, 2)).abs().float(),
     )
 
 
-def _directed_streamed(passes_of, qb, qi, w, p, Q: int, chunk: int, marginal: str, shape) -> torch.Tensor:
-    """I_{i->j} for every conditioned (b, i), reducing each group of passes (all kept values of
-    one (b, i): consecutive, since the expansions are sorted) to its row as soon as it is
-    complete: memory is one chunk of passes plus the open groups, never (Q, L, V)."""
+def divergences(q: torch.Tensor, ref: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """KL(q || ref) and TV(q, ref) over the last axis: (..., V) float64 each -> (...) each.
+    MI and DEMASK's influence read the same conditioned marginals; only this reduction differs."""
+    kl = (q * (torch.log(q.clamp_min(1e-300)) - torch.log(ref.clamp_min(1e-300)))).sum(-1)
+    return kl, 0.5 * (q - ref).abs().sum(-1)
+
+
+def _directed_streamed(passes_of, qb, qi, w, p, Q: int, chunk: int, marginal: str, shape):
+    """I_{i->j} and D_{i->j} for every conditioned (b, i), reducing each group of passes (all kept
+    values of one (b, i): consecutive, since the expansions are sorted) to its rows as soon as it
+    is complete: memory is one chunk of passes plus the open groups, never (Q, L, V)."""
     B, L = shape
     directed = torch.zeros(B, L, L, dtype=torch.float64, device=p.device)
+    tv_dir = torch.zeros(B, L, L, dtype=torch.float64, device=p.device)
     key = qb * L + qi  # (Q,) group id, non-decreasing
     bounds = torch.nonzero(torch.diff(key, prepend=key[:1] - 1)).squeeze(1).tolist() + [Q]  # group starts, then Q
     buf, buf_start, g = [], 0, 0  # probs of passes buf_start.. not yet reduced; next group to reduce
@@ -240,9 +267,10 @@ def _directed_streamed(passes_of, qb, qi, w, p, Q: int, chunk: int, marginal: st
             a, z = bounds[g] - buf_start, bounds[g + 1] - buf_start
             P, wg = have[a:z], w[bounds[g] : bounds[g + 1]]  # (n, L, V), (n,)
             ref = (wg[:, None, None] * P).sum(0) if marginal == "joint" else p[qb[bounds[g]]]  # (L, V)
-            kl = (P * (torch.log(P.clamp_min(1e-300)) - torch.log(ref.clamp_min(1e-300)))).sum(-1)  # (n, L)
+            kl, tv = divergences(P, ref[None])  # (n, L) each
             directed[qb[bounds[g]], qi[bounds[g]]] = (wg[:, None] * kl).sum(0)
+            tv_dir[qb[bounds[g]], qi[bounds[g]]] = (wg[:, None] * tv).sum(0)
             g += 1
         used = bounds[g] - buf_start if g < len(bounds) else have.shape[0]
         buf, buf_start = [have[used:]], buf_start + used
-    return directed
+    return directed, tv_dir

@@ -108,6 +108,7 @@ class PairTable:
     asym: np.ndarray
     relation: np.ndarray  # the domain's relation code of each pair (0: none known)
     hmin: np.ndarray | None = None  # min(H_i, H_j), nats (absent in reports written before it existed)
+    hgeo: np.ndarray | None = None  # sqrt(H_i H_j), nats (the trivial baselines'; absent in older reports)
 
 
 UNCERTAIN_NATS = 0.1
@@ -120,7 +121,9 @@ def pair_table(
     int codes from the domain, or None (no known relation: every pair 0)."""
     L = tokens.shape[1]
     rel = np.zeros((L, L), dtype=np.int64) if relations is None else relations
-    rows: dict[str, list[np.ndarray]] = {k: [] for k in ("state", "i", "j", "gt", "est", "asym", "relation", "hmin")}
+    rows: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("state", "i", "j", "gt", "est", "asym", "relation", "hmin", "hgeo")
+    }
     for s in range(len(tokens)):
         m = np.nonzero((tokens[s] == mask_id).cpu().numpy())[0]
         ii, jj = np.triu_indices(len(m), 1)
@@ -135,8 +138,10 @@ def pair_table(
         if entropy is not None:
             h = entropy[s].cpu().numpy()
             rows["hmin"].append(np.minimum(h[i], h[j]))
+            rows["hgeo"].append(np.sqrt(np.clip(h[i] * h[j], 0, None)))
     if entropy is None:
         rows.pop("hmin")
+        rows.pop("hgeo")
     return PairTable(**{k: np.concatenate(v) for k, v in rows.items()})
 
 
@@ -147,7 +152,8 @@ def read_pairs(path) -> tuple[PairTable, np.ndarray]:
     """A report's pairs file (write_report's pairs) -> (PairTable, tokens (N, L) uint8).
     Files written before hmin existed load with hmin None."""
     z = np.load(path)
-    return PairTable(**{k: z[k] for k in PAIR_FIELDS}, hmin=z["hmin"] if "hmin" in z.files else None), z["tokens"]
+    opt = {k: z[k] if k in z.files else None for k in ("hmin", "hgeo")}
+    return PairTable(**{k: z[k] for k in PAIR_FIELDS}, **opt), z["tokens"]
 
 
 @torch.inference_mode()  # as mi_report runs the head
@@ -209,10 +215,22 @@ def metrics(pt: PairTable, tokens, mask_id: int, has_relations: bool = True) -> 
         "auroc_structure_gt": round(auroc(pt.gt, related), 4) if has_relations else None,
         "auroc_structure_est": round(auroc(pt.est, related), 4) if has_relations else None,
         **(_uncertain_aurocs(pt, related) if has_relations else {}),
+        **baselines(pt),
         "gt_directional_pearson": round(directional_agreement(pt), 4),
         "asymmetry_mean": round(float(pt.asym.mean()), 5),
         "asymmetry_p99": round(float(np.quantile(pt.asym, 0.99)), 5),
     }
+
+
+def baselines(pt: PairTable) -> dict:
+    """Two maps anyone could draw without a head, scored like it (Pearson is blind to their scale,
+    so nothing is fitted): 1/|i-j| (dependence falls with sequence separation) and
+    sqrt(H_i H_j)/|i-j| (and with the two positions' uncertainty). A head worth its training beats both."""
+    sep = np.abs(pt.i - pt.j).astype(float)
+    out = {"pearson_baseline_separation": round(pearson(1 / sep, pt.gt), 4)}
+    if pt.hgeo is not None:
+        out["pearson_baseline_entropy_separation"] = round(pearson(pt.hgeo / sep, pt.gt), 4)
+    return out
 
 
 def directional_agreement(pt: PairTable) -> float:
@@ -327,4 +345,4 @@ def write_report(summary: dict, pt: PairTable, tokens, out, pairs=None) -> None:
     out.write_text(strict_json.dumps(summary, indent=1))
     if pairs:
         tok = tokens.cpu().numpy() if hasattr(tokens, "cpu") else np.asarray(tokens)
-        np.savez_compressed(pairs, tokens=tok.astype("uint8"), **{k: getattr(pt, k) for k in (*PAIR_FIELDS, "hmin")})
+        np.savez_compressed(pairs, tokens=tok.astype("uint8"), **{k: getattr(pt, k) for k in (*PAIR_FIELDS, "hmin", "hgeo")})

@@ -31,10 +31,15 @@ MASK_HELP = (
 )
 
 
+NATURAL = DATA / "natural"
+TEST_SET = NATURAL / "sabdab_test.tsv.gz"  # natural heavy chains (SAbDab's CDR-H3 cluster split, its test fold)
+SWEEP_SET = NATURAL / "sabdab_val.tsv.gz"  # the app's sweeps run on validation chains, as the committed one did
+
+
 @lru_cache(maxsize=1)
 def test_chains() -> dict[str, tuple[str, str]]:
-    """id -> (chain type, V domain) of the shipped test chains."""
-    return {rid: (c.chain, c.sequence) for rid, c in read_chains(DATA / "test.tsv")}
+    """id -> (chain type, V domain) of the shipped natural test chains."""
+    return {rid: (c.chain, c.sequence) for rid, c in read_chains(TEST_SET)}
 
 
 def region_of(it: Infill, i: int) -> str:
@@ -62,7 +67,7 @@ class AntibodyView(ProteinView):
     def _chain(self, key: str) -> tuple[str | None, str, str]:
         """(id, chain, where from), or (None, None, a message)."""
         mode = st.radio(
-            "Chain", ["A test chain (natural-like, OLGA)", "Paste or upload your own V domain"], key=f"{key}_src"
+            "Chain", ["A test chain (natural, SAbDab)", "Paste or upload your own V domain"], key=f"{key}_src"
         )
         if mode.startswith("A test chain"):
             chains = test_chains()
@@ -101,8 +106,12 @@ class AntibodyView(ProteinView):
             it = infill(rid, seq, mask)
         except UserError as e:
             return None, str(e)
+        if it.numbered is not None:  # what the numbering called it, and what it trimmed or could only guess
+            st.caption(f"{it.numbered.describe()} (riot-na, IMGT); {len(it.sequence)} residues in the V domain")
+        if it.note:
+            st.info(it.note[0].upper() + it.note[1:] + ".")
         label = f"{rid}, {CHAIN_NAMES.get(it.locus, it.locus)} chain ({where}), {mask} masked ({int(it.masked.sum())})"
-        return Item(f"{rid}:{seq}:{mask}", it, label, solution=seq), None
+        return Item(f"{rid}:{it.sequence}:{mask}", it, label, solution=it.sequence), None
 
     def decode_input(self, key: str, dom) -> tuple[Item | None, str | None]:
         st.subheader("Input")
@@ -137,26 +146,30 @@ class AntibodyView(ProteinView):
 
     # --- sweeps and the estimator -------------------------------------------------------------------------------
     def sweep_plan(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> SweepPlan | None:
-        """N test heavy chains with a region infilled at temperature 1 under each setting, judged by
-        the infill's pseudo-log-likelihood under AntiBERTy, beside the committed 64-chain sweep."""
+        """N natural validation heavy chains with a region infilled at temperature 1 under each setting,
+        judged by the infill's pseudo-log-likelihood under AntiBERTy and Sapiens, beside the committed
+        128-chain validation sweep."""
         dom = b.dom()
         mask = st.selectbox("Region", ["cdr3", "cdrs"], key=f"{key}_mask")
-        masked = 13 if mask == "cdr3" else 35  # residues infilled a chain, on average
+        masked = 14 if mask == "cdr3" else 37  # residues infilled a chain, on average (data/antibody/natural/natural.json)
         return SweepPlan(
-            intro="Infill a region of the first N heavy test chains (`data/antibody/test.tsv`) at temperature 1 "
-            "under each setting of a grid; judged by the infill's pseudo-log-likelihood under AntiBERTy (nats a "
-            "residue, higher is more coherent), OLGA's log10 Pgen of the decoded CDR3 when OLGA is installed, and "
-            "recovery. The reference JSD is left to the committed sweep (it barely moves between samplers).",
+            intro="Infill a region of the first N natural validation heavy chains (SAbDab, "
+            "`data/antibody/natural/sabdab_val.tsv.gz`) at temperature 1 under each setting of a grid; judged by "
+            "the infill's pseudo-log-likelihood under AntiBERTy (nats a residue, higher is more coherent) and "
+            "under Sapiens (a judge that did not generate), OLGA's log10 Pgen of human heavy CDR3s when OLGA is "
+            "installed, and recovery of the natural residues.",
             noun="chains",
             n=(2, 32, 8, 1),
             grid="sequential; topk:k=3; eb:gamma=4; mi:gamma=4,8:lam=1",
             metric=("pll", "infill pseudo-log-likelihood (nats / residue)", "PLL vs average passes"),
-            inputs=lambda n: chains_of(DATA / "test.tsv", mask, n),
+            inputs=lambda n: chains_of(SWEEP_SET, mask, n),
             file_name=f"antibody_{mask}_sweep.csv",
             tag=mask,
             judge=lambda items: (dom.judge(model, items=items, unirep=False, jsd=False), {}),
             temperature=1.0,
-            committed=(RESULTS / "antibody" / mask / "sweep.csv", "committed, 64 chains"),
+            committed=(RESULTS / "antibody" / "val_sweep" / "sweep.csv", "committed, 128 validation chains")
+            if mask == "cdr3"
+            else None,
             passes=lambda n: (n * masked, n * masked),  # the judge's PLL: a pass a residue
             probe=lambda: first_state(mask),
             caption="Higher is better. Sequential infill scores above the natural chains' own CDR3s (the model's "
@@ -165,7 +178,7 @@ class AntibodyView(ProteinView):
 
     def estimator(self, key: str) -> None:
         """The antibody head against exact ground truth on held-out CDR3 states (the committed report)."""
-        report = RESULTS / "antibody" / "mi_report.json"
+        report = RESULTS / "antibody" / "mi_report.json"  # natural test chains (make antibody-results)
         if not report.exists():
             st.info("No committed antibody MI report yet (`make antibody-results`).")
             return
@@ -173,14 +186,18 @@ class AntibodyView(ProteinView):
         report_metrics(rep, ("head / one pass", f"{100 * rep['head_over_forward']:.1f} %"))
         st.caption(
             f"AntiBERTy with `checkpoints/antibody_mi_head`: {rep['n_pairs']:,} masked pairs of {rep['n_states']} "
-            f"held-out test states (CDR3 masked, and states of EB infills; {rep['avg_masked']:.1f} masked on "
-            f"average). Ground truth: {rep['gt_passes_per_state']:.0f} passes, {rep['gt_seconds_per_state']:.0f} s a "
-            "state on one core; the head: one pass. Any state's maps side by side: the protein decode page with "
-            "the AntiBERTy backbone (ground truth on demand)."
+            f"held-out states of natural test chains ({rep.get('chains', 'test chains')}; CDR3 masked, and states "
+            f"of EB infills; {rep['avg_masked']:.1f} masked on average). Ground truth: "
+            f"{rep['gt_passes_per_state']:.0f} passes, {rep['gt_seconds_per_state']:.0f} s a state on "
+            f"{rep['torch_threads']} thread{'s' * (rep['torch_threads'] > 1)}; the head: one pass. Beside it, maps "
+            "anyone could draw: 1/|i-j| (Pearson "
+            f"{rep.get('pearson_baseline_separation', float('nan')):.3f}) and sqrt(H_i H_j)/|i-j| "
+            f"({rep.get('pearson_baseline_entropy_separation', float('nan')):.3f}). Any state's maps side by side: "
+            "the protein decode page with the AntiBERTy backbone (ground truth on demand)."
         )
 
 
 @lru_cache(maxsize=4)
 def first_state(mask: str) -> tuple:
     """The first test chain with `mask` masked, as tokens: the state a sweep's cost is timed on."""
-    return tuple(ANTIBODY.encode(chains_of(DATA / "test.tsv", mask, 1))[0].tolist())
+    return tuple(ANTIBODY.encode(chains_of(SWEEP_SET, mask, 1))[0].tolist())

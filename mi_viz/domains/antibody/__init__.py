@@ -223,13 +223,13 @@ def read_infills(path, mask: str = "cdr3", limit: int | None = None, skip: bool 
     if p.name.endswith((".tsv", ".tsv.gz")):
         recs = [(rid, c.sequence) for rid, c in read_chains(p)]
     else:
-        recs = read_user_chains(p.read_text())
+        recs = read_user_chains(p.read_text(), check=not skip)
     recs = recs[:limit] if limit else recs
     out = ChainSet([])
     for rid, s in recs:
         try:
             out.items.append(infill(rid, s, mask))
-        except NumberingError as e:
+        except (NumberingError, SequenceError) as e:
             if not skip:
                 raise
             out.skipped.append((rid, str(e).removeprefix(f"{rid}: ")))

@@ -37,8 +37,10 @@ def read_chains(path) -> list[tuple[str, Chain]]:
     return [(r["id"], Chain(r["sequence"], r["junction"], r["chain"], r["v_gene"], r["j_gene"])) for r in rows]
 
 
-def read_user_chains(text: str) -> list[tuple[str, str]]:
-    """[(id, chain)] from FASTA text or one chain a line; letters checked (nucleotides named)."""
+def read_user_chains(text: str, check: bool = True) -> list[tuple[str, str]]:
+    """[(id, chain)] from FASTA text or one chain a line; with check, every chain's letters checked
+    (nucleotides named: SequenceError at the first bad chain); without, each is checked where it is
+    infilled (a bench then skips the bad ones by name)."""
     text = text.strip()
     if not text:
         raise SequenceError("no chain given")
@@ -47,7 +49,7 @@ def read_user_chains(text: str) -> list[tuple[str, str]]:
         if text.startswith(">")
         else [(f"chain{k + 1}", clean(s)) for k, s in enumerate(text.splitlines()) if s.strip()]
     )
-    for rid, s in recs:
+    for rid, s in recs if check else ():
         if set(s) <= set("ACGTUN"):
             raise SequenceError(f"{rid} reads as nucleotides: give the amino-acid chain")
         try:

@@ -80,6 +80,10 @@ class PLL:
         return chain_pll(m, seq, mask)
 
 
+def _pgen_cell(v: float | None):
+    return None if v is None else (round(v, 3) if math.isfinite(v) else "-inf")
+
+
 def _mean(v: list[float | None]) -> float | None:
     got = [x for x in v if x is not None]
     return round(float(np.mean(got)), 4) if got else None
@@ -146,16 +150,18 @@ class AntibodyJudge:
         res: dict = {}
         for name, judge in self.judges.items():
             per = [judge.one(it.locus, r["sequence"], it.masked) for it, r in zip(self.items, rows)]
-            for r, v in zip(rows, per):
+            for r, v, nat in zip(rows, per, judge.natural):
                 r[name] = None if v is None else round(v, 4)
+                r[f"{name}_natural"] = None if nat is None else round(nat, 4)
             got = np.array([v for v in per if v is not None])
             res[name] = _mean(per)
             if name == "pll":  # the standard error over the chains (fronts' independent intervals)
                 res["pll_se"] = round(float(got.std(ddof=1) / np.sqrt(len(got))), 4) if len(got) > 1 else None
             res[f"{name}_natural"] = _mean(judge.natural)
         pg = self._pgen([r.get("junction", "") for r in rows])
-        for r, v in zip(rows, pg):
-            r["log10_pgen"] = None if v is None else (round(v, 3) if math.isfinite(v) else "-inf")
+        for r, v, nat in zip(rows, pg, self.natural_pgen):
+            r["log10_pgen"] = _pgen_cell(v)
+            r["log10_pgen_natural"] = _pgen_cell(nat)
         if any(v is not None for v in pg):
             res.update(_pgen_summary([v for v in pg if v is not None]))
             res.update(_pgen_summary([v for v in self.natural_pgen if v is not None], "_natural"))
