@@ -189,7 +189,7 @@ def test_mi_gt_expands_only_the_reach(monkeypatch):
     o, x = _oracle_states(n=4, masked=12, seed=2)
     cfg = SamplerConfig("mi-gt", gamma=0.2, lam=4.0)
     lean = decode(o, x, cfg)
-    monkeypatch.setitem(SAMPLERS, "mi-gt", replace(SAMPLERS["mi-gt"], reach=lambda H, cfg: list(range(len(H)))))
+    monkeypatch.setitem(SAMPLERS, "mi-gt", replace(SAMPLERS["mi-gt"], reach=lambda H, cfg, probs=None: list(range(len(H)))))
     full = decode(o, x, cfg)
     assert torch.equal(lean.tokens, full.tokens) and torch.equal(lean.passes, full.passes)
     assert lean.batch_sizes == full.batch_sizes
@@ -339,3 +339,63 @@ def test_dawn_reads_the_attention_of_the_same_pass():
     with torch.inference_mode(), recording(model) as box:
         model.forward_tokens(x[:1])
     assert box[-1].shape == (1, 81, 81) and torch.allclose(box[-1].sum(-1), torch.ones(1, 81), atol=1e-5)
+
+
+def test_demask_rule_on_a_hand_worked_case():
+    """DEMASK as implemented (docs/samplers.md): entropy order, the first always in; a candidate joins
+    while its top probability clears conf and the batch's summed TV dependence stays <= tau."""
+    from mi_viz.core.samplers.demask_rule import demask_reach, select_demask
+
+    H = np.array([0.1, 0.2, 0.3, 0.4])  # entropy order 0, 1, 2, 3
+    D = np.array([[0, 0.05, 0.02, 0.0], [0.05, 0, 0.04, 0.3], [0.02, 0.04, 0, 0.0], [0.0, 0.3, 0.0, 0]])
+    top = np.array([0.9, 0.8, 0.7, 0.95])
+    # 1 costs 0.05 (spent 0.05); 2 costs 0.02 + 0.04 = 0.06 (0.11 > 0.1): stop there
+    assert select_demask(H, D, top, tau=0.1, conf=0.0) == [0, 1]
+    # skip passes over 2 and reaches 3, which costs 0.3 with 1 in the batch: refused too
+    assert select_demask(H, D, top, tau=0.1, conf=0.0, scan="skip") == [0, 1]
+    assert select_demask(H, D, top, tau=0.11, conf=0.0) == [0, 1, 2]  # <= tau admits
+    assert select_demask(H, D, top, tau=1.0, conf=0.75) == [0, 1]  # 2's 0.7 is below conf: the batch ends
+    assert select_demask(H, D, top, tau=1.0, conf=0.75, scan="skip") == [0, 1, 3]
+    assert select_demask(H, D, top, tau=0.0, conf=0.0) == [0]  # tau 0: sequential where anything depends
+    assert select_demask(H, None, top, tau=0.0, conf=0.0) == [0, 1, 2, 3]  # D = 0: the budget never binds
+    assert demask_reach(H, top, 0.75, "stop") == [0, 1] and demask_reach(H, top, 0.75, "skip") == [0, 1, 3]
+
+
+def test_demask_gt_expands_only_the_reach_and_reads_the_tv(monkeypatch):
+    """The TV oracle with the reach-restricted map decodes as with the full map; it reads the exact TV
+    map (with tau at 0 every dependent pair splits, as the oracle's exact zeros allow)."""
+    from dataclasses import replace
+
+    o, x = _oracle_states(n=4, masked=12, seed=4)
+    cfg = SamplerConfig("demask-gt", tau=0.05, conf=0.3)
+    lean = decode(o, x, cfg, record=True)
+    monkeypatch.setitem(
+        SAMPLERS, "demask-gt", replace(SAMPLERS["demask-gt"], reach=lambda H, cfg, probs=None: list(range(len(H))))
+    )
+    full = decode(o, x, cfg)
+    assert torch.equal(lean.tokens, full.tokens) and lean.batch_sizes == full.batch_sizes
+    assert lean.oracle_passes.sum() <= full.oracle_passes.sum()
+    assert max(max(s) for s in lean.batch_sizes) > 1  # it did decode in parallel
+    from mi_viz.core.mi import ground_truth_mi
+
+    step = next(s for s in lean.traces[0].steps if len(s.selected) > 1)
+    used = np.array(step.mi)  # (L, L) the map the rule read at that step
+    S = step.selected
+    exact = ground_truth_mi(o, torch.tensor([step.tokens]), eps=cfg.gt_eps).tv[0].numpy()
+    assert np.allclose(used[np.ix_(S, S)], exact[np.ix_(S, S)], atol=1e-5)  # the exact TV map, not the MI
+    assert used[np.ix_(S, S)].sum() / 2 <= cfg.tau + 1e-9  # the batch's pairs within the budget
+
+
+def test_a_rule_refuses_a_head_of_the_other_map(tiny_mdm):
+    from mi_viz.core.mi_head import HeadConfig, MIHead
+
+    x = torch.full((1, 81), 9)
+    mi_head = MIHead(HeadConfig(d_in=tiny_mdm.d_model, n_values=9))
+    with pytest.raises(ValueError, match="reads a head trained on TV maps, not this MI head"):
+        decode(tiny_mdm, x, SamplerConfig("demask", tau=0.1), head=mi_head)
+    tv_head = MIHead(HeadConfig(d_in=tiny_mdm.d_model, n_values=9, target="tv"))
+    res = decode(tiny_mdm, x, SamplerConfig("demask", tau=0.1), head={"mi": mi_head, "tv": tv_head}, max_steps=2)
+    assert res.passes.item() == 2
+    with torch.no_grad():
+        d = tv_head.read(tiny_mdm.forward_tokens(x), x == 9)
+    assert 0 <= float(d.min()) and float(d.max()) <= 1

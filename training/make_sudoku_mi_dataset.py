@@ -100,10 +100,11 @@ def main(argv=None):
     def make_shard(shard_jobs) -> dict:
         x = states_for_jobs(model, shard_jobs, puzzles, solutions, a.states_per_puzzle, a.seed, a.device, mask_range)
         x = x[(x == MASK_TOKEN).sum(1) >= 2]  # a state needs two masked cells to have a pair
-        mis, asy, ent, drop, passes = [], [], [], [], []
+        mis, tvs, asy, ent, drop, passes = [], [], [], [], [], []
         for s in range(0, len(x), 64):
             gt = ground_truth_mi(model, x[s : s + 64].to(a.device), eps=a.eps, chunk=a.chunk)
             mis.append(gt.mi.half().cpu())
+            tvs.append(gt.tv.half().cpu())  # type: ignore[union-attr]  # DEMASK's D, the same passes
             asy.append(gt.asymmetry.half().cpu())
             ent.append(gt.entropy.cpu())
             drop.append(gt.dropped_mass.cpu())
@@ -111,6 +112,7 @@ def main(argv=None):
         return {
             "tokens": x.to(torch.uint8).cpu(),
             "mi": torch.cat(mis),
+            "tv": torch.cat(tvs),
             "asymmetry": torch.cat(asy),
             "entropy": torch.cat(ent),
             "dropped_mass": torch.cat(drop),

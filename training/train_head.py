@@ -40,7 +40,7 @@ from mi_viz.core.checkpoints import (
 from mi_viz.core.cli_types import finite_float
 from mi_viz.core.errors import exit_on_user_error
 from mi_viz.core.mi_data import MIDataError, load_mi_dataset
-from mi_viz.core.mi_head import HEAD_KIND, HeadConfig, MIHead, frobenius_loss, load_head, save_head
+from mi_viz.core.mi_head import HEAD_KIND, TARGETS, HeadConfig, MIHead, frobenius_loss, load_head, save_head
 from mi_viz.core.mi_report import pearson
 from mi_viz.core.paths import portable
 from mi_viz.core.training import CsvLog, Resumable, StepInfo, fit, resume_run
@@ -139,6 +139,12 @@ def main(argv=None):
         help="a fresh random symmetry of the domain per training state and step (Sudoku; backbone "
         "run on the transformed board, target map permuted with it; see symmetric_batch)",
     )
+    ap.add_argument(
+        "--target",
+        default="mi",
+        choices=TARGETS,
+        help="the map learned: mi (the paper's) or tv (DEMASK's expected TV influence, same states, same passes)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     a = ap.parse_args(argv)
@@ -157,7 +163,10 @@ def main(argv=None):
         extra = load_mi_dataset(a.extra_data) if a.extra_data else None
     except MIDataError as e:
         raise SystemExit(f"error: {e}") from None
-    tokens, mi = data["tokens"].long(), data["mi"]
+    if a.target not in data:
+        raise SystemExit(f"error: {a.data} holds no {a.target!r} maps (its states were made before DEMASK's TV was kept: "
+                         "make them again)")  # fmt: skip
+    tokens, mi = data["tokens"].long(), data[a.target]  # the target map (named mi below, whatever it holds)
     perm = torch.randperm(len(tokens), generator=torch.Generator().manual_seed(1234))
     n_val = max(1, len(tokens) // 20)
     val_idx, tr_idx = perm[:n_val], perm[n_val:]
@@ -166,7 +175,7 @@ def main(argv=None):
     if extra is not None:  # training states only: the held-out split above stays the one of --data
         tr_idx = torch.cat([tr_idx, torch.arange(len(tokens), len(tokens) + len(extra["tokens"]))])
         tokens = torch.cat([tokens, extra["tokens"].long()])
-        mi = torch.cat([mi, extra["mi"].to(mi.dtype)])
+        mi = torch.cat([mi, extra[a.target].to(mi.dtype)])
     head = MIHead(
         HeadConfig(
             d_in=mdm.d_model,
@@ -177,6 +186,7 @@ def main(argv=None):
             hidden_layers=blocks(a.hidden_layers),
             mix_layers=a.mix_layers,
             excess=a.excess,
+            target=a.target,
         )
     ).to(a.device)
     if a.init:
@@ -276,7 +286,7 @@ class HeadSchedule:
 
 
 # what must match between a paused run and its continuation (everything else may change)
-RESUME_KEYS = ("data", "steps", "batch_size", "lr", "augment", "seed", "train_states", "extra_data", "mdm")
+RESUME_KEYS = ("data", "steps", "batch_size", "lr", "augment", "seed", "train_states", "extra_data", "mdm", "target")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from .models import load_models
+from .models import kinds_of, load_models
 from .samplers import COLUMNS, SamplerConfig, decode
 
 # Sequences per forward pass. benchmarks/throughput.py on the 2-core CPU machine
@@ -94,9 +94,9 @@ def run_bench(
 _WORKER: dict = {}
 
 
-def _worker_init(domain, checkpoint, head, device, need_head, threads):
+def _worker_init(domain, checkpoint, head, device, kinds, threads, tv_head=None):
     torch.set_num_threads(threads)
-    model, h = load_models(domain, checkpoint, head, device, need_head=need_head)
+    model, h = load_models(domain, checkpoint, head, device, kinds=kinds, tv_head=tv_head)
     _WORKER.update(domain=domain, model=model, head=h)
 
 
@@ -115,6 +115,7 @@ def run_grid(
     batch_size: int = DECODE_BATCH,
     jobs: int = 1,
     threads: int | None = None,
+    tv_head=None,
 ):
     """Run every setting over the items; yield (index in cfgs, BenchResult) as each finishes.
 
@@ -125,15 +126,15 @@ def run_grid(
     than one decode on 2 threads (benchmarks/throughput.py). Each setting is the same
     deterministic run_bench either way; only the wall time changes.
     """
-    need_head = any(c.needs_head for c in cfgs)
+    kinds = kinds_of(cfgs)
     threads = threads or torch.get_num_threads()
     if jobs <= 1 or len(cfgs) <= 1:
-        model, h = load_models(domain, checkpoint, head, device, need_head=need_head)
+        model, h = load_models(domain, checkpoint, head, device, kinds=kinds, tv_head=tv_head)
         for i, c in enumerate(cfgs):
             yield i, run_bench(domain, model, items, c, h, batch_size, device)
         return
     ctx = mp.get_context("spawn")  # fork would copy torch's thread pool state
-    init = (domain, checkpoint, head, device, need_head, max(1, threads // jobs))
+    init = (domain, checkpoint, head, device, kinds, max(1, threads // jobs), tv_head)
     with ctx.Pool(jobs, _worker_init, init) as pool:
         yield from pool.imap_unordered(_worker_run, [(i, c, items, batch_size, device) for i, c in enumerate(cfgs)])
 

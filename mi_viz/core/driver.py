@@ -15,7 +15,7 @@ import torch
 from . import strict_json
 from .bench import DECODE_BATCH, BenchResult, run_bench, write_rows
 from .mi_report import mi_report, write_report
-from .models import load_models
+from .models import kinds_of, load_models
 from .samplers import SamplerConfig
 from .sweep import run_sweep
 
@@ -34,6 +34,7 @@ class Task:
     checkpoint: Any = None  # the backbone as domain.load_model takes it (None: the shipped one)
     weights: Any = None  # the file whose sha256 sweep rows record (default: the checkpoint)
     head: Any = None  # an MI head checkpoint (None: the domain's shipped one, for rules that read it)
+    tv_head: Any = None  # a TV (DEMASK) head checkpoint (None: the domain's shipped one, for demask)
     model: Any = None  # the backbone when the domain built it already (family: with its data)
     score: Callable[[BenchResult], dict] | None = None  # a decoded set's own columns (the JSD, pair statistics)
     columns: dict = field(default_factory=dict)  # bench: summary columns before the score's (inputs, skipped lines)
@@ -48,7 +49,7 @@ class Task:
 
 def bench(task: Task, cfg: SamplerConfig, a, dev: str) -> dict:
     """One setting over the items: rows to a.out, the summary printed."""
-    model, head = load_models(task.domain, task.checkpoint, task.head, dev, need_head=cfg.needs_head)
+    model, head = load_models(task.domain, task.checkpoint, task.head, dev, kinds=kinds_of([cfg]), tv_head=task.tv_head)
     res = run_bench(task.domain, task.model or model, task.items, cfg, head, a.batch_size or DECODE_BATCH, dev)
     if task.ids is not None:
         for rid, r in zip(task.ids, res.rows):
@@ -85,6 +86,7 @@ def sweep(task: Task, cfgs: list[SamplerConfig], a, dev: str) -> list[dict]:
         extra=task.score,
         report=say,
         keep_others=a.keep_others,
+        tv_head=task.tv_head,
     )
 
 
@@ -103,7 +105,10 @@ class ReportTask:
 
 def report(task: ReportTask, a) -> dict:
     """Head vs ground truth on the task's states: the summary to a.out (pairs to a.pairs), printed."""
-    rep = mi_report(task.model, task.head, task.start, a.states, a.eps, a.seed, task.relations, states=task.states)
+    target = getattr(a, "target", "mi")
+    rep = mi_report(
+        task.model, task.head, task.start, a.states, a.eps, a.seed, task.relations, states=task.states, target=target
+    )
     summary = {**rep.summary, **(task.more(rep) if task.more else {})}
     write_report(summary, rep.pairs, rep.tokens, a.out, getattr(a, "pairs", None))
     say(summary)

@@ -60,18 +60,23 @@ def pack(folder: Path, out: Path, mask_id: int, max_mb: float = 0.0):
     triangles (P,) fp16, state by state, row-major (boolean indexing order). max_mb > 0 keeps
     the first states that fit in that many MiB (a GPU lease returns files of 16 MiB at most)."""
     d = load_mi_dataset(folder)
-    tokens, mi = d["tokens"].to(torch.uint8), d["mi"]
+    tokens, mi, tv = d["tokens"].to(torch.uint8), d["mi"], d.get("tv")
+    maps = 2 if tv is not None else 1  # DEMASK's TV map beside the MI where the shards hold it
     if max_mb > 0:
-        per_state = 2 * masked_upper_pairs(tokens.long(), mask_id).sum((1, 2)) + tokens.shape[1]  # (N,) bytes
+        per_state = 2 * maps * masked_upper_pairs(tokens.long(), mask_id).sum((1, 2)) + tokens.shape[1]  # (N,) bytes
         n = int((per_state.cumsum(0) <= max_mb * 2**20 - 4096).sum())  # 4 kB for the header
         if n < len(tokens):
             log.info("keeping the first %d of %d states to fit %.1f MiB", n, len(tokens), max_mb)
-        tokens, mi = tokens[:n], mi[:n]
-    values = mi.half()[masked_upper_pairs(tokens.long(), mask_id)]  # (P,)
+        tokens, mi, tv = tokens[:n], mi[:n], None if tv is None else tv[:n]
+    upper = masked_upper_pairs(tokens.long(), mask_id)
+    values = mi.half()[upper]  # (P,)
+    tensors = {"tokens": tokens.contiguous(), "mi_pairs": values.contiguous()}
+    if tv is not None:
+        tensors["tv_pairs"] = tv.half()[upper].contiguous()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     save_file(
-        {"tokens": tokens.contiguous(), "mi_pairs": values.contiguous()},
+        tensors,
         str(tmp),
         metadata={"format": PACKED_FORMAT, "source": str(folder), "mask_id": str(mask_id)},
     )
@@ -82,7 +87,8 @@ def pack(folder: Path, out: Path, mask_id: int, max_mb: float = 0.0):
 
 
 def unpack(path: Path) -> dict[str, torch.Tensor]:
-    """A packed file -> {tokens (N, L) uint8, mi (N, L, L) fp16}: symmetric, zero off the masked pairs."""
+    """A packed file -> {tokens (N, L) uint8, mi (N, L, L) fp16, and tv (N, L, L) where it was
+    packed}: symmetric, zero off the masked pairs."""
     try:
         with safe_open(str(path), "pt") as f:
             meta = f.metadata() or {}
@@ -90,15 +96,21 @@ def unpack(path: Path) -> dict[str, torch.Tensor]:
             if fmt != PACKED_FORMAT:
                 raise MIDataError(f"{path} is not a packed MI data set (format {fmt!r}, expected {PACKED_FORMAT!r})")
             tokens, values = f.get_tensor("tokens"), f.get_tensor("mi_pairs")
+            tv_values = f.get_tensor("tv_pairs") if "tv_pairs" in f.keys() else None
             mask_id = int(meta.get("mask_id", SUDOKU_MASK))
     except (SafetensorError, OSError) as e:
         raise MIDataError(f"{path} is not a readable packed MI data set ({e})") from None
     upper = masked_upper_pairs(tokens.long(), mask_id)  # (N, L, L)
     if int(upper.sum()) != len(values):
         raise MIDataError(f"{path} is corrupt: {len(values)} values for {int(upper.sum())} masked pairs")
-    mi = torch.zeros(upper.shape, dtype=torch.float16)
-    mi[upper] = values
-    return {"tokens": tokens, "mi": mi + mi.transpose(1, 2)}  # the lower triangle is zero: the sum mirrors exactly
+    out = {"tokens": tokens}
+    for name, v in (("mi", values), ("tv", tv_values)):
+        if v is None:
+            continue
+        m = torch.zeros(upper.shape, dtype=torch.float16)
+        m[upper] = v
+        out[name] = m + m.transpose(1, 2)  # the lower triangle is zero: the sum mirrors exactly
+    return out
 
 
 def load_mi_dataset(folder) -> dict[str, torch.Tensor]:
@@ -199,12 +211,13 @@ def right_padded(states: list[torch.Tensor], length: int, pad: int) -> torch.Ten
 
 def truth_shard(model, states: list[torch.Tensor], max_length: int, pad: int, eps: float, chunk: int, device) -> dict:
     """A shard of ground truth for states of any lengths <= max_length: tokens right-padded with
-    `pad` (N, max_length) and each state's exact MI (N, max_length, max_length) in float16, its
+    `pad` (N, max_length) and each state's exact MI and TV influence (N, max_length, max_length) in float16, its
     marginal entropies, the pruned mass and passes; one length at a time (no padding in a pass)."""
     n, x = len(states), right_padded(states, max_length, pad)
     data = {
         "tokens": x.to(torch.uint8),
         "mi": torch.zeros(n, max_length, max_length, dtype=torch.float16),
+        "tv": torch.zeros(n, max_length, max_length, dtype=torch.float16),  # DEMASK's D, from the same passes
         "entropy": torch.zeros(n, max_length),
         "dropped_mass": torch.zeros(n, max_length),
         "passes": torch.zeros(n, dtype=torch.long),
@@ -213,6 +226,7 @@ def truth_shard(model, states: list[torch.Tensor], max_length: int, pad: int, ep
         rows = torch.tensor([r for r, s in enumerate(states) if len(s) == L])
         gt = ground_truth_mi(model, x[rows, :L].to(device), eps=eps, chunk=chunk)
         data["mi"][rows, :L, :L] = gt.mi.half().cpu()
+        data["tv"][rows, :L, :L] = gt.tv.half().cpu()  # type: ignore[union-attr]
         data["entropy"][rows, :L] = gt.entropy.cpu()
         data["dropped_mass"][rows, :L] = gt.dropped_mass.cpu()
         data["passes"][rows] = gt.passes.cpu()

@@ -41,6 +41,9 @@ from .mi import marginals
 HEAD_KIND = "mi-head"
 
 
+TARGETS = ("mi", "tv")  # the maps a head predicts: the MI, or DEMASK's expected TV influence
+
+
 @dataclass
 class HeadConfig:
     d_in: int = 256  # backbone hidden width
@@ -52,9 +55,12 @@ class HeadConfig:
     mix_layers: int = 0  # transformer blocks over the masked positions' embeddings z (0: off)
     mix_heads: int = 4  # attention heads of those blocks
     excess: bool = False  # add a second term up to (H_i + H_j)/2: the bound of the symmetrised truth (see forward)
+    target: str = "mi"  # the map it predicts: "mi" (nats) or "tv" (DEMASK's expected TV influence, in [0, 1])
 
     def __post_init__(self):
         self.hidden_layers = tuple(int(i) for i in self.hidden_layers)  # JSON gives a list
+        if self.target not in TARGETS:
+            raise ValueError(f"head target {self.target!r}: choose {', '.join(TARGETS)}")
 
     def to_dict(self):
         d = asdict(self)
@@ -242,6 +248,10 @@ class MIHead(nn.Module):
             z = blk(z, None if full else valid)  # (B, M, r)
         pre = self.pair_preactivation(z, p)  # (B, M, M, P)
         g = self.out(F.gelu(pre))  # (B, M, M, n_out): 1 unit, or 2 with excess
+        if self.config.target == "tv":
+            # DEMASK's expected TV influence: by Pinsker, E_v TV <= sqrt(I / 2) <= sqrt(H / 2), and
+            # TV <= 1: the same bound shape as the MI's, in TV's units
+            H = torch.clamp(torch.sqrt(H / 2), max=1.0)  # (B, M)
         lo = torch.minimum(H[:, :, None], H[:, None, :])  # (B, M, M)
         mi = torch.sigmoid(g[..., 0]) * lo  # (B, M, M)
         if self.config.excess:

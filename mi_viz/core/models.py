@@ -1,19 +1,81 @@
-"""Loading a domain's models by name: the backbone and, when asked, the MI head that fits it."""
+"""Loading a domain's models by name: the backbone and, when asked, the heads that fit it.
+
+A head predicts one map (mi_head.HeadConfig.target): the MI ("mi", the paper's) or DEMASK's
+expected TV influence ("tv"). A domain ships its MI head as default_head(); a TV head, where it
+ships one, sits beside it with "_tv_head" for "_mi_head" in its name. A rule says which it reads
+(Sampler.head_kind), so a grid of mi and demask settings loads both, and decode hands each rule its own.
+"""
 
 from __future__ import annotations
 
-from .mi_head import check_head_fits, load_head
+from pathlib import Path
+
+from .checkpoints import CheckpointError, checkpoint_paths, fingerprint
+from .errors import UserError
+from .mi_head import MIHead, check_head_fits, load_head
+
+KINDS = {"mi": "MI", "tv": "TV (DEMASK)"}
 
 
-def load_models(domain, checkpoint=None, head=None, device="cpu", need_head=False):
-    """(model, head or None) for a domain: its shipped checkpoints unless paths are given.
-    A head that does not fit the backbone is refused by name (check_head_fits)."""
+class NoHeadError(UserError, ValueError):
+    """A rule reads a head that this backbone does not have; the message names the ones it has."""
+
+
+def head_path(domain, kind: str = "mi", given=None):
+    """The head checkpoint to read for `kind`: the one given, else the domain's shipped one (None if none)."""
+    if given is not None:
+        return given
+    p = domain.default_head()
+    if p is None or kind == "mi":
+        return p
+    tv = Path(str(p)).with_name(Path(str(p)).name.replace("_mi_head", f"_{kind}_head"))
+    return tv if checkpoint_paths(tv)[1].exists() else None
+
+
+def require_head(domain, kind: str = "mi", given=None):
+    """head_path, or NoHeadError naming the heads this backbone has."""
+    p = head_path(domain, kind, given)
+    if p is None:
+        have = [KINDS[k] for k in KINDS if head_path(domain, k) is not None]
+        raise NoHeadError(
+            f"no {KINDS[kind]} head is shipped for this {domain.name} backbone (it has: {', '.join(have) or 'none'}); "
+            f"name one with {'--head' if kind == 'mi' else '--tv-head'}"
+        )
+    return p
+
+
+def load_kind(domain, model, kind: str, path=None, device: str = "cpu", checkpoint=None) -> MIHead:
+    """One head of a kind for this backbone, refused by name when it does not fit: another width or
+    block count (check_head_fits), another map than the rule reads, or, for a head that recorded the
+    fingerprint of the weights it was trained on, other weights."""
+    p = require_head(domain, kind, path)
+    head, meta = load_head(p, device=device)
+    if head.config.target != kind:
+        raise CheckpointError(f"{p} is a {KINDS[head.config.target]} head, not the {KINDS[kind]} head this rule reads")
+    check_head_fits(head, model)
+    want = (meta.get("extra") or {}).get("mdm_sha")
+    if want:
+        weights = domain.weights(checkpoint) if hasattr(domain, "weights") else (checkpoint or domain.default_model)
+        got = fingerprint(weights)
+        if got != want:
+            raise CheckpointError(
+                f"{p} was trained on the backbone whose weights' fingerprint is {want}; these weights are {got}"
+            )
+    return head
+
+
+def load_models(domain, checkpoint=None, head=None, device="cpu", need_head=False, kinds=(), tv_head=None):
+    """(model, head) for a domain: its shipped checkpoints unless paths are given. need_head: the MI
+    head (an MIHead back); kinds: the heads to load by map ("mi", "tv"): with "tv" among them a dict
+    kind -> head comes back (decode picks each rule's own). A head that does not fit is refused by name."""
     model = domain.load_model(checkpoint, device=device)
-    h = None
-    if need_head:
-        path = head or domain.default_head()
-        if path is None:
-            raise ValueError(f"no MI head is shipped for this {domain.name} backbone: name a head checkpoint")
-        h, _ = load_head(path, device=device)
-        check_head_fits(h, model)
-    return model, h
+    wanted = set(kinds) | ({"mi"} if need_head else set())
+    if not wanted:
+        return model, None
+    heads = {k: load_kind(domain, model, k, head if k == "mi" else tv_head, device, checkpoint) for k in sorted(wanted)}
+    return model, heads["mi"] if wanted == {"mi"} else heads
+
+
+def kinds_of(cfgs) -> tuple[str, ...]:
+    """The head kinds a list of settings reads (the empty tuple when none reads a head)."""
+    return tuple(sorted({c.head_kind for c in cfgs if c.needs_head}))

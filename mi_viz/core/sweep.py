@@ -19,7 +19,7 @@ from typing import Any
 
 from .bench import run_grid, setting_columns, write_rows
 from .checkpoints import fingerprint
-from .models import load_models
+from .models import kinds_of, load_models, require_head
 from .plots import plot_sweep
 from .samplers import PARAMS, SAMPLERS, SamplerConfig, columns, config_for
 
@@ -132,6 +132,7 @@ def run_sweep(
     extra=None,
     report: Callable[[dict], None] | None = None,
     keep_others: bool = False,
+    tv_head=None,
 ) -> list[dict]:
     """Decode items under every setting and write OUT/sweep.csv (+ sweep.png / sweep.html).
 
@@ -144,11 +145,11 @@ def run_sweep(
     after the grid's (a sweep that adds settings, or rows of an earlier rule, keeps its history)."""
     say = report or (lambda d: None)
     t0 = time.perf_counter()
-    need_head = any(c.needs_head for c in cfgs)
-    if need_head and jobs > 1:  # a bad head fails here, not in a worker after other settings ran
-        load_models(domain, checkpoint, head, device, need_head=True)
+    kinds = kinds_of(cfgs)
+    if kinds and jobs > 1:  # a bad head fails here, not in a worker after other settings ran
+        load_models(domain, checkpoint, head, device, kinds=kinds, tv_head=tv_head)
     mdm_sha = fingerprint(mdm_path or checkpoint or domain.default_model)
-    head_sha = fingerprint(head or domain.default_head()) if need_head else ""
+    head_sha = {k: fingerprint(require_head(domain, k, head if k == "mi" else tv_head)) for k in kinds}
     keys = setting_keys() + tuple(inputs) + FINGERPRINTS
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -165,7 +166,7 @@ def run_sweep(
             "n": len(items),
             **inputs,
             "mdm_sha": mdm_sha,
-            "head_sha": head_sha if c.needs_head else "",
+            "head_sha": head_sha[c.head_kind] if c.needs_head else "",
         }
         idents.append(ident)
         old = previous.get(setting_key(ident, keys))
@@ -189,7 +190,8 @@ def run_sweep(
             w.writeheader()
             w.writerows(rows)
 
-    for j, r in run_grid(domain, [cfgs[i] for i in todo], items, checkpoint, head, device, batch_size, jobs):
+    grid = run_grid(domain, [cfgs[i] for i in todo], items, checkpoint, head, device, batch_size, jobs, tv_head=tv_head)
+    for j, r in grid:
         i = todo[j]
         judged = extra(r) if extra else {}  # first: a judge may add its per-item figures to the rows
         if save_rows:

@@ -28,7 +28,7 @@ class StepRecord:
     probs: list[list[float]]  # (L, V) marginals
     mi: (
         list[list[float]] | None
-    )  # (L, L) the MI map the sampler used, if any (mi-gt: only the pairs its rule could reach)
+    )  # (L, L) the map the sampler used, if any: MI, or DEMASK's TV for its rules (oracles: only the pairs their rule could reach)
     selected: list[int]  # positions unmasked in this step
     values: list[int]  # token written at each selected position
     passes: int  # backbone passes so far, this one included
@@ -110,8 +110,15 @@ def decode(
     """
     t0 = time.perf_counter()
     rule = cfg.rule
+    if isinstance(head, dict):  # heads by the map they predict (models.load_models): this rule's own
+        head = head.get(rule.head_kind)
     if rule.needs_head and head is None:
-        raise ValueError(f"the {cfg.name!r} sampler reads the MI head: give an MI head checkpoint")
+        raise ValueError(f"the {cfg.name!r} sampler reads a {rule.head_kind.upper()} head: give a head checkpoint")
+    if rule.needs_head and getattr(head.config, "target", "mi") != rule.head_kind:
+        raise ValueError(
+            f"the {cfg.name!r} sampler reads a head trained on {rule.head_kind.upper()} maps, "
+            f"not this {head.config.target.upper()} head"
+        )
     tokens = tokens.clone()  # on the model's device: the caller puts it there
     dev = tokens.device
     B, L = tokens.shape
@@ -155,17 +162,19 @@ def decode(
             passes[idx.cpu()] += 1
             H_np = H.cpu().double().numpy()  # (b, L) selection runs on the CPU
             m_np = masked.cpu().numpy()  # (b, L)
+            P_np = torch.softmax(logits, -1).cpu().double().numpy() if wants_probs else None  # (b, L, V)
             if rule.is_oracle:
                 # expand only what the rule can admit (rule.reach): the same decisions as with
                 # the full map (tested) at a fraction of the oracle passes
                 reach = torch.zeros_like(masked)  # (b, L)
                 for r in range(idx.numel()):
                     pos = np.nonzero(m_np[r])[0]
-                    cand = [int(pos[i]) for i in rule.reach(H_np[r][pos], cfg)] if rule.reach else pos.tolist()
+                    probs = P_np[r][pos] if P_np is not None else None
+                    cand = [int(pos[i]) for i in rule.reach(H_np[r][pos], cfg, probs)] if rule.reach else pos.tolist()
                     if len(cand) > 1:  # one position has no pairs: no passes
                         reach[r, cand] = True
                 gt = ground_truth_mi(model, x, eps=cfg.gt_eps, base_logits=out.logits, positions=reach)
-                MI = gt.mi  # zero outside reach x reach
+                MI = gt.tv if "exact-tv" in rule.reads else gt.mi  # zero outside reach x reach
                 oracle[idx.cpu()] += gt.passes.cpu()
             if cfg.temperature > 0:  # each sequence from its own stream (batched == one by one)
                 probs_t = torch.softmax(logits.cpu() / cfg.temperature, -1)  # (b, L, V)
@@ -175,7 +184,6 @@ def decode(
             else:
                 vals = logits.argmax(-1).cpu()  # (b, L)
             MI_np = MI.cpu().double().numpy() if MI is not None else None
-            P_np = torch.softmax(logits, -1).cpu().double().numpy() if wants_probs else None  # (b, L, V)
             for r in range(idx.numel()):
                 b = int(idx[r])
                 pos = np.nonzero(m_np[r])[0]

@@ -121,7 +121,7 @@ _mi_rule(
     MI_PARAMS,
     lambda c, cfg: select_mi(c.H, c.MI, cfg.gamma, cfg.lam, cfg.scan),
     reads=frozenset({"exact-mi"}),
-    reach=lambda H, cfg: mi_rule_reach(H, cfg.gamma, cfg.lam, cfg.scan, "mi"),
+    reach=lambda H, cfg, probs=None: mi_rule_reach(H, cfg.gamma, cfg.lam, cfg.scan, "mi"),
 )
 _mi_rule(
     "mi-zero",

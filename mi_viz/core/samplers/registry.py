@@ -3,7 +3,8 @@ it reads, how it selects), and SamplerConfig is one setting of one rule.
 
 A rule reads some of: "probs" (its candidates' marginals), "prev" (the same positions' marginals
 one pass earlier), "mi" (the MI head's map, from the same backbone pass), "exact-mi" (the
-ground-truth map: an oracle whose extra passes are counted apart) and "attention" (the
+ground-truth map: an oracle whose extra passes are counted apart), "tv" / "exact-tv" (the same
+for DEMASK's expected TV influence: a head trained on it, or the exact map) and "attention" (the
 backbone's own last-block attention over the whole sequence, from the same pass, with the
 confidence each unmasked position was committed at). `decode` hands each rule what
 it reads and nothing else, so no name is special-cased there.
@@ -19,7 +20,7 @@ import numpy as np
 
 from .params import PARAMS, Param
 
-READS = ("probs", "prev", "mi", "exact-mi", "attention")  # what a rule may ask decode for
+READS = ("probs", "prev", "mi", "exact-mi", "attention", "tv", "exact-tv")  # what a rule may ask decode for
 
 
 @dataclass
@@ -49,9 +50,10 @@ class Sampler:
     reads: frozenset[str] = frozenset()  # of READS
     version: int = 1  # of the selection rule: sweep rows record it, so --resume never mixes rules
     curve: tuple[str, ...] = ("lam",)  # parameters that name a sweep curve; the others move along it
-    # the oracle ("exact-mi"): (H of the candidates, config) -> the indices the rule could admit whatever
-    # the MI, the only positions whose exact MI it needs (samplers.mi_rules.mi_rule_reach)
-    reach: Callable[[np.ndarray, SamplerConfig], list[int]] | None = None
+    # an oracle ("exact-mi", "exact-tv"): (H of the candidates, config, their marginals or None) -> the
+    # indices the rule could admit whatever the map, the only positions whose exact map it needs
+    # (samplers.mi_rules.mi_rule_reach, demask_rule.demask_reach)
+    reach: Callable[[np.ndarray, SamplerConfig, np.ndarray | None], list[int]] | None = None
     help: Mapping[str, str] = field(default_factory=dict)  # a parameter's meaning for this rule, over PARAMS'
 
     def __post_init__(self):
@@ -67,11 +69,16 @@ class Sampler:
 
     @property
     def needs_head(self) -> bool:
-        return "mi" in self.reads
+        return bool({"mi", "tv"} & self.reads)
+
+    @property
+    def head_kind(self) -> str:
+        """The map the head it reads predicts (mi_head.HeadConfig.target): "tv" for DEMASK's rule."""
+        return "tv" if "tv" in self.reads else "mi"
 
     @property
     def is_oracle(self) -> bool:
-        return "exact-mi" in self.reads
+        return bool({"exact-mi", "exact-tv"} & self.reads)
 
     def param_help(self, p: str) -> str:
         return self.help.get(p, PARAMS[p].help)
@@ -140,6 +147,10 @@ class SamplerConfig:
     @property
     def needs_head(self) -> bool:
         return self.rule.needs_head
+
+    @property
+    def head_kind(self) -> str:
+        return self.rule.head_kind
 
     @property
     def is_oracle(self) -> bool:

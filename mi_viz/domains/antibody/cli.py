@@ -24,7 +24,7 @@ from ...core import driver
 from ...core.cli_contract import DomainCLI
 from ...core.mi_data import right_padded
 from ...core.mi_report import midway_state
-from ...core.models import load_models
+from ...core.models import load_models, require_head
 from ...core.paths import portable
 from ..protein.alphabet import PAD
 from . import DATA, DOMAIN, read_infills
@@ -36,6 +36,9 @@ def add_arguments(command: str, p):
     p.add_argument("--limit", type=int, default=None, help="the first N chains only")
     p.add_argument("--backbone", default=None, help="antiberty (default) or a masked LM directory")
     p.add_argument("--head", default=None, help="MI head checkpoint (default: checkpoints/antibody_mi_head)")
+    p.add_argument("--tv-head", default=None, help="TV (DEMASK) head checkpoint, for demask (default: the shipped one)")
+    if command == "mi-report":
+        p.add_argument("--target", choices=("mi", "tv"), default="mi", help="report the MI head, or the TV head against exact TV")
     if command == "mi-report":
         p.add_argument("--pairs", default=None, help="optional .npz with every masked pair (for plots)")
         return
@@ -79,15 +82,12 @@ def read(a) -> list:
 def run(command: str, a, cfg_or_grid, dev: str):
     items = read(a)
     if command == "mi-report":
-        model, head = load_models(DOMAIN, a.backbone, a.head, dev, need_head=True)
+        model, heads = load_models(DOMAIN, a.backbone, a.head, dev, kinds=(a.target,), tv_head=a.tv_head)
+        head = heads[a.target] if isinstance(heads, dict) else heads
         states = infill_states(model, items, a.states, a.seed, dev).to(dev)
         more = {"chains": Path(a.fasta).name, "mask": a.mask, "backbone": a.backbone or "antiberty"}
-        return driver.report(
-            driver.ReportTask(
-                model, head, states=states, more=lambda rep: {**more, "head": portable(a.head or DOMAIN.default_head())}
-            ),
-            a,
-        )
+        used = require_head(DOMAIN, a.target, a.head if a.target == "mi" else a.tv_head)
+        return driver.report(driver.ReportTask(model, head, states=states, more=lambda rep: {**more, "head": portable(used)}), a)
     model = DOMAIN.load_model(a.backbone, dev)
     backbone = a.backbone or "antiberty"
     scorer = DOMAIN.judge(model, a.reference, items=items, k=a.clusters, unirep=not a.no_judge,
@@ -101,6 +101,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         a.backbone,
         weights=DOMAIN.weights(a.backbone),
         head=a.head,
+        tv_head=a.tv_head,
         model=model,
         score=lambda r: scorer(r.rows),
         columns={"inputs": what, "backbone": backbone, "skipped": a.skipped, "trimmed": a.trimmed},

@@ -36,6 +36,9 @@ def add_arguments(command: str, p):
     p.add_argument("--limit", type=int, default=None, help="first N valid puzzles only")
     p.add_argument("--checkpoint", default=None, help="MDM checkpoint (default checkpoints/sudoku_mdm)")
     p.add_argument("--head", default=None, help="MI head checkpoint (default checkpoints/sudoku_mi_head)")
+    p.add_argument("--tv-head", default=None, help="TV (DEMASK) head checkpoint, for demask (default: the shipped one)")
+    if command == "mi-report":
+        p.add_argument("--target", choices=("mi", "tv"), default="mi", help="report the MI head, or the TV head against exact TV")
     if command == "mi-report":
         p.add_argument(
             "--structure-states",
@@ -60,12 +63,15 @@ def run(command: str, a, cfg_or_grid, dev: str):
             {"puzzles": stored_name(a.puzzles)},
             a.checkpoint,
             head=a.head,
+            tv_head=a.tv_head,
             columns={"skipped_lines": len(errors)},
             title=f"Sudoku: {stored_name(a.puzzles)}",
             plot={"paper": PAPER_TABLE1, "paper_label": "paper Table 1"},
         )
         return (driver.bench if command == "bench" else driver.sweep)(task, cfg_or_grid, a, dev)
-    model, head = load_models(DOMAIN, a.checkpoint, a.head, dev, need_head=True)
+    kind = getattr(a, "target", "mi")
+    model, heads = load_models(DOMAIN, a.checkpoint, a.head, dev, kinds=(kind,), tv_head=a.tv_head)
+    head = heads[kind] if isinstance(heads, dict) else heads
     if command == "figure":
         if not 0 <= a.index < len(puzzles):
             raise ValueError(f"--index {a.index} is outside 0..{len(puzzles) - 1}")
