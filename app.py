@@ -8,6 +8,7 @@ calls one page function (decode, compare, estimator, families) with its view.
 
 import streamlit as st
 
+from pages.kit.widgets import show_bug
 from pages.views import VIEWS
 
 st.set_page_config(page_title="mi-viz", page_icon="🧩", layout="wide")
@@ -15,4 +16,7 @@ st.set_page_config(page_title="mi-viz", page_icon="🧩", layout="wide")
 pages = {"Overview": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True)]}
 for view in VIEWS.values():
     pages[view.name] = [st.Page(p.file, title=p.title, icon=p.icon) for p in view.pages]
-st.navigation(pages).run()
+try:
+    st.navigation(pages).run()
+except Exception:  # bad input is a message where it is read (UserError); anything reaching here is a bug
+    show_bug()

@@ -1,7 +1,8 @@
 """The antibody fronts' leads with a paired bootstrap over chains (issue 47: fronts.json treats the
 two curves as independent, which is conservative: every setting infills the same 64 chains).
 
-    python -m benchmarks.antibody_paired [--rows results/antibody/olga/cdr3/rows] [--out results/antibody/olga/fronts_paired.json]
+    python -m benchmarks.antibody_paired [--rows results/antibody/olga/cdr3/rows] \
+        [--out results/antibody/olga/fronts_paired.json]
 
 For each lead of results/antibody/olga/fronts.json (the best MI rule against the best rival at a pass
 count), each curve's value there is the linear interpolation between its two settings around that
@@ -27,7 +28,7 @@ from benchmarks.tables.common import R, label, rows_of
 from mi_viz.core.plots import sweep_family
 from mi_viz.core.sweep import rows_path
 from mi_viz.domains.antibody import DOMAIN as ANTIBODY
-from mi_viz.domains.antibody import chains_of
+from mi_viz.domains.antibody import chains_of, infilled
 from mi_viz.domains.antibody.judge import region_pll
 
 DATA = R.parent / "data" / "antibody"
@@ -42,12 +43,14 @@ def bracket(points: list[tuple[float, dict]], x: float) -> tuple[dict, dict, flo
     return None
 
 
-def chain_plls(model, row: dict, rows_dir, masks) -> np.ndarray:
-    """(N,) each chain's infill PLL under the setting of a committed row, from its saved sequences."""
+def chain_plls(model, row: dict, rows_dir, items) -> np.ndarray:
+    """(N,) each chain's infill PLL under the setting of a committed row, from its saved infills (the
+    whole chain where the rows kept it)."""
     path = rows_path(rows_dir, label(row))
     with gzip.open(path, "rt") as f:
         saved = sorted(csv.DictReader(f), key=lambda r: int(r["i"]))
-    per = np.array(region_pll(model, [r["sequence"] for r in saved], masks))
+    seqs = [r["sequence"] if r.get("sequence") else infilled(it, r["infill"]) for r, it in zip(saved, items)]
+    per = np.array(region_pll(model, seqs, [it.masked for it in items]))
     if round(float(per.mean()), 4) != float(row["pll"]):
         raise SystemExit(f"{path.name}: mean PLL {per.mean():.4f} is not the committed row's {row['pll']}")
     return per
@@ -65,7 +68,6 @@ def main(argv=None):
     committed = rows_of(R / "antibody" / "olga" / a.mask / "sweep.csv")
     fronts = json.loads((R / "antibody" / "olga" / "fronts.json").read_text())["masks"][a.mask]
     items = chains_of(DATA / "test.tsv", a.mask, int(committed[0]["n"]))
-    masks = [it.masked for it in items]
     model = ANTIBODY.load_model()
     curves: dict[str, list] = {}
     for r in committed:
@@ -83,7 +85,7 @@ def main(argv=None):
             r0, r1, w = bracket(curves[curve], float(x))  # type: ignore[misc]
             for r in (r0, r1):
                 if label(r) not in per_setting:
-                    per_setting[label(r)] = chain_plls(model, r, rows_dir, masks)
+                    per_setting[label(r)] = chain_plls(model, r, rows_dir, items)
             values[curve] = (1 - w) * per_setting[label(r0)] + w * per_setting[label(r1)]  # (N,)
         d = values[lead["mi"]] - values[lead["vs"]]  # (N,) per chain, paired
         boot = d[g.integers(0, len(d), (a.resamples, len(d)))].mean(1)

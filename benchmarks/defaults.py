@@ -73,6 +73,17 @@ CRITERIA = {
         "lowest validation JSD at <= 1/5 of sequential's passes; ties within 0.001 to the fewer passes",
         top_level=True,
     ),  # fmt: skip
+    # DEMASK's rule (issue 57): Sudoku's criterion, on its own validation sweep (results/sudoku/demask/)
+    "sudoku-demask": Criterion(
+        3.5,
+        "solved_frac",
+        True,
+        0.5,
+        ("demask",),
+        ("avg_passes", "solved_frac"),
+        2,
+        "highest validation solve rate at <= 1/3.5 of sequential's passes; ties within one puzzle to the fewer passes",
+    ),  # fmt: skip
     # natural chains (issue 56; fixed before any SAbDab test row was read): 128 SAbDab validation heavy
     # chains, CDR-H3 infilled at temperature 1; the judge AntiBERTy's PLL of the infill; the headline
     # budget 1/2.5 of sequential's passes, and the same criterion at 1/2 and 1/4 for the test's fronts
@@ -108,7 +119,7 @@ def choose(domain: str, rows: list[dict], out: str) -> dict:
     c = CRITERIA[domain]
     seq = next(r for r in rows if r["sampler"] == "sequential")
     cap = float(seq["avg_passes"]) / c.share
-    tie = c.tie / int(seq["n"]) if domain == "sudoku" else c.tie
+    tie = c.tie / int(seq["n"]) if domain.startswith("sudoku") else c.tie
     if domain == "sudoku":
         rows = [r for r in rows if r["sampler"] not in RULE4 or str(r.get("rule_version")) == "4"]
     res: dict = {
@@ -186,24 +197,31 @@ def choose_family(families: list[str]) -> dict:
     return res
 
 
+WHERE = {"antibody-olga": "antibody/olga", "sudoku-demask": "sudoku/demask"}  # a criterion's results folder
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("domain", choices=[*CRITERIA, "family"])  # antibody-olga: results/antibody/olga/
     ap.add_argument("--sweep", default=None, help="the validation sweep (default: results/DOMAIN/val_sweep/sweep.csv)")
     ap.add_argument("--families", nargs="+", default=list(SHIPPED), help="family: default every shipped family")
     ap.add_argument("--out", default=None, help="default: results/DOMAIN/val_sweep/choice.json (family/choice.json)")
-    ap.add_argument("--grid", action="store_true", help="print the test grid of the committed choice file, nothing else")
-    ap.add_argument("--samplers", default="", help="with --grid: only these samplers (comma-separated), sequential always")
+    ap.add_argument(
+        "--grid", action="store_true", help="print the test grid of the committed choice file, nothing else"
+    )
+    ap.add_argument(
+        "--samplers", default="", help="with --grid: only these samplers (comma-separated), sequential always"
+    )
     a = ap.parse_args(argv)
     if a.grid:
-        where = ROOT / "results" / ("antibody/olga" if a.domain == "antibody-olga" else a.domain) / "val_sweep"
+        where = ROOT / "results" / WHERE.get(a.domain, a.domain) / "val_sweep"
         only = tuple(filter(None, a.samplers.split(","))) or None
         print(test_grid(json.loads(Path(a.out or where / "choice.json").read_text()), only))
         return
     if a.domain == "family":
         save(choose_family(a.families), a.out or ROOT / "results" / "family" / "choice.json")
         return
-    where = ROOT / "results" / ("antibody/olga" if a.domain == "antibody-olga" else a.domain) / "val_sweep"
+    where = ROOT / "results" / WHERE.get(a.domain, a.domain) / "val_sweep"
     sweep = a.sweep or str(where / "sweep.csv")
     with open(sweep, newline="") as f:
         rows = list(csv.DictReader(f))

@@ -222,7 +222,15 @@ def antibody_olga(a) -> None:
 
 
 # --- antibody: natural chains, the validated settings, chains paired ------------------------------
-NATURAL_RIVALS = ("dilated", "margin", "klass", "threshold", "dawn", "eb", "topk")  # issue 56: every non-oracle rule outside the MI family
+NATURAL_RIVALS = (
+    "dilated",
+    "margin",
+    "klass",
+    "threshold",
+    "dawn",
+    "eb",
+    "topk",
+)  # issue 56: every non-oracle rule outside the MI family
 
 
 def saved_chains(sweep_dir: Path, row: dict) -> list[dict]:
@@ -336,7 +344,9 @@ def main(argv=None):
     s = sub.add_parser("antibody", help="natural chains: the validated settings, chains paired, by species")
     s.add_argument("--sweep-dir", default=str(R / "antibody" / "sabdab_test"))
     s.add_argument("--choice", default=str(R / "antibody" / "val_sweep" / "choice.json"))
-    s.add_argument("--metrics", default="pll,pll_sapiens,pll_antiberty", help="per-chain judges compared (those present)")
+    s.add_argument(
+        "--metrics", default="pll,pll_sapiens,pll_antiberty", help="per-chain judges compared (those present)"
+    )
     s.add_argument("--boot", type=int, default=10_000)
     s.add_argument("--out", default=None, help="default: SWEEP_DIR/fronts.json")
     sub.add_parser("antibody-olga", help="germline chains: infill pseudo-log-likelihood per region").add_argument(

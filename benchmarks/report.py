@@ -43,10 +43,12 @@ def params_of(row: dict) -> dict:
 def defaults_from_choice(chosen: dict[str, dict | None]) -> dict[str, dict]:
     """A choice file's `chosen` -> a domain's sampler_defaults: each chosen sampler's declared
     parameters (figures such as relative_passes dropped); a sampler without a choice is absent
-    (it keeps the registry's value); mi-gt, the oracle beside mi, takes a copy of mi's."""
+    (it keeps the registry's value); mi-gt and demask-gt, the oracles beside mi and demask, take a copy
+    of their rule's."""
     out = {name: {k: v for k, v in row.items() if k in PARAMS} for name, row in chosen.items() if row is not None}
-    if "mi" in out and "mi-gt" not in out:
-        out["mi-gt"] = dict(out["mi"])
+    for rule, oracle in (("mi", "mi-gt"), ("demask", "demask-gt")):
+        if rule in out and oracle not in out:
+            out[oracle] = dict(out[rule])
     return out
 
 

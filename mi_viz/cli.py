@@ -150,7 +150,7 @@ def main(argv=None):
             return rc if isinstance(rc, int) else 0
         dcli = domain_cli(a.domain)
         dcli.run(a.cmd, a, _sampler_or_grid(a, dcli), _device(a.device))
-    except (UserError, ValueError, FileNotFoundError) as e:  # bad input, an absent model: a message, not a traceback
+    except UserError as e:  # bad input, an absent model: a message; anything else is a bug and keeps its traceback
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0

@@ -10,6 +10,7 @@ import re
 import numpy as np
 import streamlit as st
 
+from mi_viz.core.errors import UserError
 from mi_viz.core.plots import PALETTE_NAME
 from mi_viz.core.samplers import SamplerConfig
 from mi_viz.core.viewer import viewer_payload
@@ -42,7 +43,7 @@ def render(view: View, title: str) -> None:
         eps = st.select_slider("ground-truth pruning eps", [1e-4, 1e-3, 1e-2], value=1e-3, key=f"{key}_eps")
         try:
             twin = twin_picker(key, cfg, head is not None, dom.sampler_defaults)
-        except ValueError as e:
+        except UserError as e:
             st.error(str(e))
             twin = None
     if item is None:

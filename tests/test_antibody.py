@@ -225,8 +225,7 @@ def test_a_species_the_numbering_only_guesses_is_said():
 
 
 def test_a_refused_chain_is_named_for_what_it_is(monkeypatch):
-    from mi_viz.domains.antibody import NumberingError, infill
-    from mi_viz.domains.antibody import numbering
+    from mi_viz.domains.antibody import NumberingError, infill, numbering
 
     if numbering.shutil.which("hmmscan") is None:
         pytest.skip("HMMER's hmmscan is not installed (make test installs Debian's hmmer)")
@@ -280,9 +279,9 @@ def test_region_pll_is_the_mean_masked_log_probability():
     """region_pll against a hand computation on a tiny BERT: each masked residue scored alone."""
     import tempfile
 
-    from mi_viz.domains.antibody.judge import region_pll
-
     from transformers import BertTokenizer
+
+    from mi_viz.domains.antibody.judge import region_pll
 
     with tempfile.TemporaryDirectory() as t:
         d = _bert_dir(Path(t))
@@ -500,7 +499,9 @@ def test_the_judge_scores_by_lms_that_did_not_generate_and_writes_each_chain(tmp
         r["sequence"], r["junction"] = it.sequence, it.sequence[slice(*it.junction)]
     res = judge(rows)
     want = [chain_pll(model, it.sequence, it.masked) for it in items]
-    assert [r["pll"] for r in rows] == pytest.approx(want, abs=1e-4) and res["pll"] == pytest.approx(np.mean(want), abs=1e-4)
+    assert [r["pll"] for r in rows] == pytest.approx(want, abs=1e-4) and res["pll"] == pytest.approx(
+        np.mean(want), abs=1e-4
+    )
     assert res["pll_natural"] == res["pll"]  # the natural chains, decoded back to themselves
     assert res["pll_antiberty"] == res["pll_antiberty_natural"] and res["pll_antiberty"] < 0
     assert "pll_sapiens" not in res  # the backbone is not judged twice

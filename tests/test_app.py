@@ -6,10 +6,14 @@ import re
 
 import numpy as np
 import pytest
+import test_antibody
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
 
 from mi_viz.core.paths import open_text
+from mi_viz.core.samplers import SamplerConfig
+from mi_viz.domains.antibody import DOMAIN as ANTIBODY_DOMAIN
+from mi_viz.domains.antibody.chains import read_chains
 
 APP = str(ROOT / "app.py")
 
@@ -475,6 +479,7 @@ def test_colour_blind_marks_reach_every_figure_and_the_viewer():
 
 
 ANTIBERTY = "AntiBERTy · antibodies (pretrained, 26 M)"  # pages/views/protein_backbones.py ANTIBERTY_LABEL
+FIRST_NATURAL = read_chains(ROOT / "data" / "antibody" / "natural" / "sabdab_test.tsv.gz")[0][1]  # the page's first
 needs_antiberty = pytest.mark.skipif(
     __import__("importlib").util.find_spec("antiberty") is None, reason="antiberty==0.1.3 not installed (make setup)"
 )
@@ -486,13 +491,21 @@ def test_antibody_decode_marks_regions_and_refuses_bad_chains():
     at.selectbox(key="pdec_backbone").set_value(ANTIBERTY).run()
     assert not at.exception and not at.error
     masked = lambda: len(_viewer_data(at)["steps"][0]["masked"])  # noqa: E731
-    assert masked() == 14 and any("cdr3 masked (14)" in c.value for c in at.caption)  # test_h0001's CDR3
-    assert any("mi gamma=12 lam=10" in c.value for c in at.caption)  # the antibody default, not the protein one
+    n3 = len(FIRST_NATURAL.junction) - 2  # the first natural test chain's CDR3 (SAbDab 7e7y: 19 residues)
+    assert masked() == n3 and any(f"cdr3 masked ({n3})" in c.value for c in at.caption)
+    default = SamplerConfig("mi", **ANTIBODY_DOMAIN.sampler_defaults["mi"]).label()
+    assert any(default in c.value for c in at.caption)  # the antibody default, not the protein one
+    assert any("heavy chain, human, IGHV3-53" in c.value for c in at.caption)  # the numbering's calls
     at.selectbox(key="pdec_region").set_value("cdr1").run()
-    assert masked() != 14 and not at.exception  # another region, another decode
+    assert masked() != n3 and not at.exception  # another region, another decode
     assert any("cdr1 masked" in c.value for c in at.caption)
     at.radio(key="pdec_src").set_value("Paste or upload your own V domain").run()
     assert any("Paste a heavy or light chain" in i.value for i in at.info)
+    # a chain pasted as deposited, CH1 after its V domain (SAbDab 5i1e): trimmed, and said
+    deposited = test_antibody.DEPOSITED
+    at.text_area(key="pdec_text").set_value(deposited).run()
+    assert not at.exception and not at.error
+    assert any("residues after IMGT 128 trimmed: the constant region (IGHG1" in i.value for i in at.info)
     for text, want in (("EVQLVESGGGLJQPGG", "'J'"), ("ACGTACGTACGTACGTACGTACGTACGT", "nucleotide")):
         at.text_area(key="pdec_text").set_value(text).run()
         assert any(want in e.value for e in at.error), (text, [e.value for e in at.error])
@@ -519,7 +532,9 @@ def test_antibody_comparison_sweep_and_estimator():
     est.radio(key="mie_domain").set_value("Proteins").run()
     est.radio(key="pmie_backbone").set_value("AntiBERTy (antibody CDRs)").run()
     assert not est.exception
-    assert float(_metric(est, "Pearson")) >= 0.85
+    report = json.loads((ROOT / "results" / "antibody" / "mi_report.json").read_text())
+    assert _metric(est, "Pearson") == f"{report['pearson']:.3f}"  # the page shows the committed report's figure
+    assert any(f"{report['pearson_baseline_separation']:.3f}" in c.value for c in est.caption)  # and its baselines
 
 
 @needs_antiberty
@@ -530,9 +545,9 @@ def test_antibody_instant_viewer_carries_the_infill_with_its_regions():
     at.selectbox(key="pdec_backbone").set_value(ANTIBERTY).run()
     assert not at.exception and not at.error
     d = _viewer_data(at)
-    assert d["kind"] == "track" and len(d["labels"]) == 122  # test_h0001's V domain
+    assert d["kind"] == "track" and len(d["labels"]) == len(FIRST_NATURAL.sequence)  # its V domain, CH1 trimmed
     masked = set(d["steps"][0]["masked"])
-    assert len(masked) == 14 and all(d["labels"][i].endswith("CDR3") for i in masked)
+    assert len(masked) == len(FIRST_NATURAL.junction) - 2 and all(d["labels"][i].endswith("CDR3") for i in masked)
     for st in d["steps"]:
         assert set(st["masked"]) == masked and set(st["sel"]) <= masked
         masked -= set(st["sel"])
@@ -551,3 +566,19 @@ def test_the_launcher_warms_the_first_pages(capsys):
     n = len(caches._stores()["trace"])
     _run("pages/sudoku_decode.py")  # the first visit: nothing decoded again
     assert len(caches._stores()["trace"]) == n
+
+
+def test_a_bug_is_shown_as_a_bug_with_its_traceback(monkeypatch):
+    """Issue 58: an exception that is no UserError reaches app.py, which says it is a bug and keeps the
+    traceback in an expander (bad input is a message where it is read, tested page by page)."""
+    import pages.kit.runtime as runtime
+
+    def planted():
+        raise RuntimeError("a planted bug")
+
+    monkeypatch.setattr(runtime, "through_app", planted)  # the home page calls it first (its file is re-read)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert not at.exception  # caught and shown, not raised to Streamlit's own red box
+    assert any("this is a bug, not a problem with your input" in e.value for e in at.error)
+    assert any("planted bug" in c.value and "Traceback" in c.value for c in at.code)

@@ -275,3 +275,22 @@ def test_sweep_with_a_corrupt_head_fails_before_decoding(tmp_path, tiny_ckpt, jo
     )
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert "bad" in r.stderr and not (tmp_path / "sw" / "sweep.csv").exists()
+
+
+def test_a_bug_keeps_its_traceback_bad_input_does_not(tmp_path, monkeypatch, capsys):
+    """Issue 58: only a UserError is the user's to fix (`error: ...`, exit 2); anything else is a bug
+    and keeps its traceback, never dressed as bad input."""
+    from mi_viz import cli
+    from mi_viz.core import sweep
+
+    puzzles = ROOT / "data" / "sudoku" / "test_hard.txt"
+    args = ["sweep", "sudoku", "--puzzles", str(puzzles), "--limit", "2", "--out-dir", str(tmp_path)]
+    assert cli.main([*args, "--grid", "topk:k=0"]) == 2  # bad input: a message
+    assert "error: k must be >= 1" in capsys.readouterr().err
+
+    def planted(*a, **k):
+        raise ValueError("a planted bug")  # a ValueError that is no UserError: a bug
+
+    monkeypatch.setattr(sweep, "fingerprint", planted)
+    with pytest.raises(ValueError, match="a planted bug"):
+        cli.main([*args, "--grid", "sequential"])

@@ -136,7 +136,8 @@ def test_a_truth_shard_pads_and_matches_the_exact_map():
 def test_every_sampler_decodes_the_toy_domain(name):
     model = DOMAIN.load_model()
     torch.manual_seed(0)
-    head = MIHead(HeadConfig(d_in=model.d_model, n_values=V, d_hidden=8, rank=4, d_pair=4)).eval()
+    target = SAMPLERS[name].head_kind  # the map the rule reads: a head trained on it
+    head = MIHead(HeadConfig(d_in=model.d_model, n_values=V, d_hidden=8, rank=4, d_pair=4, target=target)).eval()
     check_head_fits(head, model)
     prompts = ["______", "a___c_", "__b___"]
     cfg = SamplerConfig(name, gamma=0.05 if name in ("mi-gt", "mi", "mi-zero", "eb") else None, temperature=1.0, seed=1)

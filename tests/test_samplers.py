@@ -189,7 +189,9 @@ def test_mi_gt_expands_only_the_reach(monkeypatch):
     o, x = _oracle_states(n=4, masked=12, seed=2)
     cfg = SamplerConfig("mi-gt", gamma=0.2, lam=4.0)
     lean = decode(o, x, cfg)
-    monkeypatch.setitem(SAMPLERS, "mi-gt", replace(SAMPLERS["mi-gt"], reach=lambda H, cfg, probs=None: list(range(len(H)))))
+    monkeypatch.setitem(
+        SAMPLERS, "mi-gt", replace(SAMPLERS["mi-gt"], reach=lambda H, cfg, probs=None: list(range(len(H))))
+    )
     full = decode(o, x, cfg)
     assert torch.equal(lean.tokens, full.tokens) and torch.equal(lean.passes, full.passes)
     assert lean.batch_sizes == full.batch_sizes

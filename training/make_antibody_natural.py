@@ -171,7 +171,9 @@ def main(argv=None):
     pdbs = {f: {r["pdb"] for r in recs} for f, recs in sab.items()}
     summary["overlaps"] = {
         "sabdab_test_val_same_pdb": sorted(pdbs["test"] & pdbs["val"]),
-        "sabdab_test_val_same_v_domain": len({r["sequence"] for r in sab["test"]} & {r["sequence"] for r in sab["val"]}),
+        "sabdab_test_val_same_v_domain": len(
+            {r["sequence"] for r in sab["test"]} & {r["sequence"] for r in sab["val"]}
+        ),
     }
     rabd_rows = read_tsv(src / "rabd_test.tsv.gz")
     in_folds = sorted({r["pdb"] for r in rabd_rows} & (pdbs["test"] | pdbs["val"]))

@@ -164,8 +164,10 @@ def main(argv=None):
     except MIDataError as e:
         raise SystemExit(f"error: {e}") from None
     if a.target not in data:
-        raise SystemExit(f"error: {a.data} holds no {a.target!r} maps (its states were made before DEMASK's TV was kept: "
-                         "make them again)")  # fmt: skip
+        raise SystemExit(
+            f"error: {a.data} holds no {a.target!r} maps "
+            "(its states were made before DEMASK's TV was kept: make them again)"
+        )
     tokens, mi = data["tokens"].long(), data[a.target]  # the target map (named mi below, whatever it holds)
     perm = torch.randperm(len(tokens), generator=torch.Generator().manual_seed(1234))
     n_val = max(1, len(tokens) // 20)

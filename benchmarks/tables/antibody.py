@@ -21,7 +21,9 @@ def _f(v, digits: int) -> str:
 
 def antibody_defaults(where: str = "olga") -> dict[str, dict]:
     """The settings a validation sweep chose (results/antibody/[where/]val_sweep/choice.json)."""
-    path = R / "antibody" / where / "val_sweep" / "choice.json" if where else R / "antibody" / "val_sweep" / "choice.json"
+    path = (
+        R / "antibody" / where / "val_sweep" / "choice.json" if where else R / "antibody" / "val_sweep" / "choice.json"
+    )
     return defaults_from_choice(json.loads(need(path, "make antibody-val-sweep").read_text())["chosen"])
 
 

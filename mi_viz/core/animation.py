@@ -17,6 +17,8 @@ import io
 
 import numpy as np
 
+from .errors import InputError
+
 MAX_FRAMES = 400  # a longer decode is refused: the file would be too large to share
 
 
@@ -135,7 +137,7 @@ def decode_gif(payload: dict, ms_per_frame: int = 500, dpi: int = 80, progress=N
         raise EmptyDecode("the decode has no step: nothing to animate")
     passes = sorted({st["passes"] for d in decodes for st in d["steps"]})
     if len(passes) > MAX_FRAMES:
-        raise ValueError(f"{len(passes)} frames, over the {MAX_FRAMES} an animation may have: export the HTML instead")
+        raise InputError(f"{len(passes)} frames, over the {MAX_FRAMES} an animation may have: export the HTML instead")
     states = [_states(d) for d in decodes]
     zmax = max(
         [1e-6]

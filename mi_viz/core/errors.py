@@ -17,6 +17,14 @@ class UserError(Exception):
     """Bad input or an absent / unusable file or model: the message says what and how to fix it."""
 
 
+class InputError(UserError, ValueError):
+    """A value the user handed over that cannot be used: a grid, a sampler's parameter, an index."""
+
+
+class MissingFileError(UserError, FileNotFoundError):
+    """A file the user named that is not there."""
+
+
 def exit_on_user_error(main: Callable[[], object]) -> None:
     """A script's entry point (training/*.py): main(), with a UserError turned into `error: ...` on
     stderr and exit status 2, as the CLI does."""

@@ -350,4 +350,6 @@ def write_report(summary: dict, pt: PairTable, tokens, out, pairs=None) -> None:
     out.write_text(strict_json.dumps(summary, indent=1))
     if pairs:
         tok = tokens.cpu().numpy() if hasattr(tokens, "cpu") else np.asarray(tokens)
-        np.savez_compressed(pairs, tokens=tok.astype("uint8"), **{k: getattr(pt, k) for k in (*PAIR_FIELDS, "hmin", "hgeo")})
+        np.savez_compressed(
+            pairs, tokens=tok.astype("uint8"), **{k: getattr(pt, k) for k in (*PAIR_FIELDS, "hmin", "hgeo")}
+        )

@@ -19,6 +19,7 @@ from typing import Any
 
 from .bench import run_grid, setting_columns, write_rows
 from .checkpoints import fingerprint
+from .errors import InputError
 from .models import kinds_of, load_models, require_head
 from .plots import plot_sweep
 from .samplers import PARAMS, SAMPLERS, SamplerConfig, columns, config_for
@@ -40,32 +41,32 @@ FINGERPRINTS = ("mdm_sha", "head_sha")
 def parse_grid(spec: str, domain_defaults: dict | None = None) -> list[SamplerConfig]:
     """'topk:k=2,4; eb:gamma=0.2,0.5; mi:gamma=0.3:lam=0,1:scan=stop,skip' -> SamplerConfigs
     (cartesian per sampler; parameters not named take the domain's defaults). A misspelt
-    sampler or parameter, a value that is not a number and an empty grid are ValueErrors that
+    sampler or parameter, a value that is not a number and an empty grid are InputErrors that
     name what is known."""
     out = []
     for part in filter(None, (p.strip() for p in spec.split(";"))):
         name, *params = part.split(":")
         name = name.strip()
         if name not in SAMPLERS:
-            raise ValueError(f"unknown sampler {name!r} in the grid; choose from {', '.join(sorted(SAMPLERS))}")
+            raise InputError(f"unknown sampler {name!r} in the grid; choose from {', '.join(sorted(SAMPLERS))}")
         known = [*SAMPLERS[name].params, "temperature", "seed"]
         keys, values = [], []
         for p in params:
             if "=" not in p:
-                raise ValueError(f"bad grid parameter {p!r} for {name}: expected name=v1,v2")
+                raise InputError(f"bad grid parameter {p!r} for {name}: expected name=v1,v2")
             k, vs = (x.strip() for x in p.split("=", 1))
             if k not in known:
-                raise ValueError(f"unknown parameter {k!r} for {name}; it takes {', '.join(known)}")
+                raise InputError(f"unknown parameter {k!r} for {name}; it takes {', '.join(known)}")
             cast: Callable[[str], Any] = PARAMS[k].cast if k in PARAMS else (int if k == "seed" else float)
             try:
                 values.append([cast(v) for v in vs.split(",")])
             except ValueError:
-                raise ValueError(f"bad value in {k}={vs!r} for {name}: expected numbers separated by commas") from None
+                raise InputError(f"bad value in {k}={vs!r} for {name}: expected numbers separated by commas") from None
             keys.append(k)
         for combo in itertools.product(*values) if keys else [()]:
             out.append(config_for(name, domain_defaults, **dict(zip(keys, combo))))
     if not out:
-        raise ValueError("the grid is empty: name at least one sampler, e.g. 'sequential; eb:gamma=0.01,0.1'")
+        raise InputError("the grid is empty: name at least one sampler, e.g. 'sequential; eb:gamma=0.01,0.1'")
     return out
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from ..core.errors import InputError
+
 DOMAINS = {
     "sudoku": "mi_viz.domains.sudoku",
     "protein": "mi_viz.domains.protein",
@@ -22,7 +24,7 @@ def get_domain(name: str, *args):
     takes arguments is parameterised by them: get_domain("family", "PF00595") is that family
     (a shipped name or a checkpoint path); get_domain("family") its default."""
     if name not in DOMAINS:
-        raise ValueError(f"unknown domain {name!r}; choose from {sorted(DOMAINS)}")
+        raise InputError(f"unknown domain {name!r}; choose from {sorted(DOMAINS)}")
     module = importlib.import_module(DOMAINS[name])
     if args:
         make = getattr(module, "domain_for", None)

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from mi_viz.core.checkpoints import CheckpointError
 from mi_viz.core.errors import UserError
 from mi_viz.core.mi_head import check_head_fits, load_head
 from mi_viz.domains import get_domain
@@ -72,7 +71,7 @@ def models_or_error(b: Backbone, head_path: str | None):
     turns the estimated maps and the MI samplers off, with a warning)."""
     try:
         model = backbone_model(b)
-    except (CheckpointError, UserError, ValueError, OSError) as e:
+    except UserError as e:  # a missing or corrupt checkpoint, an absent optional model (CheckpointError is one)
         st.error(f"Cannot load the {b.label}: {e}")
         if b.help:
             st.info(b.help)
@@ -82,7 +81,7 @@ def models_or_error(b: Backbone, head_path: str | None):
         try:
             head = head_model(head_path, f"{b.label} MI head")
             check_head_fits(head, model)
-        except (CheckpointError, ValueError, OSError) as e:
+        except UserError as e:
             st.warning(f"MI head not available ({e}); estimated MI and the MI samplers are off.")
             head = None
     return model, head

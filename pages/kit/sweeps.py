@@ -71,7 +71,7 @@ def sweep_tab(plan: SweepPlan, key: str, b, dom, model, head) -> None:
         try:
             items = plan.inputs(n) if cfgs else []
             judge, kept = plan.judge(items) if cfgs and plan.judge else (None, {})
-        except (UserError, ValueError) as e:
+        except UserError as e:
             st.error(f"Cannot run the sweep: {e}")
             cfgs = None
         if cfgs:
@@ -178,7 +178,7 @@ def decode_order_view(out: list[dict], kind: str, labels: list[str], key: str) -
     for r in out:
         try:
             orders[row_label(r)] = order_map(r.get(ORDER) or [])
-        except ValueError as e:
+        except UserError as e:
             st.caption(f"Decode order: {e}.")
             return
     if orders:

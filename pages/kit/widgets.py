@@ -4,11 +4,13 @@ declarations), the compared samplers as rows, grid text."""
 from __future__ import annotations
 
 import json
+import traceback
 from pathlib import Path
 
 import numpy as np
 import streamlit as st
 
+from mi_viz.core.errors import InputError, UserError
 from mi_viz.core.plots import PALETTE_NAME, pca_figure
 from mi_viz.core.samplers import PARAMS, SAMPLERS, SamplerConfig, defaults_for
 from mi_viz.core.sweep import parse_grid
@@ -106,7 +108,7 @@ def twin_picker(key: str, first: SamplerConfig, has_head: bool, domain_defaults=
     kw = sampler_params(f"{key}_twin_{name}", name, defaults_for(name, domain_defaults))
     twin = SamplerConfig(name, temperature=first.temperature, seed=first.seed, **kw)
     if twin.label() == first.label():
-        raise ValueError(f"the second sampler is the first one's setting ({first.label()}): choose another")
+        raise InputError(f"the second sampler is the first one's setting ({first.label()}): choose another")
     return twin
 
 
@@ -167,7 +169,7 @@ def grid_or_error(text: str, widget: str, has_head: bool, domain_defaults=None):
     naming the problem (unknown sampler or parameter, an empty grid, the mi sampler without a head)."""
     try:
         cfgs = parse_grid(text, domain_defaults)
-    except ValueError as e:
+    except UserError as e:
         st.error(f"{widget}: {e}")
         return None
     if any(c.needs_head for c in cfgs) and not has_head:
@@ -250,3 +252,14 @@ def cancelled(what: str, key: str, where=None) -> bool:
     if clicked := bool(st.session_state.get(key)):
         (where or st).info(f"{what} cancelled: nothing of it was kept.")
     return clicked
+
+
+def show_bug() -> None:
+    """The exception being handled, shown as what it is: a bug in mi-viz (bad input never reaches here:
+    it is a UserError, turned into a message where it is read), with its traceback in an expander."""
+    st.error(
+        "Something went wrong inside mi-viz: this is a bug, not a problem with your input. "
+        "Please report it with the traceback below (the page can be reloaded; nothing you entered is lost)."
+    )
+    with st.expander("Traceback", expanded=False):
+        st.code(traceback.format_exc(), language="text")

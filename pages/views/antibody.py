@@ -151,7 +151,9 @@ class AntibodyView(ProteinView):
         128-chain validation sweep."""
         dom = b.dom()
         mask = st.selectbox("Region", ["cdr3", "cdrs"], key=f"{key}_mask")
-        masked = 14 if mask == "cdr3" else 37  # residues infilled a chain, on average (data/antibody/natural/natural.json)
+        masked = (
+            14 if mask == "cdr3" else 37
+        )  # residues infilled a chain, on average (data/antibody/natural/natural.json)
         return SweepPlan(
             intro="Infill a region of the first N natural validation heavy chains (SAbDab, "
             "`data/antibody/natural/sabdab_val.tsv.gz`) at temperature 1 under each setting of a grid; judged by "

@@ -65,7 +65,7 @@ def contacts_tab(families: dict[str, Backbone], label: str | None) -> None:
         return
     try:
         dom = families[label].dom()
-    except (UserError, ValueError, OSError) as e:
+    except UserError as e:
         st.error(f"Cannot read this family backbone: {e}")
         return
     if dom.contact_map is None:
@@ -107,7 +107,7 @@ def reading_control(b: Backbone, dom, folder: Path, again: bool) -> None:
         return
     try:
         data = caches.cached("fam_data", (b.key, str(aln)), lambda: data_for(dom.meta, read_alignment(aln)))
-    except (UserError, ValueError) as e:
+    except UserError as e:
         st.error(f"Cannot read the alignment of {dom.family}: {e}")
         return
     held = len(data.heldout_rows)
@@ -152,7 +152,7 @@ def reading_control(b: Backbone, dom, folder: Path, again: bool) -> None:
     try:
         contact_reading(folder, dom.family, model, data, dom.contact_map, budget,
                         ["ardca", "plmdca"] if anchors else [], progress=progress)  # fmt: skip
-    except (UserError, ValueError) as e:
+    except UserError as e:
         st.error(f"The contact reading failed: {e}")
         return
     bar.empty()
@@ -164,7 +164,7 @@ def generation_tab(families: dict[str, Backbone], label: str | None) -> None:
         return
     try:
         fam = families[label].dom().family
-    except (UserError, ValueError, OSError) as e:
+    except UserError as e:
         st.error(f"Cannot read this family backbone: {e}")
         return
     sweep = RESULTS / "family" / fam / "sweep.csv"

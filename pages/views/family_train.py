@@ -94,7 +94,7 @@ def train_tab() -> None:
         except AlignmentError as e:
             st.error(f"Invalid alignment: {e}")
             return
-        except (UserError, ValueError) as e:
+        except UserError as e:
             st.error(f"The structure cannot be used: {e}")
             return
         APP_FAMILIES.mkdir(parents=True, exist_ok=True)
@@ -120,7 +120,7 @@ def train_tab() -> None:
     out = APP_FAMILIES / f"family_{name}"
     try:
         res = train_from_inputs(inputs, out, name, TrainFamilyConfig(max_minutes=float(minutes)), FamilyMDMConfig(), cb)
-    except (UserError, ValueError, OSError) as e:  # a paused run of another alignment, a full disk
+    except (UserError, OSError) as e:  # a paused run of another alignment; a full disk
         st.error(f"Training failed: {e}")
         return
     bar.empty()

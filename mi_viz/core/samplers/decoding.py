@@ -26,9 +26,9 @@ class StepRecord:
     masked: list[bool]  # (L,) masked before this step
     entropy: list[float]  # (L,) marginal entropy, 0 on unmasked
     probs: list[list[float]]  # (L, V) marginals
-    mi: (
-        list[list[float]] | None
-    )  # (L, L) the map the sampler used, if any: MI, or DEMASK's TV for its rules (oracles: only the pairs their rule could reach)
+    # (L, L) the map the sampler used, if any: the MI, or DEMASK's TV for its rules (oracles: only the
+    # pairs their rule could reach)
+    mi: list[list[float]] | None
     selected: list[int]  # positions unmasked in this step
     values: list[int]  # token written at each selected position
     passes: int  # backbone passes so far, this one included

@@ -14,6 +14,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ..errors import InputError
+
 # what a slider offers for the log-spaced parameters (useful budgets span 1e-5 .. 32 nats across domains)
 GAMMAS = (
     0.0,
@@ -77,21 +79,21 @@ class Param:
             return None
         if self.kind == "choice":
             if value not in self.choices:
-                raise ValueError(f"{self.name} must be one of {', '.join(map(repr, self.choices))}, not {value!r}")
+                raise InputError(f"{self.name} must be one of {', '.join(map(repr, self.choices))}, not {value!r}")
             return value
         if self.kind == "int":
             if isinstance(value, float) and value.is_integer():
                 value = int(value)
             if not isinstance(value, int) or isinstance(value, bool):
-                raise ValueError(f"{self.name} must be an integer, not {value!r}")
+                raise InputError(f"{self.name} must be an integer, not {value!r}")
         else:
             value = float(value)
             if not math.isfinite(value):
-                raise ValueError(f"{self.name} must be a finite number, not {value!r}")
+                raise InputError(f"{self.name} must be a finite number, not {value!r}")
         if self.lo is not None and value < self.lo:
-            raise ValueError(f"{self.name} must be >= {self.lo:g} for {sampler}, not {value:g}")
+            raise InputError(f"{self.name} must be >= {self.lo:g} for {sampler}, not {value:g}")
         if self.hi is not None and value > self.hi:
-            raise ValueError(f"{self.name} must be <= {self.hi:g} for {sampler}, not {value:g}")
+            raise InputError(f"{self.name} must be <= {self.hi:g} for {sampler}, not {value:g}")
         return value
 
     def text(self, value: Any) -> str:

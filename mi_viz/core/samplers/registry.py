@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import InputError
 from .params import PARAMS, Param
 
 READS = ("probs", "prev", "mi", "exact-mi", "attention", "tv", "exact-tv")  # what a rule may ask decode for
@@ -102,7 +103,7 @@ def unregister(name: str) -> None:
 
 def _sampler(name: str) -> Sampler:
     if name not in SAMPLERS:
-        raise ValueError(f"unknown sampler {name!r}; choose from {', '.join(SAMPLERS)}")
+        raise InputError(f"unknown sampler {name!r}; choose from {', '.join(SAMPLERS)}")
     return SAMPLERS[name]
 
 
@@ -119,7 +120,7 @@ class SamplerConfig:
         unknown = [p for p, v in params.items() if p not in rule.params and (v is not None or p not in PARAMS)]
         if unknown:
             takes = ", ".join(rule.params) or "no parameter"
-            raise ValueError(f"{name} takes {takes}, not {', '.join(unknown)}")
+            raise InputError(f"{name} takes {takes}, not {', '.join(unknown)}")
         values = {p: rule.params[p] if params.get(p) is None else params[p] for p in rule.params}
         self.name = name
         self.params: dict[str, Any] = {p: PARAMS[p].check(v, name) for p, v in values.items()}

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ...core.errors import MissingFileError
 from ..protein.alphabet import MASK, PAD, SequenceError, clean, decode, encode
 from ..protein.masked_lm import ANTIBERTY, is_masked_lm, lm_weights, load_masked_lm
 from .chains import read_chains, read_user_chains
@@ -124,7 +125,9 @@ class AntibodyDomain:
     default_model = ANTIBERTY
     backbones = (ANTIBERTY,)
     default_temperature = 1.0  # infills are sampled: greedy recovery cannot tell samplers apart (docs)
-    unsaved_columns: tuple[str, ...] = ()
+    # a sweep's saved rows keep each chain's infill, not the whole chain (infilled() rebuilds it from the
+    # input file; the natural region and junction follow from the chain): a tenth of the bytes
+    unsaved_columns: tuple[str, ...] = ("sequence", "natural", "junction")
     # chosen on the validation chains (results/antibody/val_sweep/choice.json, benchmarks/defaults.py (antibody):
     # the highest infill PLL at <= 1/3 of sequential's passes); mi-gt, the oracle, takes mi's
     sampler_defaults: dict[str, dict] = {
@@ -204,6 +207,16 @@ class AntibodyDomain:
         return {"recovery": round(float(np.mean([r["recovery"] for r in rows])), 4)}
 
 
+def infilled(item: Infill, infill: str) -> str:
+    """The whole chain a saved row stands for: the item's V domain with its masked residues replaced,
+    in order, by the row's infill."""
+    m = item.masked
+    if int(m.sum()) != len(infill):
+        raise ValueError(f"{item.id}: an infill of {len(infill)} residues for {int(m.sum())} masked positions")
+    it = iter(infill)
+    return "".join(next(it) if k else a for a, k in zip(item.sequence, m))
+
+
 @dataclass
 class ChainSet:
     """The chains of a file that could be infilled, and those skipped with the reason (a bench over
@@ -219,7 +232,7 @@ def read_infills(path, mask: str = "cdr3", limit: int | None = None, skip: bool 
     aside with its reason instead of stopping the read; a file with no chain left is an error."""
     p = Path(path)
     if not p.exists():
-        raise FileNotFoundError(f"chain file not found: {p}")
+        raise MissingFileError(f"chain file not found: {p}")
     if p.name.endswith((".tsv", ".tsv.gz")):
         recs = [(rid, c.sequence) for rid, c in read_chains(p)]
     else:
@@ -255,6 +268,7 @@ __all__ = [
     "SequenceError",
     "chains_of",
     "infill",
+    "infilled",
     "is_masked_lm",
     "read_infills",
 ]

@@ -38,7 +38,9 @@ def add_arguments(command: str, p):
     p.add_argument("--head", default=None, help="MI head checkpoint (default: checkpoints/antibody_mi_head)")
     p.add_argument("--tv-head", default=None, help="TV (DEMASK) head checkpoint, for demask (default: the shipped one)")
     if command == "mi-report":
-        p.add_argument("--target", choices=("mi", "tv"), default="mi", help="report the MI head, or the TV head against exact TV")
+        p.add_argument(
+            "--target", choices=("mi", "tv"), default="mi", help="report the MI head, or the TV head against exact TV"
+        )
     if command == "mi-report":
         p.add_argument("--pairs", default=None, help="optional .npz with every masked pair (for plots)")
         return
@@ -50,7 +52,9 @@ def add_arguments(command: str, p):
     )
     p.add_argument("--clusters", type=int, default=15, help="k of the k-means JSD (paper: 15)")
     p.add_argument("--no-judge", action="store_true", help="skip UniRep, the independent judge, even if installed")
-    p.add_argument("--no-other-lms", action="store_true", help="judge by the backbone's PLL only (not AntiBERTy / Sapiens)")
+    p.add_argument(
+        "--no-other-lms", action="store_true", help="judge by the backbone's PLL only (not AntiBERTy / Sapiens)"
+    )
 
 
 def infill_states(model, items, n: int, seed: int, dev: str) -> torch.Tensor:
@@ -74,7 +78,10 @@ def read(a) -> list:
         driver.warn(f"skipped {rid}: {why}")
     trimmed = sum(1 for it in got.items if it.numbered is not None and it.numbered.trimmed != (0, 0))
     if trimmed:
-        driver.warn(f"{trimmed} of {len(got.items)} chains trimmed to their V domain (IMGT 1-128; a constant region or leader cut)")
+        driver.warn(
+            f"{trimmed} of {len(got.items)} chains trimmed to their V domain "
+            "(IMGT 1-128; a constant region or leader cut)"
+        )
     a.skipped, a.trimmed = len(got.skipped), trimmed
     return got.items
 
@@ -87,7 +94,9 @@ def run(command: str, a, cfg_or_grid, dev: str):
         states = infill_states(model, items, a.states, a.seed, dev).to(dev)
         more = {"chains": Path(a.fasta).name, "mask": a.mask, "backbone": a.backbone or "antiberty"}
         used = require_head(DOMAIN, a.target, a.head if a.target == "mi" else a.tv_head)
-        return driver.report(driver.ReportTask(model, head, states=states, more=lambda rep: {**more, "head": portable(used)}), a)
+        return driver.report(
+            driver.ReportTask(model, head, states=states, more=lambda rep: {**more, "head": portable(used)}), a
+        )
     model = DOMAIN.load_model(a.backbone, dev)
     backbone = a.backbone or "antiberty"
     scorer = DOMAIN.judge(model, a.reference, items=items, k=a.clusters, unirep=not a.no_judge,

@@ -181,9 +181,13 @@ def refusal(seq: str) -> str:
         return generic
     chain, species = hit
     if chain == "":
-        return f"not an antibody or T-cell receptor V domain (neither riot-na nor ANARCI numbers it; {len(seq)} residues)"
+        return (
+            f"not an antibody or T-cell receptor V domain (neither riot-na nor ANARCI numbers it; {len(seq)} residues)"
+        )
     if chain in TCR:
-        return f"a T-cell receptor {TCR[chain]} chain (ANARCI, {species}), not an antibody: the backbones model antibodies"
+        return (
+            f"a T-cell receptor {TCR[chain]} chain (ANARCI, {species}), not an antibody: the backbones model antibodies"
+        )
     return f"an antibody {chain} chain ANARCI calls {species}, which riot-na cannot number (no {species} genes)"
 
 

@@ -27,6 +27,7 @@ from ...core import driver, strict_json
 from ...core.checkpoints import checkpoint_paths
 from ...core.cli_contract import DomainCLI, Verb
 from ...core.cli_types import finite_float
+from ...core.errors import InputError
 from ...core.models import load_models
 from ...core.paths import portable
 from ...core.reading import read_state
@@ -236,7 +237,7 @@ def contacts_cli(a) -> dict:
     elif dom.contact_map is not None:
         cmap = dom.contact_map
     else:
-        raise ValueError("no structure: pass --structure FILE.pdb (the backbone ships no contact map)")
+        raise InputError("no structure: pass --structure FILE.pdb (the backbone ships no contact map)")
     budget = JacobianBudget(a.jacobian_rows, a.consensus_masks, a.seed)
     if not a.no_reading:
         budget.check(data)  # a budget that cannot run is refused before the minutes of conditional MI

@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from ...core.errors import InputError
 from .alignment import Q, frequencies, sequence_weights
 from .coevolution import Potts
 
@@ -115,11 +116,11 @@ class FamilyReference:
         the first n are a random subset). n <= len(half A): the natural half bounds it."""
         a, b = self.halves()
         if n > len(a):
-            raise ValueError(f"n = {n} is more than the natural half's {len(a)} rows")
+            raise InputError(f"n = {n} is more than the natural half's {len(a)} rows")
         _, Cb = connected(self.heldout[b], sequence_weights(self.heldout[b]))
         x = self.heldout[a[:n]] if rows is None else rows[:n]
         if len(x) < n:
-            raise ValueError(f"{len(x)} rows, fewer than n = {n}")
+            raise InputError(f"{len(x)} rows, fewer than n = {n}")
         w = sequence_weights(x) if rows is None else np.ones(n)
         est = flat_pearson(connected(x, w)[1], Cb)
         g = np.random.default_rng(self.seed + 2)

@@ -23,7 +23,7 @@ import torch.nn as nn
 
 from ...core.attention import softmax_weights
 from ...core.checkpoints import CheckpointError, checkpoint_paths, load_module, load_state_strict, save_module
-from ...core.errors import UserError
+from ...core.errors import MissingFileError, UserError
 from ...core.objective import masked_cross_entropy
 from ...core.protocol import ConfiguredModel, ModelOutput, check_sizes
 from .alphabet import BOS, EOS, FIRST_AA, MASK, PAD, VALUE_TOKENS
@@ -227,7 +227,7 @@ def weights_file(spec: str | os.PathLike) -> Path:
         return esmc_300m_weights()
     p = Path(s) if s.endswith(".pth") else checkpoint_paths(s)[0]
     if not p.exists():
-        raise FileNotFoundError(f"backbone weights not found: {p}")
+        raise MissingFileError(f"backbone weights not found: {p}")
     return p
 
 

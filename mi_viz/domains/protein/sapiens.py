@@ -65,7 +65,11 @@ class FairseqVocab:
     def __init__(self, symbols: list[str]):
         self.symbols = symbols
         self.index = {s: i for i, s in enumerate(symbols)}
-        self.pad_token_id, self.unk_token_id, self.mask_token_id = self.index["<pad>"], self.index["<unk>"], self.index["<mask>"]
+        self.pad_token_id, self.unk_token_id, self.mask_token_id = (
+            self.index["<pad>"],
+            self.index["<unk>"],
+            self.index["<mask>"],
+        )
 
     def get_vocab(self) -> dict[str, int]:
         return dict(self.index)
@@ -120,7 +124,9 @@ def fairseq_to_roberta(state: dict[str, torch.Tensor], n_layers: int) -> dict[st
     unplaced = sorted(set(state) - set(names))
     absent = sorted(set(names) - set(state))
     if unplaced or absent:
-        raise CheckpointError(f"not the Sapiens RoBERTa layout: keys without a place {unplaced[:8]}, missing {absent[:8]}")
+        raise CheckpointError(
+            f"not the Sapiens RoBERTa layout: keys without a place {unplaced[:8]}, missing {absent[:8]}"
+        )
     for a, b in names.items():
         out[b] = state[a].float()
     return out
@@ -132,8 +138,8 @@ def build_sapiens(name: str) -> tuple[torch.nn.Module, FairseqVocab]:
 
     path = sapiens_weights(name)
     state, args = read_checkpoint(path)
-    symbols = [*SPECIALS, *(line.split()[0] for line in (path.parent / "dict.txt").read_text().split("\n") if line.strip()),
-               "<mask>"]  # fmt: skip
+    residues = [line.split()[0] for line in (path.parent / "dict.txt").read_text().split("\n") if line.strip()]
+    symbols = [*SPECIALS, *residues, "<mask>"]
     d, layers = int(args.encoder_embed_dim), int(args.encoder_layers)
     cfg = RobertaConfig(
         vocab_size=len(symbols),

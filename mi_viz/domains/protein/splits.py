@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from ...core.errors import InputError
 from .fasta import write_fasta
 
 
@@ -149,5 +150,5 @@ def pick_one_per_cluster(
     g = random.Random(seed)
     g.shuffle(clusters)
     if len(clusters) < n:
-        raise ValueError(f"only {len(clusters)} clusters have a sequence of length {lo}-{hi}; asked for {n}")
+        raise InputError(f"only {len(clusters)} clusters have a sequence of length {lo}-{hi}; asked for {n}")
     return [g.choice(by_cluster[c]) for c in clusters[:n]]

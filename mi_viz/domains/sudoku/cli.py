@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ...core import driver
 from ...core.cli_contract import DomainCLI
+from ...core.errors import InputError, MissingFileError
 from ...core.models import load_models
 from ...core.paths import stored_name
 from . import DOMAIN, PAPER_TABLE1
@@ -21,13 +22,13 @@ from .report import structure_by_mask_ratio
 
 def read_puzzles(path, limit=None):
     if not Path(path).exists():
-        raise FileNotFoundError(f"puzzle file not found: {path}")
+        raise MissingFileError(f"puzzle file not found: {path}")
     res = S.read_puzzle_file(path)
     for e in res.errors:
         driver.warn(f"{path}: {e} (skipped)")
     puzzles = res.puzzles[:limit] if limit else res.puzzles
     if not puzzles:
-        raise ValueError(f"no valid puzzles in {path}")
+        raise InputError(f"no valid puzzles in {path}")
     return puzzles, res.errors
 
 
@@ -38,7 +39,9 @@ def add_arguments(command: str, p):
     p.add_argument("--head", default=None, help="MI head checkpoint (default checkpoints/sudoku_mi_head)")
     p.add_argument("--tv-head", default=None, help="TV (DEMASK) head checkpoint, for demask (default: the shipped one)")
     if command == "mi-report":
-        p.add_argument("--target", choices=("mi", "tv"), default="mi", help="report the MI head, or the TV head against exact TV")
+        p.add_argument(
+            "--target", choices=("mi", "tv"), default="mi", help="report the MI head, or the TV head against exact TV"
+        )
     if command == "mi-report":
         p.add_argument(
             "--structure-states",
@@ -74,7 +77,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
     head = heads[kind] if isinstance(heads, dict) else heads
     if command == "figure":
         if not 0 <= a.index < len(puzzles):
-            raise ValueError(f"--index {a.index} is outside 0..{len(puzzles) - 1}")
+            raise InputError(f"--index {a.index} is outside 0..{len(puzzles) - 1}")
         return driver.say(figure1(model, head, puzzles[a.index], a.step, a.out, eps=a.eps))
     relations, _ = DOMAIN.relations(81)
 
