@@ -456,7 +456,7 @@ def test_sapiens_through_transformers_matches_fairseqs_forward(name):
 
 @needs_sapiens
 def test_sapiens_keys_are_mapped_strictly(monkeypatch):
-    from mi_viz.domains.protein import sapiens
+    from mi_viz.domains.protein import masked_lm, sapiens
 
     real = sapiens.read_checkpoint
 
@@ -468,6 +468,7 @@ def test_sapiens_keys_are_mapped_strictly(monkeypatch):
         return state, args
 
     monkeypatch.setattr(sapiens, "read_checkpoint", drop)
+    monkeypatch.setattr(masked_lm, "_LOADED", {})  # built afresh, not the process's model
     with pytest.raises(CheckpointError, match=r"without a place \['decoder.extra.weight'\], missing \['decoder"):
         load_masked_lm("sapiens-vh")
 
@@ -507,3 +508,24 @@ def test_the_judge_scores_by_lms_that_did_not_generate_and_writes_each_chain(tmp
     assert "pll_sapiens" not in res  # the backbone is not judged twice
     if "judges_skipped" not in res:  # OLGA installed: the human heavy chain only
         assert rows[0]["log10_pgen"] < 0 and rows[1]["log10_pgen"] is None
+
+
+def test_a_backbone_is_built_once_a_process(tmp_path, capsys):
+    """Issue 58: a bench and a sweep build their masked LM once (the CLI's judge, the driver and the
+    sweep's grid share it), not once a layer."""
+    import json
+
+    from mi_viz import cli
+    from mi_viz.domains.protein import masked_lm
+
+    d = _bert_dir(tmp_path)
+    fa = tmp_path / "vh.fasta"
+    fa.write_text(f">vh\n{VH}\n>ch1\n{DEPOSITED}\n")
+    common = ["--fasta", str(fa), "--backbone", str(d), "--no-judge", "--no-other-lms"]
+    assert cli.main(["bench", "antibody", *common, "--sampler", "topk", "--out", str(tmp_path / "b.csv")]) == 0
+    assert masked_lm.LOADS[str(d)] == 1
+    out = ["--out-dir", str(tmp_path / "sw"), "--jobs", "1"]
+    assert cli.main(["sweep", "antibody", *common, "--grid", "sequential; topk:k=2,3", *out]) == 0
+    assert masked_lm.LOADS[str(d)] == 1  # the same process: the same model
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["points"] == 3

@@ -8,8 +8,11 @@ unpickled) and NAME.json:
 
 The weights may also be stored as NAME.safetensors.xz: the same safetensors file, xz-compressed
 (`xz -d` gives it back byte for byte). The shipped checkpoints are stored so (a tenth smaller:
-the tree carries to a GPU lease in 64 MiB); reading decompresses in memory, and fingerprints
-hash the decompressed bytes, so every sha a result row records stays valid.
+the tree carries to a GPU lease in 64 MiB). The first read decompresses it once into a cache
+keyed by the weights' sha256 (MI_VIZ_CACHE, else ~/.cache/mi-viz, else beside the checkpoint);
+every later read, in any process, memory-maps the cached file. The JSON half records that sha256
+(`weights_sha256`, of the decompressed bytes) at save time, so a fingerprint (what every sweep row
+records) is read, never recomputed: the same value as hashing the bytes, so every row stays valid.
 
 Writes are atomic (temporary file + os.replace), so a crash mid-save leaves the
 previous checkpoint intact. Loading checks the kind, the format version, and
@@ -27,7 +30,7 @@ from pathlib import Path
 
 import torch
 from safetensors import SafetensorError
-from safetensors.torch import load, save_file
+from safetensors.torch import load_file, save_file
 
 from . import strict_json
 from .errors import UserError
@@ -63,15 +66,86 @@ def _open_weights(path: Path):
 def fingerprint(path: str | os.PathLike) -> str:
     """First 12 hex digits of the sha256 of a checkpoint's weights (NAME, NAME.json or
     NAME.safetensors; of the decompressed bytes when stored as .xz), or of any other weights file
-    named as it is (ESM-C 300M's .pth): which weights produced a result row (so a resumed sweep
-    never mixes two heads' numbers)."""
+    named as it is (ESM-C 300M's .pth, AntiBERTy's .bin): which weights produced a result row (so a
+    resumed sweep never mixes two heads' numbers). Read from the JSON half where it recorded it."""
     p = Path(path)
-    target = p if p.is_file() and p.suffix not in (".json", ".safetensors", XZ) else checkpoint_paths(p)[0]
+    if p.is_file() and p.suffix not in (".json", ".safetensors", XZ):
+        return _sha256(p)[:12]
+    return weights_sha256(p)[:12]
+
+
+def weights_sha256(path: str | os.PathLike) -> str:
+    """The sha256 of a checkpoint's (decompressed) weights: recorded in its JSON at save time, else hashed."""
+    wpath, jpath = checkpoint_paths(path)
+    if jpath.exists():
+        try:
+            sha = json.loads(jpath.read_text()).get("weights_sha256")
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            sha = None
+        if isinstance(sha, str) and len(sha) == 64:
+            return sha
+    return _sha256(wpath)
+
+
+def _sha256(path: Path) -> str:
     h = hashlib.sha256()
-    with _open_weights(target) as f:
+    with _open_weights(path) as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
-    return h.hexdigest()[:12]
+    return h.hexdigest()
+
+
+def record_weights_sha(path: str | os.PathLike) -> str:
+    """Write the weights' sha256 into a checkpoint's JSON half if it lacks it (checkpoints saved before
+    it was recorded); the hash of the decompressed bytes, as fingerprint always took it."""
+    wpath, jpath = checkpoint_paths(path)
+    meta = json.loads(jpath.read_text())
+    if not (isinstance(meta.get("weights_sha256"), str) and len(meta["weights_sha256"]) == 64):
+        meta["weights_sha256"] = _sha256(wpath)
+        _atomic_write_bytes(jpath, strict_json.dumps(meta, indent=1).encode())
+    return meta["weights_sha256"]
+
+
+def cache_dir(near: Path) -> Path:
+    """Where decompressed weights are kept: MI_VIZ_CACHE, else ~/.cache/mi-viz (XDG_CACHE_HOME), else a
+    .cache folder beside the checkpoint; the first that can be written."""
+    env = os.environ.get("MI_VIZ_CACHE")
+    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mi-viz"
+    for d in ([Path(env)] if env else []) + [home, near.parent / ".cache"]:
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(d, os.W_OK):
+            return d
+    raise CheckpointError(f"no writable cache for decompressed weights (tried MI_VIZ_CACHE, {home}, beside {near})")
+
+
+def decompressed(wpath: Path) -> Path:
+    """A .xz weights file's decompressed twin in the cache (made once, atomically), keyed by the sha256
+    of its bytes; verified against the JSON's recorded sha when it has one."""
+    jpath = checkpoint_paths(wpath)[1]
+    want = None
+    if jpath.exists():
+        try:
+            want = json.loads(jpath.read_text()).get("weights_sha256")
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            want = None
+    # the recorded sha and the compressed file's size: a copy that changed on disk (truncated, replaced)
+    # misses the cache and is read, and named if it is corrupt
+    key = f"{want}-{wpath.stat().st_size}" if want else "xz-" + hashlib.sha256(wpath.read_bytes()).hexdigest()
+    out = cache_dir(wpath) / f"{key}.safetensors"
+    if out.exists():
+        return out
+    try:
+        with lzma.open(wpath, "rb") as f:
+            raw = f.read()
+    except (OSError, EOFError, lzma.LZMAError) as e:
+        raise CheckpointError(f"{wpath} is not a readable xz file ({e})") from None
+    if want and hashlib.sha256(raw).hexdigest() != want:
+        raise CheckpointError(f"{wpath} does not hold the weights its JSON names (sha256 {want[:12]}): a corrupt copy")
+    _atomic_write_bytes(out, raw)
+    return out
 
 
 def weights_header(path: str | os.PathLike) -> tuple[dict, int]:
@@ -145,6 +219,7 @@ def save_checkpoint(
         "step": int(step),
         "metrics": metrics or {},
         "extra": extra or {},
+        "weights_sha256": _sha256(wpath),  # what fingerprints read, and the decompression cache's key
     }
     _atomic_write_bytes(jpath, strict_json.dumps(meta, indent=1).encode())
     return wpath
@@ -174,13 +249,14 @@ def read_meta(path, kind: str | None = None) -> dict:
 
 
 def read_tensors(path) -> dict[str, torch.Tensor]:
+    """A checkpoint's tensors, memory-mapped from the safetensors file (a .xz one's decompressed twin)."""
     wpath, _ = checkpoint_paths(path)
     if not wpath.exists():
         raise CheckpointError(f"checkpoint file not found: {wpath}")
+    plain = decompressed(wpath) if wpath.suffix == XZ else wpath
     try:
-        with _open_weights(wpath) as f:
-            return load(f.read())
-    except (SafetensorError, OSError, ValueError, EOFError, lzma.LZMAError) as e:
+        return load_file(str(plain))
+    except (SafetensorError, OSError, ValueError) as e:
         raise CheckpointError(f"{wpath} is not a readable safetensors file ({e})") from None
 
 

@@ -265,9 +265,23 @@ def _tied_names(lm: nn.Module) -> set[str]:
     return tied
 
 
+_LOADED: dict[tuple, MaskedLMBackbone] = {}  # (spec, weights' mtime, device) -> the model: built once a process
+LOADS: dict[str, int] = {}  # spec -> how many times this process built it (tests count them)
+
+
 def load_masked_lm(spec: str | os.PathLike, device: str = "cpu") -> MaskedLMBackbone:
     """'antiberty' (the installed wheel), 'sapiens-vh' / 'sapiens-vl' (Sapiens' wheel), or a masked LM
-    directory on disk."""
+    directory on disk; built once a process (a bench, its judge and its sweep share one model: they
+    only read it), again only when its weights file changed."""
+    weights = lm_weights(spec)
+    key = (str(spec), weights.stat().st_mtime_ns, str(device))
+    if key not in _LOADED:
+        _LOADED[key] = _build(spec, device)
+        LOADS[str(spec)] = LOADS.get(str(spec), 0) + 1
+    return _LOADED[key]
+
+
+def _build(spec: str | os.PathLike, device: str) -> MaskedLMBackbone:
     if str(spec) in SAPIENS:
         lm, vocab = build_sapiens(str(spec))
         return MaskedLMBackbone(lm, vocab, str(spec)).to(device).eval()
