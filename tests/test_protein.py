@@ -185,7 +185,8 @@ def test_generation_keeps_the_prompt_and_only_writes_amino_acids(tiny, name):
     from mi_viz.core.mi_head import HeadConfig, MIHead
 
     torch.manual_seed(0)
-    head = MIHead(HeadConfig(d_in=32, n_values=20, d_hidden=8, rank=4, d_pair=4, target=SAMPLERS[name].head_kind)).eval()
+    config = HeadConfig(d_in=32, n_values=20, d_hidden=8, rank=4, d_pair=4, target=SAMPLERS[name].head_kind)
+    head = MIHead(config).eval()
     prompts = ["MK____LV__", "__________", "AC___", "_____"]
     cfg = SamplerConfig(name, temperature=1.0, seed=3, gamma=4.0 if SAMPLERS[name].params.get("gamma") else None)
     res = run_bench(PROTEIN, tiny, prompts, cfg, head=head if cfg.needs_head else None)
