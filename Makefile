@@ -130,7 +130,7 @@ sudoku-demask: setup data
 
 # the rule-4 MI samplers and the samplers of the field, on the same validation puzzles (docs/samplers.md)
 GRID_VAL4 := mi:gamma=0.01,0.02,0.04,0.1,0.2,0.3,0.6:lam=1,4,10; mi-tc:gamma=0.02,0.04,0.1,0.2:lam=4,10; \
-  mi-zero:gamma=1e-4,0.001,0.01,0.02,0.03,0.04,0.1,0.2,0.3,0.6,1; threshold:tau=0.7,0.8,0.9,0.95,0.99; margin:tau=0.5,0.8,0.9; margin:k=4; \
+  mi-zero:gamma=1e-4,0.001,0.01,0.02,0.03,0.04,0.1,0.2,0.3,0.6,1; threshold:tau=0.7,0.8,0.9,0.95,0.99; margin:tau=0.5,0.8,0.9; \
   klass:tau=0.8,0.9,0.95:kl=0.01,0.05; dilated:k=4,8:d=2,4
 # DAWN (the attention rival, issue 42): its confidence bars and edge threshold around the paper's defaults
 GRID_VAL_DAWN := dawn:tau=0.9,0.95,0.99:induce=0.7,0.9:low=0.7,0.9:edge=0.03,0.05,0.07,0.1; dawn:tau=0.99,0.999:induce=0.95,0.99:low=0.95,0.99:edge=0.03,0.07

@@ -84,7 +84,7 @@ def antibody_cdr3(what: str) -> str:
 
 
 def jacobian_rows(family: str = "PF00595", rows: int = 134) -> str:
-    """The Jacobian on more held-out rows (benchmarks/family_jacobian_rows.py) against the committed 50."""
+    """The Jacobian on more held-out rows (experiments/runs/family_jacobian_rows.py) against the committed 50."""
     r = _json(f"results/family/{family}/jacobian_rows_{rows}.json")
     more, base = r["scores"][f"jacobian_rows_{rows}"], r["scores"]["jacobian_rows_50 (committed)"]
     return (
@@ -102,7 +102,7 @@ def antibody_paired(at: str = "5.38") -> str:
 
 
 def jacobian_blend(family: str = "PF00595") -> str:
-    """The consensus row's share in the Jacobian (benchmarks/family_jacobian_blend.py): a family's
+    """The consensus row's share in the Jacobian (experiments/runs/family_jacobian_blend.py): a family's
     top-L/5 at each share, and the share the structure-free criterion picks on each family."""
     r = _json("results/family/jacobian_blend.json")["families"]
     b = r[family]["blends"]
@@ -112,7 +112,7 @@ def jacobian_blend(family: str = "PF00595") -> str:
 
 
 def small_backbone(family: str = "PF00595") -> str:
-    """A backbone a fifth the size against the shipped one (benchmarks/family_small_backbone.py)."""
+    """A backbone a fifth the size against the shipped one (experiments/runs/family_small_backbone.py)."""
     r = _json(f"results/family/{family}/small_backbone.json")
     small, shipped = (r["backbones"][w]["heldout"] for w in ("small", "shipped"))
     jac = {w: r["scores"][f"{w} jacobian_rows"]["precision_all_L5"] for w in ("small", "shipped")}

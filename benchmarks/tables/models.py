@@ -92,8 +92,8 @@ def models_table() -> str:
 
 
 def float16_table(path=None) -> str:
-    """What storing the two backbones in float16 changed (benchmarks/float16_storage.py)."""
-    path = need(path or R / "float16_storage.json", "python -m benchmarks.float16_storage --out {rel}")
+    """What storing the two backbones in float16 changed (experiments/runs/float16_storage.py)."""
+    path = need(path or R / "float16_storage.json", "python -m experiments.runs.float16_storage --out {rel}")
     f = json.loads(path.read_text())
     cells = {  # column: its cell, a template over the backbone's record
         "backbone": "{name}",

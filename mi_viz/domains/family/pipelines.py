@@ -142,7 +142,7 @@ SCORED_MAPS = {"truth": "truth_apc", "truth_raw": "truth", "mip": "mip", "potts"
 def contact_fields(maps: dict[str, np.ndarray], cmap: ContactMap) -> dict:
     """A contact report's scores of its maps (the truth and the head APC'd; contacts.npz holds
     them): mapped columns, base rate, precision at L/5 and L/2 and AUROC of each predictor. One
-    function for `mi_viz contacts` and the re-scoring of committed maps (benchmarks/family_rescore.py)."""
+    function for `mi_viz contacts` and the re-scoring of committed maps (experiments/runs/family_rescore.py)."""
     scores = {k: contact_scores(maps[m], cmap) for k, m in SCORED_MAPS.items() if m in maps}
     return {
         "mapped_columns": cmap.n_mapped,

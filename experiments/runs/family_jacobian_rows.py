@@ -1,6 +1,6 @@
 """Does the Jacobian read a family's contacts better from more held-out rows? (issue 49's PDZ lever)
 
-    python -m benchmarks.family_jacobian_rows --family PF00595 --rows 134 [--data DIR]
+    python -m experiments.runs.family_jacobian_rows --family PF00595 --rows 134 [--data DIR]
 
 The categorical Jacobian (family/reading.py, the held-out rows' part only) on --rows held-out rows
 instead of the committed 50, scored like every predictor (class_precisions, separation in

@@ -1,6 +1,6 @@
 """Does the consensus row's Jacobian add to the held-out rows'? (issue 49's PDZ lever, no recomputation)
 
-    python -m benchmarks.family_jacobian_blend [--data DIR]
+    python -m experiments.runs.family_jacobian_blend [--data DIR]
 
 Each family's two committed Jacobian maps (results/family/NAME/jacobian.npz: 50 held-out rows, and
 the consensus row under 40 masks) blended as share * z(consensus) + (1 - share) * z(rows), each

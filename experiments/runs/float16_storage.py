@@ -1,6 +1,6 @@
 """What storing the two backbones in float16 changed: their outputs, and the decodes of Table 1.
 
-    python -m benchmarks.float16_storage --out results/float16_storage.json
+    python -m experiments.runs.float16_storage --out results/float16_storage.json
 
 The shipped Sudoku and protein backbones were trained in float32 and are stored in float16
 (training/ship_float16.py; the JSON half names the float32 file's sha); they are upcast when

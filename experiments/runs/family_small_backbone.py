@@ -1,6 +1,6 @@
 """Would a smaller PDZ backbone read its contacts better? (issue 49's PDZ lever: the backbone)
 
-    python -m benchmarks.family_small_backbone [--run runs/pdz_small] [--data DIR]
+    python -m experiments.runs.family_small_backbone [--run runs/pdz_small] [--data DIR]
 
 PDZ's shipped backbone (128 wide, 4 blocks, 1.1 M parameters) saw 1,199 training rows and its
 held-out loss turned at step 1,400: perhaps too large for its data. This trains one a fifth its

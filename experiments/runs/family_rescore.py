@@ -2,7 +2,7 @@
 and AUROCs from the maps beside it (contacts.npz) and the shipped contact map, through the same
 function `python -m mi_viz contacts` scores with (pipelines.contact_fields).
 
-    python -m benchmarks.family_rescore [--families PF00595 ...]
+    python -m experiments.runs.family_rescore [--families PF00595 ...]
 
 For a change of the scoring rule (issue 49: separation counted in residues along the chain, not
 alignment columns) without the hours of ground truth the maps cost: only the score fields are
