@@ -249,7 +249,7 @@ def paired(d: np.ndarray, draws: np.ndarray, levels: tuple[float, ...]) -> dict:
     every comparison): {diff, ci90: [lo, hi], ci_fw: [lo, hi] (the family-wise level)}."""
     ok = ~np.isnan(d)
     boot = np.nanmean(np.where(ok[draws], d[draws], np.nan), axis=1)
-    out = {"diff": round(float(np.nanmean(d)), 4), "n": int(ok.sum())}
+    out: dict = {"diff": round(float(np.nanmean(d)), 4), "n": int(ok.sum())}
     for name, level in zip(("ci90", "ci_fw"), levels):
         lo, hi = np.nanquantile(boot, [(1 - level) / 2, 1 - (1 - level) / 2])
         out[name] = [round(float(lo), 4), round(float(hi), 4)]

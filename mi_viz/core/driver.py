@@ -47,10 +47,45 @@ class Task:
     sample_seed: int = 0  # and its seed
 
 
-def bench(task: Task, cfg: SamplerConfig, a, dev: str) -> dict:
+@dataclass(frozen=True)
+class BenchRun:
+    """Where bench writes and how it batches (the CLI's --out, --batch-size)."""
+
+    out: Path
+    batch_size: int | None = None  # sequences a pass (None: DECODE_BATCH)
+
+
+@dataclass(frozen=True)
+class SweepRun:
+    """Where a sweep writes and how it runs (the CLI's --out-dir, --jobs, --resume, ...)."""
+
+    out_dir: Path
+    jobs: int = 1
+    resume: bool = False
+    save_rows: bool = False
+    title: str = ""
+    keep_others: bool = False
+    batch_size: int | None = None
+
+
+@dataclass(frozen=True)
+class ReportRun:
+    """What mi-report draws and where it writes (the CLI's --states, --eps, --seed, --out, --pairs, --target)."""
+
+    states: int
+    eps: float
+    seed: int
+    out: Path
+    pairs: Path | None = None
+    target: str = "mi"  # the map the head predicts: "mi" or DEMASK's "tv"
+
+
+def bench(task: Task, cfg: SamplerConfig, a: BenchRun, dev: str) -> dict:
     """One setting over the items: rows to a.out, the summary printed."""
-    model, head = load_models(task.domain, task.checkpoint, task.head, dev, kinds=kinds_of([cfg]), tv_head=task.tv_head)
-    res = run_bench(task.domain, task.model or model, task.items, cfg, head, a.batch_size or DECODE_BATCH, dev)
+    model, head = load_models(
+        task.domain, task.checkpoint, task.head, dev, kinds=kinds_of([cfg]), tv_head=task.tv_head, model=task.model
+    )
+    res = run_bench(task.domain, model, task.items, cfg, head, a.batch_size or DECODE_BATCH, dev)
     if task.ids is not None:
         for rid, r in zip(task.ids, res.rows):
             r["id"] = rid
@@ -63,7 +98,7 @@ def bench(task: Task, cfg: SamplerConfig, a, dev: str) -> dict:
     return summary
 
 
-def sweep(task: Task, cfgs: list[SamplerConfig], a, dev: str) -> list[dict]:
+def sweep(task: Task, cfgs: list[SamplerConfig], a: SweepRun, dev: str) -> list[dict]:
     """A grid over the items (sweep.run_sweep: resumable, one row per setting)."""
     if task.temperature is not None:
         cfgs = [c.replace(temperature=task.temperature, seed=task.sample_seed) for c in cfgs]
@@ -90,6 +125,13 @@ def sweep(task: Task, cfgs: list[SamplerConfig], a, dev: str) -> list[dict]:
     )
 
 
+def bench_or_sweep(task: Task, cfg_or_grid, run: BenchRun | SweepRun, dev: str):
+    """bench with a BenchRun (one setting), sweep with a SweepRun (a grid)."""
+    if isinstance(run, BenchRun):
+        return bench(task, cfg_or_grid, run, dev)
+    return sweep(task, cfg_or_grid, run, dev)
+
+
 @dataclass
 class ReportTask:
     """What a domain's CLI prepared for mi-report: held-out states, or starting states whose
@@ -103,14 +145,13 @@ class ReportTask:
     more: Callable[[Any], dict] | None = None  # report -> the summary's further fields, in their order
 
 
-def report(task: ReportTask, a) -> dict:
+def report(task: ReportTask, a: ReportRun) -> dict:
     """Head vs ground truth on the task's states: the summary to a.out (pairs to a.pairs), printed."""
-    target = getattr(a, "target", "mi")
     rep = mi_report(
-        task.model, task.head, task.start, a.states, a.eps, a.seed, task.relations, states=task.states, target=target
+        task.model, task.head, task.start, a.states, a.eps, a.seed, task.relations, states=task.states, target=a.target
     )
     summary = {**rep.summary, **(task.more(rep) if task.more else {})}
-    write_report(summary, rep.pairs, rep.tokens, a.out, getattr(a, "pairs", None))
+    write_report(summary, rep.pairs, rep.tokens, a.out, a.pairs)
     say(summary)
     return summary
 

@@ -152,8 +152,9 @@ def read_pairs(path) -> tuple[PairTable, np.ndarray]:
     """A report's pairs file (write_report's pairs) -> (PairTable, tokens (N, L) uint8).
     Files written before hmin existed load with hmin None."""
     z = np.load(path)
-    opt = {k: z[k] if k in z.files else None for k in ("hmin", "hgeo")}
-    return PairTable(**{k: z[k] for k in PAIR_FIELDS}, **opt), z["tokens"]
+    opt = {k: (z[k] if k in z.files else None) for k in ("hmin", "hgeo")}
+    fields = {k: z[k] for k in PAIR_FIELDS}
+    return PairTable(**fields, hmin=opt["hmin"], hgeo=opt["hgeo"]), z["tokens"]
 
 
 @torch.inference_mode()  # as mi_report runs the head

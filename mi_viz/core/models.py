@@ -64,11 +64,12 @@ def load_kind(domain, model, kind: str, path=None, device: str = "cpu", checkpoi
     return head
 
 
-def load_models(domain, checkpoint=None, head=None, device="cpu", need_head=False, kinds=(), tv_head=None):
+def load_models(domain, checkpoint=None, head=None, device="cpu", need_head=False, kinds=(), tv_head=None, model=None):
     """(model, head) for a domain: its shipped checkpoints unless paths are given. need_head: the MI
     head (an MIHead back); kinds: the heads to load by map ("mi", "tv"): with "tv" among them a dict
-    kind -> head comes back (decode picks each rule's own). A head that does not fit is refused by name."""
-    model = domain.load_model(checkpoint, device=device)
+    kind -> head comes back (decode picks each rule's own). A head that does not fit is refused by name.
+    model: the backbone when the caller built it already (it is not built again)."""
+    model = model if model is not None else domain.load_model(checkpoint, device=device)
     wanted = set(kinds) | ({"mi"} if need_head else set())
     if not wanted:
         return model, None

@@ -65,6 +65,11 @@ def demask_reach(H: np.ndarray, top: np.ndarray, conf: float, scan: str) -> list
     return reach
 
 
+def _top_of(probs: np.ndarray | None) -> np.ndarray:
+    assert probs is not None, "decode hands the marginals to a rule that reads 'probs'"
+    return probs.max(-1)
+
+
 def _top(c: Candidates) -> np.ndarray:
     assert c.probs is not None, "decode hands the marginals to a rule that reads 'probs'"
     return c.probs.max(-1)
@@ -88,7 +93,7 @@ register(
         DEMASK_PARAMS,
         lambda c, cfg: select_demask(c.H, c.MI, _top(c), cfg.tau, cfg.conf, cfg.scan),
         reads=frozenset({"exact-tv", "probs"}),
-        reach=lambda H, cfg, probs: demask_reach(H, probs.max(-1), cfg.conf, cfg.scan),
+        reach=lambda H, cfg, probs: demask_reach(H, _top_of(probs), cfg.conf, cfg.scan),
         help=DEMASK_HELP,
     )
 )

@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 
 from ...core import driver
-from ...core.cli_contract import DomainCLI
+from ...core.cli_contract import DomainCLI, report_run, run_of
 from ...core.mi_data import right_padded
 from ...core.mi_report import midway_state
 from ...core.models import load_models, require_head
@@ -94,9 +94,8 @@ def run(command: str, a, cfg_or_grid, dev: str):
         states = infill_states(model, items, a.states, a.seed, dev).to(dev)
         more = {"chains": Path(a.fasta).name, "mask": a.mask, "backbone": a.backbone or "antiberty"}
         used = require_head(DOMAIN, a.target, a.head if a.target == "mi" else a.tv_head)
-        return driver.report(
-            driver.ReportTask(model, head, states=states, more=lambda rep: {**more, "head": portable(used)}), a
-        )
+        report = driver.ReportTask(model, head, states=states, more=lambda rep: {**more, "head": portable(used)})
+        return driver.report(report, report_run(a))
     model = DOMAIN.load_model(a.backbone, dev)
     backbone = a.backbone or "antiberty"
     scorer = DOMAIN.judge(model, a.reference, items=items, k=a.clusters, unirep=not a.no_judge,
@@ -121,7 +120,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         temperature=a.temperature if command == "sweep" else None,
         sample_seed=getattr(a, "sample_seed", 0),
     )
-    return (driver.bench if command == "bench" else driver.sweep)(task, cfg_or_grid, a, dev)
+    return driver.bench_or_sweep(task, cfg_or_grid, run_of(command, a), dev)
 
 
 CLI = DomainCLI(

@@ -23,6 +23,8 @@ back without a second pass. A judge that cannot run here is named in `judges_ski
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import torch
@@ -69,7 +71,7 @@ class PLL:
     """One judging LM per chain type: a model (or, for Sapiens, one per locus) and the natural chains'
     per-chain figures, computed once."""
 
-    def __init__(self, models: dict[str, object], items: list):
+    def __init__(self, models: Mapping[str, Any], items: list):
         self.models = models  # locus -> model
         self.natural = [self.one(it.locus, it.sequence, it.masked) for it in items]
 

@@ -25,7 +25,7 @@ import torch
 
 from ...core import driver, strict_json
 from ...core.checkpoints import checkpoint_paths
-from ...core.cli_contract import DomainCLI, Verb
+from ...core.cli_contract import DomainCLI, Verb, report_run, run_of
 from ...core.cli_types import finite_float
 from ...core.errors import InputError
 from ...core.models import load_models
@@ -116,7 +116,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
 
         states = masked_rows(data.heldout_rows, a.states, a.seed)
         report = driver.ReportTask(model, head, states=states, relations=rel[0] if rel else None, more=more)
-        return driver.report(report, a)
+        return driver.report(report, report_run(a))
     ref = reference(a, data)
     scorer = dom.judge(model, ref, bootstrap=a.bootstrap)
     if command == "sweep":
@@ -138,7 +138,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         temperature=a.temperature if command == "sweep" else None,
         sample_seed=getattr(a, "sample_seed", 0),
     )
-    return (driver.bench if command == "bench" else driver.sweep)(task, cfg_or_grid, a, dev)
+    return driver.bench_or_sweep(task, cfg_or_grid, run_of(command, a), dev)
 
 
 # --------------------------------------------------------------------------- top-level verbs

@@ -19,7 +19,7 @@ from pathlib import Path
 import torch
 
 from ...core import driver, strict_json
-from ...core.cli_contract import DomainCLI, Verb
+from ...core.cli_contract import DomainCLI, Verb, report_run, run_of
 from ...core.mi_data import right_padded
 from ...core.mi_report import midway_state
 from ...core.models import load_models
@@ -118,7 +118,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
                 "head": portable(a.head or DOMAIN.default_head()),
             }
 
-        return driver.report(driver.ReportTask(model, head, states=states, more=more), a)
+        return driver.report(driver.ReportTask(model, head, states=states, more=more), report_run(a))
     ids, prompts, what = prompts_of(a)
     model = DOMAIN.load_model(a.backbone, dev)
     scorer = DOMAIN.judge(
@@ -152,7 +152,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         temperature=a.temperature if command == "sweep" else None,
         sample_seed=getattr(a, "sample_seed", 0),
     )
-    return (driver.bench if command == "bench" else driver.sweep)(task, cfg_or_grid, a, dev)
+    return driver.bench_or_sweep(task, cfg_or_grid, run_of(command, a), dev)
 
 
 def fetch_esmc(a=None) -> int:

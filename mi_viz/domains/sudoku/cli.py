@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...core import driver
-from ...core.cli_contract import DomainCLI
+from ...core.cli_contract import DomainCLI, report_run, run_of
 from ...core.errors import InputError, MissingFileError
 from ...core.models import load_models
 from ...core.paths import stored_name
@@ -71,7 +71,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
             title=f"Sudoku: {stored_name(a.puzzles)}",
             plot={"paper": PAPER_TABLE1, "paper_label": "paper Table 1"},
         )
-        return (driver.bench if command == "bench" else driver.sweep)(task, cfg_or_grid, a, dev)
+        return driver.bench_or_sweep(task, cfg_or_grid, run_of(command, a), dev)
     kind = getattr(a, "target", "mi")
     model, heads = load_models(DOMAIN, a.checkpoint, a.head, dev, kinds=(kind,), tv_head=a.tv_head)
     head = heads[kind] if isinstance(heads, dict) else heads
@@ -91,7 +91,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         return out
 
     return driver.report(
-        driver.ReportTask(model, head, DOMAIN.encode(puzzles).to(dev), relations=relations, more=more), a
+        driver.ReportTask(model, head, DOMAIN.encode(puzzles).to(dev), relations=relations, more=more), report_run(a)
     )
 
 
