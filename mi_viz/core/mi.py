@@ -163,6 +163,7 @@ def ground_truth_mi(
     base_logits: torch.Tensor | None = None,  # (B, L, V) if the caller already ran the base pass
     positions: torch.Tensor | None = None,  # (B, L) bool: map only pairs inside these (default: all masked)
     max_dense_bytes: int = DENSE_BYTES,
+    tv: bool = True,  # DEMASK's TV influence beside the MI (False: the MI alone; benchmarks.tv_overhead times both)
 ) -> GroundTruthMI:
     """Exact pairwise conditional MI between the masked positions of each state.
 
@@ -212,13 +213,14 @@ def ground_truth_mi(
             ref = M[qb, qi]  # (Q, L, V)
         else:
             ref = p[qb]  # (Q, L, V) the model's own marginal of every j
-        kl, tv = divergences(q_probs, ref)  # (Q, L) each
+        kl, tv_q = divergences(q_probs, ref, tv)  # (Q, L) each
         directed = torch.zeros(B, L, L, dtype=torch.float64, device=dev)
         directed.index_put_((qb, qi), w[:, None] * kl, accumulate=True)
         tv_dir = torch.zeros(B, L, L, dtype=torch.float64, device=dev)
-        tv_dir.index_put_((qb, qi), w[:, None] * tv, accumulate=True)
+        if tv_q is not None:
+            tv_dir.index_put_((qb, qi), w[:, None] * tv_q, accumulate=True)
     else:
-        directed, tv_dir = _directed_streamed(passes_of, qb, qi, w, p, Q, chunk, marginal, (B, L))
+        directed, tv_dir = _directed_streamed(passes_of, qb, qi, w, p, Q, chunk, marginal, (B, L), tv)
     pair = scope[:, :, None] & scope[:, None, :]
     pair &= ~torch.eye(L, dtype=torch.bool, device=dev)[None]
     directed = torch.where(pair, directed.clamp_min(0), torch.zeros_like(directed))
@@ -236,20 +238,20 @@ def ground_truth_mi(
         passes=passes,
         seconds=time.perf_counter() - t0,
         extra={"directed64": directed, "mi64": mi, "tv_directed64": tv_dir},
-        tv=(0.5 * (tv_dir + tv_dir.transpose(1, 2))).float(),
-        tv_directed=tv_dir.float(),
-        tv_asymmetry=(tv_dir - tv_dir.transpose(1, 2)).abs().float(),
+        tv=(0.5 * (tv_dir + tv_dir.transpose(1, 2))).float() if tv else None,
+        tv_directed=tv_dir.float() if tv else None,
+        tv_asymmetry=(tv_dir - tv_dir.transpose(1, 2)).abs().float() if tv else None,
     )
 
 
-def divergences(q: torch.Tensor, ref: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """KL(q || ref) and TV(q, ref) over the last axis: (..., V) float64 each -> (...) each.
-    MI and DEMASK's influence read the same conditioned marginals; only this reduction differs."""
+def divergences(q: torch.Tensor, ref: torch.Tensor, tv: bool = True) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """KL(q || ref) and TV(q, ref) (None when not asked) over the last axis: (..., V) float64 each ->
+    (...) each. MI and DEMASK's influence read the same conditioned marginals; only this reduction differs."""
     kl = (q * (torch.log(q.clamp_min(1e-300)) - torch.log(ref.clamp_min(1e-300)))).sum(-1)
-    return kl, 0.5 * (q - ref).abs().sum(-1)
+    return kl, 0.5 * (q - ref).abs().sum(-1) if tv else None
 
 
-def _directed_streamed(passes_of, qb, qi, w, p, Q: int, chunk: int, marginal: str, shape):
+def _directed_streamed(passes_of, qb, qi, w, p, Q: int, chunk: int, marginal: str, shape, tv: bool = True):
     """I_{i->j} and D_{i->j} for every conditioned (b, i), reducing each group of passes (all kept
     values of one (b, i): consecutive, since the expansions are sorted) to its rows as soon as it
     is complete: memory is one chunk of passes plus the open groups, never (Q, L, V)."""
@@ -267,9 +269,10 @@ def _directed_streamed(passes_of, qb, qi, w, p, Q: int, chunk: int, marginal: st
             a, z = bounds[g] - buf_start, bounds[g + 1] - buf_start
             P, wg = have[a:z], w[bounds[g] : bounds[g + 1]]  # (n, L, V), (n,)
             ref = (wg[:, None, None] * P).sum(0) if marginal == "joint" else p[qb[bounds[g]]]  # (L, V)
-            kl, tv = divergences(P, ref[None])  # (n, L) each
+            kl, tv_g = divergences(P, ref[None], tv)  # (n, L) each
             directed[qb[bounds[g]], qi[bounds[g]]] = (wg[:, None] * kl).sum(0)
-            tv_dir[qb[bounds[g]], qi[bounds[g]]] = (wg[:, None] * tv).sum(0)
+            if tv_g is not None:
+                tv_dir[qb[bounds[g]], qi[bounds[g]]] = (wg[:, None] * tv_g).sum(0)
             g += 1
         used = bounds[g] - buf_start if g < len(bounds) else have.shape[0]
         buf, buf_start = [have[used:]], buf_start + used
