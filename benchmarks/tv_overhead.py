@@ -26,7 +26,8 @@ from mi_viz.domains.sudoku.board import read_puzzle_file
 
 def interleaved(model, x, eps: float, rounds: int) -> dict:
     """Median seconds of the ground truth with and without TV, alternating runs (the same load on both)."""
-    with_tv, without = [], []
+    with_tv: list[float] = []
+    without: list[float] = []
     a, b = ground_truth_mi(model, x, eps=eps), ground_truth_mi(model, x, eps=eps, tv=False)  # warm-up
     if not torch.equal(a.passes, b.passes) or not torch.equal(a.mi, b.mi):
         raise SystemExit("the TV changed the passes or the MI: it must not")
