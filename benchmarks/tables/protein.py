@@ -132,12 +132,6 @@ def protein_backbones_table(path=None) -> str:
     return markdown(pd.DataFrame(out, columns=cols))
 
 
-def protein_mi_short_table() -> str:
-    """The README's extract of protein_mi_table: fidelity, and the step's latency."""
-    rows = protein_mi_rows()
-    return metric_table(rows[k] for k in ("pearson", "directional", "step") if k in rows)
-
-
 def protein_mi_table(path=None, lat_path=None) -> str:
     """The protein head against the ground truth on held-out states (results/protein/mi_report.json)
     and one decode step's latency (results/protein/latency.txt)."""
