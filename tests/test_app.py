@@ -203,7 +203,8 @@ def test_sudoku_comparison_rows_and_sweep():
     at.text_input(key="sw_grid").input("topk:k=4,8").run()
     at.button(key="sw_run").click().run()
     assert not at.exception
-    src, n, out, _ = at.session_state["sw_result"]
+    src, n, out, _, partial = at.session_state["sw_result"]
+    assert partial is None  # every setting finished
     assert len(out) == 2 and n == 5
     # its cost was stated first: a sequential row's passes are the blanks of those 5 puzzles
     blanks = sum(
@@ -360,7 +361,7 @@ def test_protein_comparison_and_sweep():
     at.text_input(key="psw_grid").input("sequential; topk:k=8").run()
     at.button(key="psw_run").click().run()
     assert not at.exception
-    _, n, out, _ = at.session_state["psw_result"]
+    _, n, out, _, _ = at.session_state["psw_result"]
     assert n == 5 and [o["sampler"] for o in out] == ["sequential", "topk"] and all(0 <= o["jsd"] <= 1 for o in out)
     at.text_input(key="psw_grid").input("eb:gama=2").run()
     at.button(key="psw_run").click().run()
@@ -438,7 +439,7 @@ def test_family_sweep_scores_pair_statistics_against_the_held_out_rows():
     at.text_input(key="fsw_grid").input("topk:k=8").run()
     at.button(key="fsw_run").click().run()
     assert not at.exception and not at.error
-    tag, n, out, floor = at.session_state["fsw_result"]
+    tag, n, out, floor, _ = at.session_state["fsw_result"]
     assert (tag, n) == ("PF00595", 20) and 0 < out[0]["pair_corr_pearson"] < 1
     assert out[0]["avg_passes"] == 12  # 95 columns, 8 a pass
     assert any("Natural vs natural" in c.value and f"{floor['pair_corr_pearson']:.3f}" in c.value for c in at.caption)
@@ -522,7 +523,7 @@ def test_antibody_comparison_sweep_and_estimator():
     at.text_input(key="asw_grid").input("sequential; topk:k=4").run()
     at.button(key="asw_run").click().run()
     assert not at.exception
-    mask, n, out, _ = at.session_state["asw_result"]
+    mask, n, out, _, _ = at.session_state["asw_result"]
     assert (n, mask) == (2, "cdr3") and [o["sampler"] for o in out] == ["sequential", "topk"]
     assert all(-10 < o["pll"] < 0 for o in out) and out[1]["avg_passes"] < out[0]["avg_passes"]
     # the tab is shared by the protein pages' backbones: the small ESM-C neither shows nor unpacks this result

@@ -223,8 +223,9 @@ def test_sampler_memory_and_a_bad_grid(server, browser):
 
 
 def test_a_sweep_states_its_cost_shows_progress_and_cancels(server, browser):
-    """The sweep tab: the cost before it runs, Run disabled while it runs, a progress bar that
-    moves within a setting, and Cancel stopping it with nothing kept."""
+    """The sweep tab: the cost before it runs (a setting's and the grid's), Run disabled while it runs,
+    a progress bar that moves within a setting, Cancel stopping it with the finished settings kept
+    (marked partial); a sweep that finishes shows no running state."""
     ctx, page = _open(browser, server + "/sudoku_comparison")
     page.get_by_text("Cells filled vs passes").first.wait_for(timeout=120_000)
     page.get_by_role("tab", name="Sweep").click()
@@ -237,10 +238,21 @@ def test_a_sweep_states_its_cost_shows_progress_and_cancels(server, browser):
     page.get_by_role("button", name="Cancel the sweep").wait_for(timeout=60_000)
     assert page.get_by_role("button", name="Running the sweep ...").is_disabled()
     page.get_by_text(re.compile(r"sequential \(1/4\): \d+ of \d+ written")).wait_for(timeout=60_000)
+    page.get_by_text(re.compile(r"eb gamma=0\.01 \(2/4\)")).wait_for(timeout=120_000)  # the first one finished
     page.get_by_role("button", name="Cancel the sweep").click()
-    page.get_by_text("Sweep cancelled: nothing of it was kept.").wait_for(timeout=30_000)
+    page.get_by_text("Sweep cancelled: the settings it finished are kept").wait_for(timeout=30_000)
     _wait_idle(page)
-    assert page.get_by_text("this sweep,").count() == 0  # no half-made result
+    page.get_by_text(re.compile(r"A partial sweep: cancelled after \d of 4 settings")).wait_for(timeout=30_000)
+    # a sweep that runs to its end: the running state gone with it
+    grid.fill("eb:gamma=1")
+    grid.press("Enter")
+    _wait_idle(page)
+    page.get_by_role("button", name="Run sweep").click()
+    page.get_by_text("this sweep, 20 puzzles").first.wait_for(timeout=120_000)
+    _wait_idle(page)
+    assert page.get_by_role("button", name="Running the sweep ...").count() == 0
+    assert page.get_by_role("button", name="Cancel the sweep").count() == 0
+    assert page.get_by_text("A partial sweep").count() == 0
     _no_exception(page)
     ctx.close()
 

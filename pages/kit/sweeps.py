@@ -20,6 +20,7 @@ from mi_viz.core.errors import UserError
 from mi_viz.core.order import order_map
 from mi_viz.core.plots import order_figure, sweep_figure
 from mi_viz.core.samplers import SamplerConfig, row_label
+from mi_viz.core.sweep import parse_grid
 
 from .caches import seconds_per_pass
 from .widgets import cancel_button, cancelled, chart, grid_or_error
@@ -51,25 +52,33 @@ class SweepPlan:
     paper: list[dict] | None = None  # the paper's points on the same axes
     scale: float = 1.0  # the metric's display scale (100: a share as %)
     caption: str = ""  # under the chart
+    # the user's own inputs: an uploaded file's text -> (the inputs, a note per input set aside); None: none taken
+    upload: Callable[[str], tuple[list, list[str]]] | None = None
 
 
 def sweep_tab(plan: SweepPlan, key: str, b, dom, model, head) -> None:
     """The sweep tab of any view: N, the grid, its cost, Run; the table, decode order, chart."""
     owner = b.key
     st.markdown(plan.intro)
+    own = own_inputs(plan, key)  # the user's file, read and numbered (None: the shipped set)
     c1, c2 = st.columns(2)
     lo, hi, start, step = plan.n
-    n = int(c1.slider(f"N {plan.noun}", lo, hi, start, step, key=f"{key}_n"))
-    grid = c2.text_input("Grid", plan.grid, key=f"{key}_grid")
+    if own is None:
+        n = int(c1.slider(f"N {plan.noun}", lo, hi, start, step, key=f"{key}_n", help=f"the first N {plan.noun}"))
+    else:
+        n = len(own)
+        c1.caption(f"{n} {plan.noun} from your file")
+    grid = c2.text_input("Grid", plan.grid, key=f"{key}_grid", help=GRID_HELP)
     if plan.passes and plan.probe:
-        st.caption(cost_text(plan.passes(n), seconds_per_pass(b, plan.probe(), 1e-2)))
-    cancelled("Sweep", f"{key}_cancel")
+        st.caption(cost_text(plan.passes(n), seconds_per_pass(b, plan.probe(), 1e-2), settings_in(grid)))
+    cancelled("Sweep", f"{key}_cancel", keeps=KEEPS)
     slot = st.empty()
+    tag = plan.tag if own is None else f"{plan.tag}:yours"
     if slot.button("Run sweep", key=f"{key}_run"):
         slot.button("Running the sweep ...", disabled=True, key=f"{key}_running")  # not clicked twice
         cfgs = grid_or_error(grid, "Grid", head is not None, dom.sampler_defaults)
         try:
-            items = plan.inputs(n) if cfgs else []
+            items = (plan.inputs(n) if own is None else own) if cfgs else []
             judge, kept = plan.judge(items) if cfgs and plan.judge else (None, {})
         except UserError as e:
             st.error(f"Cannot run the sweep: {e}")
@@ -78,13 +87,19 @@ def sweep_tab(plan: SweepPlan, key: str, b, dom, model, head) -> None:
             if plan.temperature is not None:
                 cfgs = [c.replace(temperature=plan.temperature) for c in cfgs]
             score = (lambda r: judge(r.rows)) if judge else None
-            out = run_sweep_now(dom, model, head, cfgs, items, score, key)
-            kept_sweep(key, owner, (plan.tag, n, out, kept))
+
+            def keep(rows: list[dict], done: bool) -> None:  # every finished setting kept: a Cancel loses none
+                kept_sweep(key, owner, (tag, n, rows, kept, None if done else f"{len(rows)} of {len(cfgs)} settings"))
+
+            run_sweep_now(dom, model, head, cfgs, items, score, key, keep)
+            st.rerun()  # the finished sweep drawn without its running state (the disabled button, the Cancel)
     curves = {}
     result = kept_sweep(key, owner)
-    if result and result[0] == plan.tag:
-        _, r_n, out, kept = result
-        curves[f"this sweep, {r_n} {plan.noun}"] = out
+    if result and result[0] == tag:
+        _, r_n, out, kept, partial = (*result, None)[:5]
+        if partial:
+            st.warning(f"A partial sweep: cancelled after {partial}; the rows below are the settings it finished.")
+        curves[f"this sweep, {r_n} {plan.noun}" + (" (partial)" if partial else "")] = out
         sweep_table(out, plan.file_name)
         if plan.order:
             decode_order_view(out, plan.order[0], plan.order[1], key)
@@ -104,14 +119,55 @@ def sweep_tab(plan: SweepPlan, key: str, b, dom, model, head) -> None:
             st.caption(text)
 
 
-def cost_text(passes: tuple[int, int], spp: float) -> str:
-    """A sweep setting's cost before it runs: passes, and seconds from one measured pass."""
+GRID_HELP = (
+    "Settings separated by ';', each a sampler with its parameters, a parameter's values separated by ','; "
+    "e.g. 'sequential; topk:k=2,4; mi:gamma=4,8:lam=1' is five settings."
+)
+
+
+def settings_in(grid: str) -> int | None:
+    """How many settings a grid holds (None while it does not parse: the Run says why)."""
+    try:
+        return len(parse_grid(grid))
+    except UserError:
+        return None
+
+
+def cost_text(passes: tuple[int, int], spp: float, settings: int | None = None) -> str:
+    """A sweep's cost before it runs: passes a setting, seconds from one measured pass, and the whole grid's."""
     decode, judge = passes
+    each = (decode + judge) * spp
+    total = f"; the grid's {settings} settings, up to about {settings * each:,.0f} s in all" if settings else ""
     return (
         f"Cost before you run: up to {decode:,} backbone passes a setting (a sequential row; parallel rows take "
-        f"fewer){f' plus {judge:,} for the judge' if judge else ''}: about {(decode + judge) * spp:,.0f} s a "
-        f"setting at {1000 * spp:.0f} ms a pass, timed on this machine. A progress bar follows the run."
+        f"fewer){f' plus {judge:,} for the judge' if judge else ''}: about {each:,.0f} s a "
+        f"setting at {1000 * spp:.0f} ms a pass, timed on this machine{total}. A progress bar follows the run; "
+        "Cancel keeps the settings already finished."
     )
+
+
+def own_inputs(plan: SweepPlan, key: str) -> list | None:
+    """The user's uploaded inputs (plan.upload), with what was set aside said; None: the shipped set."""
+    if plan.upload is None:
+        return None
+    src = st.radio("Inputs", [f"the shipped {plan.noun}", "your own FASTA"], horizontal=True, key=f"{key}_src")
+    if src.startswith("the shipped"):
+        return None
+    up = st.file_uploader(f"A FASTA of {plan.noun} (at most 64 KB)", type=["fasta", "fa", "txt"], key=f"{key}_file")
+    if up is None:
+        st.info(f"Upload a FASTA of {plan.noun} to sweep over them.")
+        st.stop()
+    if up.size > 64 * 1024:
+        st.error(f"{up.name} is larger than 64 KB: a sweep here is for a few dozen {plan.noun}.")
+        st.stop()
+    try:
+        items, notes = plan.upload(up.getvalue().decode("utf-8", errors="replace"))
+    except UserError as e:
+        st.error(f"Cannot read {up.name}: {e}")
+        st.stop()
+    for note in notes:
+        st.caption(note)
+    return items
 
 
 def run_sweep_now(
@@ -122,11 +178,13 @@ def run_sweep_now(
     items: list,
     score: Callable[[BenchResult], dict] | None = None,
     key: str = "sweep",
+    keep: Callable[[list[dict], bool], None] | None = None,
 ) -> list[dict]:
     """Every setting over the items: run_bench's summary plus score(result) (set-level metrics),
     with a progress bar that moves within a setting and a Cancel button beside it: a click stops
-    the run at its next step (Streamlit interrupts a script at its next call) and keeps nothing."""
-    cancel_button("sweep", f"{key}_cancel")
+    the run at its next step (Streamlit interrupts a script at its next call); keep(rows, done) is
+    called as each setting finishes, so what was finished stays."""
+    cancel_button("sweep", f"{key}_cancel", keeps=KEEPS)
     bar = st.progress(0.0, text="sweep")
     out = []
     last = [0.0]
@@ -145,11 +203,14 @@ def run_sweep_now(
             progress(0, 1)
             res = run_bench(dom, model, items, cfg, head if cfg.needs_head else None, progress=progress)
             out.append({**res.summary, **(score(res) if score else {}), ORDER: res.revealed})
+            if keep is not None:
+                keep(list(out), k + 1 == len(cfgs))
     finally:
         bar.empty()
     return out
 
 
+KEEPS = "the settings it finished are kept (below, marked partial)"
 ORDER = "_revealed"  # a row's per-input decode order (not a column of the table or the CSV)
 
 

@@ -241,16 +241,17 @@ def report_metrics(rep: dict, last: tuple[str, str]) -> None:
     c[4].metric(*last)
 
 
-def cancel_button(what: str, key: str) -> None:
+def cancel_button(what: str, key: str, keeps: str = "") -> None:
     """A Cancel beside a long computation: any click reruns the page, which stops the computation
-    where it stands (nothing of it is kept); `cancelled` says so in that rerun."""
-    st.button(f"Cancel the {what}", key=key, icon=":material/cancel:", help="Stops it; nothing of it is kept.")
+    where it stands; `cancelled` says so in that rerun. keeps: what survives a Cancel ("" for nothing)."""
+    keeps = keeps or "nothing of it is kept"
+    st.button(f"Cancel the {what}", key=key, icon=":material/cancel:", help=f"Stops it; {keeps}.")
 
 
-def cancelled(what: str, key: str, where=None) -> bool:
+def cancelled(what: str, key: str, where=None, keeps: str = "") -> bool:
     """Whether this run is the one a `cancel_button` click made; if so it says so (in `where`)."""
     if clicked := bool(st.session_state.get(key)):
-        (where or st).info(f"{what} cancelled: nothing of it was kept.")
+        (where or st).info(f"{what} cancelled: {keeps or 'nothing of it was kept'}.")
     return clicked
 
 

@@ -4,6 +4,7 @@ regions (IMGT, by riot-na) named on every map's axis and in the track's title.""
 from __future__ import annotations
 
 import json
+import tempfile
 from functools import lru_cache
 
 import streamlit as st
@@ -11,7 +12,7 @@ import torch
 
 from mi_viz.core.errors import UserError
 from mi_viz.core.samplers import SamplerConfig, Trace
-from mi_viz.domains.antibody import DATA, MASKS, Infill, chains_of, infill
+from mi_viz.domains.antibody import DATA, MASKS, Infill, chains_of, infill, read_infills
 from mi_viz.domains.antibody import DOMAIN as ANTIBODY
 from mi_viz.domains.antibody.chains import read_chains, read_user_chains
 from mi_viz.domains.protein.drawing import track_figure
@@ -165,6 +166,7 @@ class AntibodyView(ProteinView):
             grid="sequential; topk:k=3; eb:gamma=4; mi:gamma=4,8:lam=1",
             metric=("pll", "infill pseudo-log-likelihood (nats / residue)", "PLL vs average passes"),
             inputs=lambda n: chains_of(SWEEP_SET, mask, n),
+            upload=lambda text: own_chains(text, mask),
             file_name=f"antibody_{mask}_sweep.csv",
             tag=mask,
             judge=lambda items: (dom.judge(model, items=items, unirep=False, jsd=False), {}),
@@ -177,6 +179,10 @@ class AntibodyView(ProteinView):
             caption="Higher is better. Sequential infill scores above the natural chains' own CDR3s (the model's "
             "likeliest residues first); what a parallel rule loses shows as a drop at fewer passes.",
         )
+
+    def sweep_extras(self, key: str, dom) -> None:
+        """Nothing of the small protein model's (its Figure 3 is not AntiBERTy's): the antibody sweep
+        stands with its committed validation rows."""
 
     def estimator(self, key: str) -> None:
         """The antibody head against exact ground truth on held-out CDR3 states (the committed report)."""
@@ -197,6 +203,22 @@ class AntibodyView(ProteinView):
             f"({rep.get('pearson_baseline_entropy_separation', float('nan')):.3f}). Any state's maps side by side: "
             "the protein decode page with the AntiBERTy backbone (ground truth on demand)."
         )
+
+
+def own_chains(text: str, mask: str) -> tuple[list[Infill], list[str]]:
+    """A user's FASTA of V domains for a sweep: each numbered, trimmed and masked; what the numbering
+    refuses set aside by name (a TCR, not an antibody, ...), at most 32 chains."""
+    with tempfile.NamedTemporaryFile("w", suffix=".fasta") as f:
+        f.write(text)
+        f.flush()
+        got = read_infills(f.name, mask)
+    notes = [f"Set aside {rid}: {why}" for rid, why in got.skipped]
+    trimmed = sum(1 for it in got.items if it.numbered is not None and it.numbered.trimmed != (0, 0))
+    if trimmed:
+        notes.append(f"{trimmed} chains trimmed to their V domain (a constant region or leader cut).")
+    if len(got.items) > 32:
+        notes.append(f"The first 32 of {len(got.items)} chains are swept (a sweep here is for a few dozen).")
+    return got.items[:32], notes
 
 
 @lru_cache(maxsize=4)
