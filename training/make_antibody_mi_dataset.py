@@ -44,7 +44,8 @@ def masked(seq: str, regions: tuple[str, ...]) -> torch.Tensor:
 def states_for_job(model, job, chains: dict[str, list[str]], seed: int, device) -> list[torch.Tensor]:
     kind, i = job
     g = random.Random(f"{seed}:{kind}:{i}")
-    pool = chains["heavy" if i % 2 == 0 else "light"]
+    types = [t for t in ("heavy", "light") if chains[t]]  # heavy and light alternately, or the one asked for
+    pool = chains[types[i % len(types)]]
     seq = pool[g.randrange(len(pool))]
     regions = ("cdr3",) if kind == "c" or (kind == "d" and g.random() < 0.5) else CDRS
     x = masked(seq, regions)
@@ -66,7 +67,10 @@ def job_list(n: int) -> list[tuple[str, int]]:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--backbone", default="antiberty", help="antiberty (default) or a masked LM directory")
+    ap.add_argument("--backbone", default="antiberty", help="antiberty, sapiens-vh / -vl, or a masked LM folder")
+    ap.add_argument(
+        "--chains", choices=("both", "heavy", "light"), default="both", help="heavy and light alternately, or one type"
+    )
     ap.add_argument("--n", type=int, default=2000, help="jobs of each kind")
     ap.add_argument("--max-length", type=int, default=136)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
@@ -78,8 +82,10 @@ def main(argv=None):
         return
     model = load_masked_lm(a.backbone, a.device).eval()
     chains = {
-        "heavy": [c.sequence for c in generate("heavy", 2000, 10_000)],
-        "light": [c.sequence for c in generate("kappa", 1000, 10_100) + generate("lambda", 1000, 10_200)],
+        "heavy": [c.sequence for c in generate("heavy", 2000, 10_000)] if a.chains != "light" else [],
+        "light": [c.sequence for c in generate("kappa", 1000, 10_100) + generate("lambda", 1000, 10_200)]
+        if a.chains != "heavy"
+        else [],
     }
 
     def make_shard(shard_jobs) -> dict:

@@ -21,22 +21,23 @@ class NoHeadError(UserError, ValueError):
     """A rule reads a head that this backbone does not have; the message names the ones it has."""
 
 
-def head_path(domain, kind: str = "mi", given=None):
-    """The head checkpoint to read for `kind`: the one given, else the domain's shipped one (None if none)."""
+def head_path(domain, kind: str = "mi", given=None, spec=None):
+    """The head checkpoint to read for `kind`: the one given, else the one the domain ships for this
+    backbone (spec: as load_model takes it; None: the default backbone), else None."""
     if given is not None:
         return given
-    p = domain.default_head()
+    p = domain.default_head() if spec is None else domain.default_head(spec)
     if p is None or kind == "mi":
         return p
     tv = Path(str(p)).with_name(Path(str(p)).name.replace("_mi_head", f"_{kind}_head"))
     return tv if checkpoint_paths(tv)[1].exists() else None
 
 
-def require_head(domain, kind: str = "mi", given=None):
+def require_head(domain, kind: str = "mi", given=None, spec=None):
     """head_path, or NoHeadError naming the heads this backbone has."""
-    p = head_path(domain, kind, given)
+    p = head_path(domain, kind, given, spec)
     if p is None:
-        have = [KINDS[k] for k in KINDS if head_path(domain, k) is not None]
+        have = [KINDS[k] for k in KINDS if head_path(domain, k, None, spec) is not None]
         raise NoHeadError(
             f"no {KINDS[kind]} head is shipped for this {domain.name} backbone (it has: {', '.join(have) or 'none'}); "
             f"name one with {'--head' if kind == 'mi' else '--tv-head'}"
@@ -48,7 +49,7 @@ def load_kind(domain, model, kind: str, path=None, device: str = "cpu", checkpoi
     """One head of a kind for this backbone, refused by name when it does not fit: another width or
     block count (check_head_fits), another map than the rule reads, or, for a head that recorded the
     fingerprint of the weights it was trained on, other weights."""
-    p = require_head(domain, kind, path)
+    p = require_head(domain, kind, path, checkpoint)
     head, meta = load_head(p, device=device)
     if head.config.target != kind:
         raise CheckpointError(f"{p} is a {KINDS[head.config.target]} head, not the {KINDS[kind]} head this rule reads")

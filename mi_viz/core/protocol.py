@@ -63,7 +63,9 @@ class Domain(Protocol):
 
     def load_model(self, spec: Any = None, device: str = "cpu") -> Any: ...  # a MaskedModel
 
-    def default_head(self) -> Any: ...  # path of the shipped MI head for the default model, or None
+    # path of the shipped MI head for the default model, or None; a domain with several backbones may take
+    # default_head(spec), the backbone as load_model takes it (models.head_path passes it when given)
+    def default_head(self) -> Any: ...
 
     def encode(self, items: list) -> torch.Tensor: ...  # user inputs -> (B, L) starting tokens
 

@@ -14,6 +14,7 @@ from mi_viz.core.errors import UserError
 from mi_viz.core.samplers import SamplerConfig, Trace
 from mi_viz.domains.antibody import DATA, MASKS, Infill, chains_of, infill, read_infills
 from mi_viz.domains.antibody import DOMAIN as ANTIBODY
+from mi_viz.domains.antibody import SCOPE as ANTIBODY_SCOPE
 from mi_viz.domains.antibody.chains import read_chains, read_user_chains
 from mi_viz.domains.protein.drawing import track_figure
 
@@ -34,13 +35,14 @@ MASK_HELP = (
 
 NATURAL = DATA / "natural"
 TEST_SET = NATURAL / "sabdab_test.tsv.gz"  # natural heavy chains (SAbDab's CDR-H3 cluster split, its test fold)
+LIGHT_TEST_SET = NATURAL / "light_test.tsv.gz"  # CoV-AbDab's light chains, for a light-chain model (Sapiens VL)
 SWEEP_SET = NATURAL / "sabdab_val.tsv.gz"  # the app's sweeps run on validation chains, as the committed one did
 
 
-@lru_cache(maxsize=1)
-def test_chains() -> dict[str, tuple[str, str]]:
-    """id -> (chain type, V domain) of the shipped natural test chains."""
-    return {rid: (c.chain, c.sequence) for rid, c in read_chains(TEST_SET)}
+@lru_cache(maxsize=2)
+def test_chains(light: bool = False) -> dict[str, tuple[str, str]]:
+    """id -> (chain type, V domain) of the shipped natural test chains (heavy, or light)."""
+    return {rid: (c.chain, c.sequence) for rid, c in read_chains(LIGHT_TEST_SET if light else TEST_SET)}
 
 
 def region_of(it: Infill, i: int) -> str:
@@ -54,8 +56,10 @@ class AntibodyView(ProteinView):
     estimator_label = "AntiBERTy (antibody CDRs)"
     eb_presets = (2.0, 4.0)  # a CDR3 position carries about 2-2.8 nats under AntiBERTy
 
-    def __init__(self, parent: ProteinView):
+    def __init__(self, parent: ProteinView, b: Backbone | None = None):
         super().__init__()
+        self.spec = str(b.spec) if b is not None and b.spec else "antiberty"  # which masked LM reads the chains
+        self.scope = ANTIBODY_SCOPE.get(self.spec)
         self.keys = {**parent.keys, "sweep": "asw"}  # its sweep's widgets have other ranges than the protein's
 
     def _region(self, key: str) -> str:
@@ -71,7 +75,7 @@ class AntibodyView(ProteinView):
             "Chain", ["A test chain (natural, SAbDab)", "Paste or upload your own V domain"], key=f"{key}_src"
         )
         if mode.startswith("A test chain"):
-            chains = test_chains()
+            chains = test_chains(light=self.scope is not None and "igh" not in self.scope.loci)
             rid = st.selectbox(
                 "Test chain",
                 list(chains),
@@ -111,6 +115,8 @@ class AntibodyView(ProteinView):
             st.caption(f"{it.numbered.describe()} (riot-na, IMGT); {len(it.sequence)} residues in the V domain")
         if it.note:
             st.info(it.note[0].upper() + it.note[1:] + ".")
+        if self.scope is not None and (outside := self.scope.warning(self.spec, it.numbered)):
+            st.warning(outside[0].upper() + outside[1:] + ": its infill and maps are read outside its training data.")
         label = f"{rid}, {CHAIN_NAMES.get(it.locus, it.locus)} chain ({where}), {mask} masked ({int(it.masked.sum())})"
         return Item(f"{rid}:{it.sequence}:{mask}", it, label, solution=it.sequence), None
 

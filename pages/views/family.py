@@ -56,7 +56,7 @@ def family_backbones() -> dict[str, Backbone]:
 
 
 class FamilyView(ProteinView):
-    def __init__(self, parent: ProteinView):
+    def __init__(self, parent: ProteinView, b: Backbone | None = None):
         super().__init__()
         self.keys = {**parent.keys, "sweep": "fsw"}  # its sweep's widgets have other ranges than the protein's
         self.has_structure = True

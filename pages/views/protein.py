@@ -69,7 +69,7 @@ class ProteinView(View):
         """A backbone of another domain than plain proteins (a family's) gets that domain's view
         (views/__init__.py hands them in: this module imports none)."""
         make = self.specialised.get(b.domain)
-        return make(self) if make is not None else self
+        return make(self, b) if make is not None else self
 
     # --- inputs -------------------------------------------------------------------------------------
     def decode_input(self, key: str, dom) -> tuple[Item | None, str | None]:

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from mi_viz.core.checkpoints import checkpoint_paths
+from mi_viz.domains.antibody import DOMAIN as ANTIBODY
 from mi_viz.domains.family import shipped_families
 from mi_viz.domains.protein.backbone import BackboneUnavailable, esmc_300m_weights
 
@@ -24,6 +25,10 @@ FAMILY_NAMES = {
 }
 SMALL = "small ESM-C"
 ANTIBERTY_LABEL = "AntiBERTy · antibodies (pretrained, 26 M)"
+SAPIENS_LABELS = {
+    "sapiens-vh": "Sapiens VH · human heavy chains (pretrained, 0.57 M)",
+    "sapiens-vl": "Sapiens VL · human light chains (pretrained, 0.57 M)",
+}
 HELP_SMALL = "The small ESM-C trained here (README, Models): `python training/train_protein_mdm.py` retrains it."
 
 
@@ -58,6 +63,17 @@ def protein_backbones() -> dict[str, Backbone]:
             help="AntiBERTy (Ruffolo et al. 2021): a BERT masked LM of 558 M natural antibody sequences, from "
             "the antiberty==0.1.3 wheel (`pip install antiberty==0.1.3`).",
         )
+    if importlib.util.find_spec("sapiens") is not None:  # a second antibody LM, its weights in its wheel too
+        for spec, chain in (("sapiens-vh", "heavy"), ("sapiens-vl", "light")):
+            head = ANTIBODY.default_head(spec)
+            opts[SAPIENS_LABELS[spec]] = Backbone(
+                SAPIENS_LABELS[spec],
+                "antibody",
+                spec=spec,
+                heads=(("shipped", str(head)),) if head is not None else (),
+                help=f"Sapiens (Prihoda et al. 2022, BioPhi): a 0.57 M-parameter RoBERTa of human {chain} chains "
+                "(OAS), from the sapiens==1.0.4 wheel (`pip install --no-deps sapiens==1.0.4`).",
+            )
     paths = [(f, ROOT / "checkpoints" / f"family_{f}") for f in shipped_families()]
     paths += [
         (p.stem.removeprefix("family_"), p.with_suffix(""))

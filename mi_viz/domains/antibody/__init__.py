@@ -115,6 +115,38 @@ def infill(rid: str, sequence: str, mask: str = "cdr3") -> Infill:
     return Infill(rid, n.sequence, n.locus, mask, spans_of(mask, n), dict(n.regions), n.note, n)
 
 
+@dataclass(frozen=True)
+class Scope:
+    """What a pretrained antibody LM was trained on: the species (as the numbering calls them) and
+    chain types (loci) it read; a chain outside them is still infilled, with a warning."""
+
+    species: tuple[str, ...]
+    loci: tuple[str, ...]
+    source: str
+
+    def warning(self, spec: str, n: Numbered | None) -> str:
+        """'' for a chain inside this model's training data, else what is outside it."""
+        if n is None:
+            return ""
+        out = []
+        if n.locus not in self.loci:
+            want = " or ".join(CHAIN_TYPES.get(c, c) for c in self.loci)
+            out.append(f"{spec} was trained on {want} chains, and this is a {CHAIN_TYPES.get(n.locus, n.locus)} chain")
+        if n.species_uncertain or n.species not in self.species:
+            sp = "a species the numbering cannot name" if n.species_uncertain else n.species
+            out.append(f"{spec} was trained on {', '.join(self.species)} chains ({self.source}), and this is {sp}")
+        return "; ".join(out)
+
+
+CHAIN_TYPES = {"igh": "heavy", "igk": "kappa", "igl": "lambda"}
+# each backbone's training data, as its authors describe it
+SCOPE = {
+    ANTIBERTY: Scope(("human", "mouse", "rat", "rabbit", "rhesus", "alpaca"), ("igh", "igk", "igl"),
+                     "OAS, the six species of its species classifier; its 'camel' covers riot-na's alpaca"),
+    "sapiens-vh": Scope(("human",), ("igh",), "human heavy chains of OAS"),
+    "sapiens-vl": Scope(("human",), ("igk", "igl"), "human light chains of OAS"),
+}  # fmt: skip
+SHIPPED_HEADS = {ANTIBERTY: "antibody_mi_head", "sapiens-vh": "antibody_sapiens_vh_mi_head"}  # backbone -> its MI head
 MI_DEFAULT = {"gamma": 12.0, "lam": 10.0, "scan": "stop"}
 
 
@@ -147,8 +179,13 @@ class AntibodyDomain:
     def weights(self, spec=None) -> Path:
         return lm_weights(spec or ANTIBERTY)
 
-    def default_head(self):
-        p = CHECKPOINTS / "antibody_mi_head"
+    def default_head(self, spec=None):
+        """The MI head shipped for this backbone: AntiBERTy's (antibody_mi_head), Sapiens' heavy model's
+        (antibody_sapiens_vh_mi_head); None for any other masked LM."""
+        name = SHIPPED_HEADS.get(str(spec or ANTIBERTY))
+        if name is None:
+            return None
+        p = CHECKPOINTS / name
         return p if p.with_name(p.name + ".json").exists() else None
 
     def encode(self, items: list) -> torch.Tensor:
@@ -259,6 +296,7 @@ def chains_of(path, mask: str = "cdr3", limit: int | None = None) -> list[Infill
 
 DOMAIN = AntibodyDomain()
 __all__ = [
+    "SCOPE",
     "ChainSet",
     "DATA",
     "DOMAIN",

@@ -27,7 +27,7 @@ from ...core.mi_report import midway_state
 from ...core.models import load_models, require_head
 from ...core.paths import portable
 from ..protein.alphabet import PAD
-from . import DATA, DOMAIN, read_infills
+from . import DATA, DOMAIN, SCOPE, read_infills
 
 
 def add_arguments(command: str, p):
@@ -81,6 +81,13 @@ def read(a) -> list:
         driver.warn(
             f"{trimmed} of {len(got.items)} chains trimmed to their V domain "
             "(IMGT 1-128; a constant region or leader cut)"
+        )
+    scope = SCOPE.get(str(a.backbone or "antiberty"))
+    outside = [it for it in got.items if scope is not None and scope.warning("", it.numbered)]
+    if outside:
+        driver.warn(
+            f"{len(outside)} of {len(got.items)} chains are outside what {a.backbone or 'antiberty'} was trained on "
+            f"({', '.join(scope.species)}; {', '.join(scope.loci)}; {scope.source}): infilled all the same"  # type: ignore[union-attr]
         )
     a.skipped, a.trimmed = len(got.skipped), trimmed
     return got.items
