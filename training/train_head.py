@@ -34,9 +34,7 @@ from pathlib import Path
 
 import torch
 
-from mi_viz.core.checkpoints import (
-    read_meta,
-)
+from mi_viz.core.checkpoints import fingerprint, read_meta
 from mi_viz.core.cli_types import finite_float
 from mi_viz.core.errors import exit_on_user_error
 from mi_viz.core.mi_data import MIDataError, load_mi_dataset
@@ -155,6 +153,8 @@ def main(argv=None):
     a.mdm = str(a.mdm or domain.default_model)
     mdm = domain.load_model(a.mdm, device=a.device)
     mdm_step = read_meta(a.mdm).get("step") if Path(a.mdm + ".json").exists() else None
+    # the weights it reads, fingerprinted: models.load_kind refuses this head on any other backbone
+    mdm_sha = fingerprint(domain.weights(a.mdm) if hasattr(domain, "weights") else a.mdm)
     mask_id = mdm.mask_id
     for p in mdm.parameters():
         p.requires_grad_(False)
@@ -258,8 +258,9 @@ def main(argv=None):
         print(f"step {info.step} train {info.loss.item():.4f} val {vl:.4f} pearson {vp:.4f}", flush=True)
         if vl < state["best"]:
             state["best"] = vl
-            about = {"domain": a.domain, "mdm": portable(a.mdm), "mdm_step": mdm_step, "n_train_states": len(tr_idx),
-                     "n_val_states": n_val, "seconds": info.wall, "device": a.device, "args": vars(a)}  # fmt: skip
+            about = {"domain": a.domain, "mdm": portable(a.mdm), "mdm_step": mdm_step, "mdm_sha": mdm_sha,
+                     "n_train_states": len(tr_idx), "n_val_states": n_val, "seconds": info.wall, "device": a.device,
+                     "args": vars(a)}  # fmt: skip
             save_head(out, head, info.step, {"val_loss": vl, "val_pearson": vp}, about)
         rng = {"rng.batches": g.get_state(), "rng.augment": g_aug.get_state()}
         resume_args = {k: getattr(a, k) for k in RESUME_KEYS}
