@@ -66,7 +66,7 @@ def render(view: View, title: str) -> None:
     exports(view, dom, item, trace, cfg, stem, key)
     if view.has_structure:
         structure_section(view, b, dom, trace, head_path, eps, key)
-    view.decode_extras(dom, key)
+    view.decode_extras(dom, key, item, trace, b, cfg)
 
 
 def show_decode(view: View, b, dom, item, trace, tkey, head_path, eps, caption, key, twin=None, stem="decode") -> None:

@@ -497,6 +497,14 @@ def test_antibody_decode_marks_regions_and_refuses_bad_chains():
     default = SamplerConfig("mi", **ANTIBODY_DOMAIN.sampler_defaults["mi"]).label()
     assert any(default in c.value for c in at.caption)  # the antibody default, not the protein one
     assert any("heavy chain, human, IGHV3-53" in c.value for c in at.caption)  # the numbering's calls
+    # the design beside the native region, both scored; samples of the same chain as a logo
+    shown = next(c.value for c in at.code if c.value.startswith("native  "))
+    assert FIRST_NATURAL.junction[1:-1] in shown  # the native CDR3 (its junction less the Cys and Trp)
+    labels = {m.label for m in at.metric}
+    assert {"recovery of the native", "PLL of the design", "PLL of the native"} <= labels
+    at.slider(key="pdec_nsamples").set_value(2)
+    at.button(key="pdec_sample").click().run()
+    assert not at.exception and any("2 infills, passes" in c.value for c in at.caption)
     at.selectbox(key="pdec_region").set_value("cdr1").run()
     assert masked() != n3 and not at.exception  # another region, another decode
     assert any("cdr1 masked" in c.value for c in at.caption)

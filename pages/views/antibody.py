@@ -7,25 +7,30 @@ import json
 import tempfile
 from functools import lru_cache
 
+import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 import torch
 
 from mi_viz.core.errors import UserError
-from mi_viz.core.samplers import SamplerConfig, Trace
+from mi_viz.core.samplers import SamplerConfig, Trace, decode
 from mi_viz.domains.antibody import DATA, MASKS, Infill, chains_of, infill, read_infills
 from mi_viz.domains.antibody import DOMAIN as ANTIBODY
 from mi_viz.domains.antibody import SCOPE as ANTIBODY_SCOPE
 from mi_viz.domains.antibody.chains import read_chains, read_user_chains
-from mi_viz.domains.protein.drawing import track_figure
+from mi_viz.domains.antibody.judge import chain_pll
+from mi_viz.domains.protein.drawing import CLUSTALX, track_figure
 
-from ..kit.models import Backbone
+from ..kit import caches
+from ..kit.models import Backbone, backbone_model, head_model
 from ..kit.runtime import RESULTS
 from ..kit.sweeps import SweepPlan
-from ..kit.widgets import report_metrics
+from ..kit.widgets import chart, report_metrics
 from .base import Hint, Item
 from .protein import ProteinView
 
 UPLOAD_KB = 64
+AMINO_ORDER = "ACDEFGHIKLMNPQRSTVWY"
 CHAIN_NAMES = {"igh": "heavy", "igk": "kappa", "igl": "lambda"}
 MASK_HELP = (
     "cdr3: the third complementarity-determining region (IMGT 105-117); cdrs: all three CDRs (the frameworks "
@@ -151,6 +156,19 @@ class AntibodyView(ProteinView):
     def mi_presets(self) -> dict:
         return {"MI gamma=4 lam=1": SamplerConfig("mi", gamma=4.0, lam=1.0)}
 
+    def decode_extras(self, dom, key: str, item=None, trace=None, b=None, cfg=None) -> None:
+        """The design beside the native: the region as decoded under the natural chain's own residues,
+        recovery and both pseudo-log-likelihoods under the backbone; then N sampled infills of the same
+        chain (seeds 0..N-1) as a logo of the region."""
+        if item is None or trace is None or b is None:
+            return
+        it: Infill = item.value
+        final = dom.decode(torch.tensor([trace.final]))[0]
+        st.subheader("The design beside the native chain")
+        native_beside_design(it, final, b, key)
+        if cfg is not None and cfg.temperature > 0:
+            sample_logo(it, b, cfg, key)
+
     # --- sweeps and the estimator -------------------------------------------------------------------------------
     def sweep_plan(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> SweepPlan | None:
         """N natural validation heavy chains with a region infilled at temperature 1 under each setting,
@@ -209,6 +227,84 @@ class AntibodyView(ProteinView):
             f"({rep.get('pearson_baseline_entropy_separation', float('nan')):.3f}). Any state's maps side by side: "
             "the protein decode page with the AntiBERTy backbone (ground truth on demand)."
         )
+
+
+def region_pll(b: Backbone, sequence: str, mask: tuple[bool, ...]) -> float:
+    """The masked residues' pseudo-log-likelihood of a chain under this backbone, kept for the server's life."""
+    return caches.cached(
+        "antibody_pll",
+        (b.key, sequence, mask),
+        lambda: chain_pll(backbone_model(b), sequence, np.array(mask, dtype=bool)),
+        max_entries=256,
+    )
+
+
+def native_beside_design(it: Infill, final: str, b: Backbone, key: str) -> None:
+    """The infilled region under the native's, position by position (a dot where they agree), with its
+    IMGT numbers, recovery, and the PLL of both under the backbone (a pass a masked residue each)."""
+    m = it.masked
+    pos = np.flatnonzero(m)
+    native = "".join(it.sequence[i] for i in pos)
+    design = "".join(final[i] for i in pos)
+    agree = "".join("·" if a == d else " " for a, d in zip(native, design))
+    imgt = it.numbered.imgt if it.numbered is not None and it.numbered.imgt else ()
+    ends = (imgt[pos[0]], imgt[pos[-1]]) if imgt else ("", "")
+    where = f"IMGT {ends[0]}-{ends[1]}" if all(ends) else f"residues {pos[0] + 1}-{pos[-1] + 1}"
+    st.code(f"native  {native}\n        {agree}\ndesign  {design}", language="text")
+    with st.spinner(f"Scoring both under {b.label} ({2 * len(pos)} passes) ..."):
+        p_native = region_pll(b, it.sequence, tuple(bool(v) for v in m))
+        p_design = region_pll(b, final, tuple(bool(v) for v in m))
+    rec = float(np.mean([a == d for a, d in zip(native, design)]))
+    how = "nats a residue under this backbone, each residue masked alone (higher: more coherent)"
+    c = st.columns(4)
+    c[0].metric("masked region", f"{len(pos)} residues", where, delta_color="off")
+    c[1].metric("recovery of the native", f"{100 * rec:.0f} %")
+    c[2].metric("PLL of the design", f"{p_design:.2f}", help=how)
+    c[3].metric("PLL of the native", f"{p_native:.2f}", help=how)
+
+
+def sample_logo(it: Infill, b: Backbone, cfg, key: str) -> None:
+    """N infills of this chain under the chosen sampler (seeds 0..N-1): the region's amino-acid
+    frequencies as a logo-like stacked chart, and each sample's recovery and passes."""
+    c1, c2 = st.columns([2, 1])
+    how = "decodes of the same chain under the same sampler, seeds 0..N-1 (at the temperature chosen)"
+    n = int(c1.slider("Samples of this chain", 2, 32, 8, key=f"{key}_nsamples", help=how))
+    if not c2.button(f"Sample {n} infills", key=f"{key}_sample"):
+        return
+    head = head_model(b.heads[0][1], f"{b.label} MI head") if cfg.needs_head and b.heads else None
+    if cfg.needs_head and head is None:
+        st.info(f"{cfg.label()} reads an MI head, and this backbone has none: pick another sampler.")
+        return
+    with st.spinner(f"{n} decodes ..."):
+        res = decode(backbone_model(b), ANTIBODY.encode([it] * n), cfg, head=head, streams=list(range(n)))
+    pos = np.flatnonzero(it.masked)
+    regions = ["".join(s[i] for i in pos) for s in ANTIBODY.decode(res.tokens)]
+    native = "".join(it.sequence[i] for i in pos)
+    chart(logo_figure(regions, native), f"{key}_logo")
+    rec = 100 * np.mean([[a == d for a, d in zip(r, native)] for r in regions])
+    st.caption(
+        f"{n} infills, passes {', '.join(map(str, res.passes.tolist()))}; recovery of the native {rec:.0f} % on "
+        "average. Each column: the residues the samples put there (height: their share); the native's residue "
+        "named under it."
+    )
+
+
+def logo_figure(regions: list[str], native: str):
+    """A sequence logo of equal-length regions: at each position a bar per residue, its height the
+    residues' share among the samples, the letter on it (the residue colours of the track)."""
+    L = len(native)
+    freq = {a: [sum(r[i] == a for r in regions) / len(regions) for i in range(L)] for a in AMINO_ORDER}
+    fig = go.Figure()
+    for a in AMINO_ORDER:
+        if not any(freq[a]):
+            continue
+        letters = [a if f >= 0.12 else "" for f in freq[a]]
+        fig.add_bar(x=list(range(L)), y=freq[a], name=a, text=letters, textposition="inside",
+                    insidetextanchor="middle", marker_color=CLUSTALX.get(a, "#999"))  # fmt: skip
+    axis = dict(tickmode="array", tickvals=list(range(L)), ticktext=list(native), title="native residue")
+    fig.update_layout(barmode="stack", height=260, margin=dict(l=40, r=10, t=30, b=40), showlegend=False,
+                      title=f"{len(regions)} sampled infills", yaxis_title="share of samples", xaxis=axis)  # fmt: skip
+    return fig
 
 
 def own_chains(text: str, mask: str) -> tuple[list[Infill], list[str]]:

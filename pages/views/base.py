@@ -129,8 +129,9 @@ class View:
     def state_extras(self, dom, key: str, masked, maps: dict, focus) -> None:
         """A step's maps on what the domain knows beyond the sequence (has_structure: a family's 3D)."""
 
-    def decode_extras(self, dom, key: str) -> None:
-        """What the decode page shows under the maps (a family's averaged map)."""
+    def decode_extras(self, dom, key: str, item: Item | None = None, trace=None, b: Backbone | None = None, cfg=None):
+        """What the decode page shows under the maps (a family's averaged map; an antibody's design beside
+        its native region)."""
 
     # --- sweeps and the estimator ---------------------------------------------------------------
     def sweep_plan(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> SweepPlan | None:

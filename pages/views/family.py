@@ -153,7 +153,7 @@ class FamilyView(ProteinView):
                 "contact, red: not; width by MI; gold: the focus column)."
             )
 
-    def decode_extras(self, dom, key: str) -> None:
+    def decode_extras(self, dom, key: str, item=None, trace=None, b=None, cfg=None) -> None:
         with st.expander("This family's MI averaged over natural rows, beside the structure's contacts"):
             averaged_map_view(dom, f"{key}_avg")
 
