@@ -5,6 +5,7 @@ here on request, its cost stated first), with the decode's exports under it."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
@@ -13,7 +14,7 @@ import streamlit as st
 from mi_viz.core.errors import UserError
 from mi_viz.core.plots import PALETTE_NAME
 from mi_viz.core.samplers import SamplerConfig
-from mi_viz.core.viewer import viewer_payload
+from mi_viz.core.viewer import trace_meta, viewer_payload
 
 from .kit import caches
 from .kit.models import backbone_model
@@ -63,7 +64,7 @@ def render(view: View, title: str) -> None:
         view.name, item.label, cfg.label() + (f" T{cfg.temperature:g} seed{cfg.seed}" if cfg.temperature > 0 else "")
     )
     show_decode(view, b, dom, item, trace, tkey, head_path, eps, caption, key, twin, stem)
-    exports(view, dom, item, trace, cfg, stem, key)
+    exports(view, dom, item, trace, cfg, stem, key, b)
     if view.has_structure:
         structure_section(view, b, dom, trace, head_path, eps, key)
     view.decode_extras(dom, key, item, trace, b, cfg)
@@ -125,11 +126,13 @@ def show_decode(view: View, b, dom, item, trace, tkey, head_path, eps, caption, 
     )
 
 
-def exports(view: View, dom, item, trace, cfg, stem: str, key: str) -> None:
-    """The decode's own files beside the viewer's (HTML, GIF): its trace, and what the domain
-    writes of a result (a sequence as FASTA, a board as digits)."""
-    files = [("The trace (JSON: every pass's batch, values, entropies)", trace.to_json(), f"{stem}_trace.json",
-              "application/json")]  # fmt: skip
+def exports(view: View, dom, item, trace, cfg, stem: str, key: str, b=None) -> None:
+    """The decode's own files beside the viewer's (HTML, GIF): its trace, carrying what reads it
+    without the app (the vocabulary, the positions' names, the input, the backbone and its weights'
+    fingerprint: `mi_viz.show(path)` draws it in a notebook), and what the domain writes of a result
+    (a sequence as FASTA, a board as digits)."""
+    files = [("The trace (JSON: every pass's batch, values, entropies; mi_viz.show reads it)",
+              traced(view, dom, item, trace, b).to_json(), f"{stem}_trace.json", "application/json")]  # fmt: skip
     files += view.exports(dom, item, trace, cfg, stem)
     for i, (col, (label, data, name, mime)) in enumerate(zip(st.columns(len(files)), files)):
         col.download_button(
@@ -153,6 +156,23 @@ def structure_section(view: View, b, dom, trace, head_path, eps, key: str) -> No
         }
         st.caption(view.contact_caption(dom, masked, maps))
         view.state_extras(dom, key, masked, maps, None)
+
+
+def traced(view: View, dom, item, trace, b=None):
+    """The trace with its meta filled (a copy: the cached trace is shared by every session)."""
+    model = backbone_model(b) if b is not None else None
+    meta = trace_meta(
+        kind=view.kind,
+        labels=view.labels(dom, item, len(trace.initial)),
+        symbols=view.symbols(dom),
+        value_tokens=model.value_tokens.tolist() if model is not None else [],
+        mask_id=dom.mask_id,
+        input=item.label,
+        backbone=b.label if b is not None else "",
+        weights_fingerprint=caches.weights_fingerprint(b) if b is not None else "",
+        domain=dom.name,
+    )
+    return dataclasses.replace(trace, meta={**trace.meta, **meta})
 
 
 def export_stem(*parts: str) -> str:

@@ -28,6 +28,16 @@ def payload(passes: list[int], L: int = 6, title: str = "toy") -> dict:
                           mask_id=9, title=title)  # fmt: skip
 
 
+def _trace(L: int = 3) -> Trace:
+    """A toy decode of L positions, one a pass, values 4 and 5 (mask 9)."""
+    steps, tokens = [], [9] * L
+    for k in range(L):
+        masked = [t == 9 for t in tokens]
+        steps.append(StepRecord(k, tokens[:], masked, [0.5] * L, [[0.5, 0.5]] * L, None, [k], [4 + k % 2], k + 1))
+        tokens[k] = 4 + k % 2
+    return Trace({"name": "sequential"}, [9] * L, tokens, steps)
+
+
 def gif_frames(data: bytes) -> int:
     im = Image.open(io.BytesIO(data))
     assert im.format == "GIF"
@@ -88,3 +98,30 @@ def test_a_long_map_is_pooled_to_its_level_of_detail():
     small = _square(upper(mi, pos[:10]), 10)
     assert small is not None
     np.testing.assert_allclose(small, (mi[:10, :10] * (1 - np.eye(10))).astype(np.float16), atol=0)
+
+
+def test_a_trace_with_its_meta_is_drawn_in_a_notebook(tmp_path):
+    """Issue 59: a trace file carries its vocabulary, positions and backbone (trace_meta), so
+    `mi_viz.show(path)` draws the same in-browser viewer in a notebook cell (an iframe running the
+    page's own script); a trace without them is refused by name."""
+    import json
+
+    import mi_viz
+    from mi_viz.core.errors import InputError
+    from mi_viz.core.viewer import trace_meta
+
+    tr = _trace()
+    tr.meta = trace_meta(kind="track", labels=["a", "b", "c"], symbols=["X", "Y"], value_tokens=[4, 5], mask_id=9,
+                         input="three positions", backbone="toy", weights_fingerprint="0123456789ab")  # fmt: skip
+    path = tmp_path / "t.json"
+    path.write_text(tr.to_json())
+    meta = json.loads(path.read_text())["meta"]
+    assert meta["vocabulary"] == {"4": "X", "5": "Y"} and meta["weights_fingerprint"] == "0123456789ab"
+    shown = mi_viz.show(path)
+    cell = shown._repr_html_()
+    assert cell.startswith("<iframe srcdoc=") and "mountViewer" in cell and "three positions" in cell
+    assert "&lt;script&gt;" in cell  # the page is escaped into the attribute: its script runs inside the iframe
+    assert shown.save(tmp_path / "t.html").read_text().startswith("<!DOCTYPE html>")
+    bare = _trace()
+    with pytest.raises(InputError, match="carries no kind, labels, vocabulary, mask_id"):
+        mi_viz.show(bare)

@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from . import strict_json
+from .errors import InputError
 from .mi import expansions
 from .plots import marks
 from .samplers import Trace
@@ -160,3 +161,70 @@ def offline_viewer_html(payload: dict, title: str = "mi-viz decode") -> str:
         + ";\nconst r = document.getElementById('mi-viz-viewer');\n"
         + "if (d.twin) mountPair(r, d, d.twin, {}); else mountViewer(r, d, {});</script></body></html>"
     )
+
+
+def trace_meta(
+    *,
+    kind: str,
+    labels: list[str],
+    symbols: list[str],
+    value_tokens: list[int],
+    mask_id: int,
+    input: str = "",
+    backbone: str = "",
+    weights_fingerprint: str = "",
+    domain: str = "",
+) -> dict:
+    """What a trace file carries to be read without the app (and drawn by `show`): how its states are
+    drawn, a name per position, the vocabulary (token id -> its symbol), the mask token, and what was
+    decoded by what (the input, the backbone and the fingerprint of its weights, as sweep rows name it)."""
+    return {
+        "kind": kind,
+        "labels": list(labels),
+        "vocabulary": {str(int(t)): s for t, s in zip(value_tokens, symbols)},
+        "mask_id": int(mask_id),
+        "input": input,
+        "backbone": backbone,
+        "weights_fingerprint": weights_fingerprint,
+        "domain": domain,
+    }
+
+
+class Shown:
+    """A decode's viewer inside a notebook: the offline page in an iframe (Jupyter runs no script put
+    straight into an output cell, but an iframe's page runs its own)."""
+
+    def __init__(self, page: str, height: int = 720):
+        self.page, self.height = page, height
+
+    def _repr_html_(self) -> str:
+        return (
+            f'<iframe srcdoc="{html.escape(self.page, quote=True)}" style="width:100%;height:{self.height}px;'
+            'border:0" sandbox="allow-scripts"></iframe>'
+        )
+
+    def save(self, path) -> Path:
+        """The same viewer as an HTML file."""
+        p = Path(path)
+        p.write_text(self.page)
+        return p
+
+
+def show(trace, est: list[np.ndarray | None] | None = None, title: str = "", height: int = 720) -> Shown:
+    """The in-browser viewer of a decode, for a notebook: `mi_viz.show(trace)` in a cell draws it (a
+    Trace, or the path / JSON text of a trace file the app or decode(record=True) wrote with its meta).
+    est: the estimated maps of each step, when the trace's own (the sampler's) are not the ones to show."""
+    if isinstance(trace, (str, Path)):
+        text = Path(trace).read_text() if Path(str(trace)).exists() else str(trace)
+        trace = Trace.from_json(text)
+    m = trace.meta
+    missing = [k for k in ("kind", "labels", "vocabulary", "mask_id") if k not in m]
+    if missing:
+        raise InputError(f"this trace carries no {', '.join(missing)} in its meta: export it from the app, or "
+                         "set trace.meta = trace_meta(...) (mi_viz.core.viewer)")  # fmt: skip
+    tokens = [int(t) for t in m["vocabulary"]]
+    payload = viewer_payload(trace, kind=m["kind"], labels=m["labels"], symbols=list(m["vocabulary"].values()),
+                             value_tokens=tokens, mask_id=int(m["mask_id"]), est=est,
+                             title=title or m.get("input", ""))  # fmt: skip
+    name = title or f"mi-viz: {m.get('input', 'a decode')} · {m.get('backbone', '')}"
+    return Shown(offline_viewer_html(payload, name), height)

@@ -19,6 +19,8 @@ import torch
 
 from mi_viz.core import strict_json
 from mi_viz.core.attention import NoAttention
+from mi_viz.core.checkpoints import fingerprint
+from mi_viz.core.errors import UserError
 from mi_viz.core.mi import ground_truth_cost, ground_truth_mi
 from mi_viz.core.reading import read_state, read_steps
 from mi_viz.core.samplers import SamplerConfig, Trace, decode
@@ -207,3 +209,17 @@ def ground_truth(b: Backbone, tokens: tuple, eps: float, unit: str = "position")
 def stored_ground_truth(b: Backbone, tokens: tuple, eps: float) -> dict | None:
     """The ground truth of a state if some session computed it, else None (nothing is computed)."""
     return peek("gt", (b.key, tokens, eps))
+
+
+def weights_fingerprint(b: Backbone) -> str:
+    """The fingerprint of this backbone's weights (what its sweep rows and exported traces name), read once."""
+
+    def read() -> str:
+        dom = b.dom()
+        weights = dom.weights(b.spec) if hasattr(dom, "weights") else (b.spec or dom.default_model)
+        try:
+            return fingerprint(weights)
+        except (OSError, UserError):  # a name no file stands for (ESM-C 300M read from a hub cache): unnamed
+            return ""
+
+    return cached("weights_fingerprint", b.key, read, max_entries=32)
