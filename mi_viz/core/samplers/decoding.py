@@ -87,6 +87,121 @@ def _round(x: torch.Tensor, nd: int = 5):
     return np.round(x.detach().cpu().double().numpy(), nd).tolist()
 
 
+def _check_head(cfg: SamplerConfig, head):
+    """The head this rule reads (from a dict by the map it predicts), refused if absent or of the other map."""
+    rule = cfg.rule
+    if isinstance(head, dict):  # heads by the map they predict (models.load_models): this rule's own
+        head = head.get(rule.head_kind)
+    if rule.needs_head and head is None:
+        raise ValueError(f"the {cfg.name!r} sampler reads a {rule.head_kind.upper()} head: give a head checkpoint")
+    if rule.needs_head and getattr(head.config, "target", "mi") != rule.head_kind:
+        raise ValueError(
+            f"the {cfg.name!r} sampler reads a head trained on {rule.head_kind.upper()} maps, "
+            f"not this {head.config.target.upper()} head"
+        )
+    return head
+
+
+def _oracle_map(model, cfg: SamplerConfig, x, logits, m_np, H_np, P_np):
+    """An oracle rule's exact map of a batch (b, L, L), expanding only what its rule can admit
+    (rule.reach): the same decisions as with the full map (tested) at a fraction of the passes;
+    and the passes it spent per sequence (b,)."""
+    rule = cfg.rule
+    reach = torch.zeros(m_np.shape, dtype=torch.bool, device=x.device)  # (b, L)
+    for r in range(len(m_np)):
+        pos = np.nonzero(m_np[r])[0]
+        probs = P_np[r][pos] if P_np is not None else None
+        cand = [int(pos[i]) for i in rule.reach(H_np[r][pos], cfg, probs)] if rule.reach else pos.tolist()
+        if len(cand) > 1:  # one position has no pairs: no passes
+            reach[r, cand] = True
+    gt = ground_truth_mi(model, x, eps=cfg.gt_eps, base_logits=logits, positions=reach)
+    return (gt.tv if "exact-tv" in rule.reads else gt.mi), gt.passes.cpu()  # zero outside reach x reach
+
+
+def _draw(logits: torch.Tensor, cfg: SamplerConfig, idx, gens) -> torch.Tensor:
+    """Every masked position's value (b, L): argmax, or a draw from each sequence's own stream at
+    temperature > 0 (batched == one by one)."""
+    if cfg.temperature <= 0:
+        return logits.argmax(-1).cpu()
+    probs_t = torch.softmax(logits.cpu() / cfg.temperature, -1)  # (b, L, V)
+    return torch.stack(
+        [torch.multinomial(probs_t[r], 1, generator=gens[int(idx[r])]).squeeze(1) for r in range(len(idx))]
+    )
+
+
+@dataclass
+class _State:
+    """What a decode keeps while it runs, per sequence (B of them, L positions)."""
+
+    tokens: torch.Tensor  # (B, L) on the model's device
+    passes: torch.Tensor  # (B,)
+    oracle: torch.Tensor  # (B,)
+    sizes: list[list[int]]  # positions unmasked at each of a sequence's steps
+    revealed: np.ndarray  # (B, L) the step (1-based) that wrote each position; 0: given
+    committed: np.ndarray  # (B, L) the probability a position was unmasked with (DAWN's anchors); nan while masked
+    prev: dict[int, np.ndarray]  # sequence -> its marginals (L, V) one pass earlier ("prev")
+    traces: list[Trace]
+
+
+def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: bool) -> None:
+    """One backbone pass over the sequences idx (b,) and each one's selection and writes."""
+    rule = cfg.rule
+    vt = model.value_tokens.cpu()  # selection runs on the CPU
+    wants_attention = "attention" in rule.reads
+    wants_probs = bool({"probs", "prev", "attention"} & rule.reads)
+    x = st.tokens[idx]  # (b, L)
+    # one pass; with an mi rule the head reads the same pass (read_state)
+    rd = read_state(model, x, head if rule.needs_head else None, attention=wants_attention)
+    A_np = rd.attention.cpu().double().numpy() if rd.attention is not None else None  # (b, L, L)
+    out, masked, H, MI = rd.out, rd.masked, rd.entropy, rd.mi  # (b, L), (b, L), (b, L, L) or None
+    logits = out.logits.float()  # (b, L, V)
+    st.passes[idx.cpu()] += 1
+    H_np = H.cpu().double().numpy()  # (b, L)
+    m_np = masked.cpu().numpy()  # (b, L)
+    P_np = torch.softmax(logits, -1).cpu().double().numpy() if wants_probs else None  # (b, L, V)
+    if rule.is_oracle:
+        MI, spent = _oracle_map(model, cfg, x, out.logits, m_np, H_np, P_np)
+        st.oracle[idx.cpu()] += spent
+    vals = _draw(logits, cfg, idx, gens)  # (b, L)
+    MI_np = MI.cpu().double().numpy() if MI is not None else None
+    for r in range(idx.numel()):
+        b = int(idx[r])
+        pos = np.nonzero(m_np[r])[0]
+        cands = Candidates(
+            H=H_np[r][pos],
+            MI=MI_np[r][np.ix_(pos, pos)] if MI_np is not None else None,
+            probs=P_np[r][pos] if P_np is not None else None,
+            pos=pos,
+            prev=st.prev[b][pos] if b in st.prev else None,
+            attention=A_np[r] if A_np is not None else None,
+            committed=st.committed[b] if wants_attention else None,
+        )
+        chosen = [int(pos[i]) for i in rule.select(cands, cfg)]
+        if "prev" in rule.reads and P_np is not None:
+            st.prev[b] = P_np[r]
+        written = [int(vt[vals[r, c]]) for c in chosen]
+        if record:
+            st.traces[b].steps.append(
+                StepRecord(
+                    step=len(st.traces[b].steps),
+                    tokens=x[r].tolist(),
+                    masked=m_np[r].tolist(),
+                    entropy=_round(H[r]),
+                    probs=_round(torch.softmax(logits[r], -1), 4),
+                    mi=_round(MI[r]) if MI is not None else None,
+                    selected=chosen,
+                    values=written,
+                    passes=int(st.passes[b]),
+                    oracle_passes=int(st.oracle[b]),
+                )
+            )
+        st.tokens[b, chosen] = torch.tensor(written, device=st.tokens.device)
+        if wants_attention and P_np is not None:
+            st.committed[b, chosen] = P_np[r, chosen, vals[r, chosen].numpy()]
+        st.sizes[b].append(len(chosen))
+        st.revealed[b, chosen] = len(st.sizes[b])
+
+
 # inference_mode, not no_grad: it skips autograd bookkeeping, a visible share of the head's small ops at batch 1
 @torch.inference_mode()
 def decode(
@@ -109,26 +224,9 @@ def decode(
     stream ids (tests check both).
     """
     t0 = time.perf_counter()
-    rule = cfg.rule
-    if isinstance(head, dict):  # heads by the map they predict (models.load_models): this rule's own
-        head = head.get(rule.head_kind)
-    if rule.needs_head and head is None:
-        raise ValueError(f"the {cfg.name!r} sampler reads a {rule.head_kind.upper()} head: give a head checkpoint")
-    if rule.needs_head and getattr(head.config, "target", "mi") != rule.head_kind:
-        raise ValueError(
-            f"the {cfg.name!r} sampler reads a head trained on {rule.head_kind.upper()} maps, "
-            f"not this {head.config.target.upper()} head"
-        )
-    tokens = tokens.clone()  # on the model's device: the caller puts it there
-    dev = tokens.device
+    head = _check_head(cfg, head)
     B, L = tokens.shape
     mask_id = model.mask_id
-    vt = model.value_tokens.cpu()  # selection runs on the CPU
-    passes = torch.zeros(B, dtype=torch.long)
-    oracle = torch.zeros(B, dtype=torch.long)
-    sizes: list[list[int]] = [[] for _ in range(B)]
-    revealed = np.zeros((B, L), dtype=np.int64)  # (B, L) decode order: 0 for what was given
-    traces = [Trace(cfg.to_dict(), tokens[b].tolist(), []) for b in range(B)] if record else []
     ids = list(range(B)) if streams is None else [int(i) for i in streams]
     if len(ids) != B:
         raise ValueError(f"{len(ids)} stream ids for {B} sequences")
@@ -137,102 +235,40 @@ def decode(
         if cfg.temperature > 0
         else []
     )
-    prev: dict[int, np.ndarray] = {}  # sequence -> its marginals (L, V) at its previous pass ("prev")
-    wants_attention = "attention" in rule.reads
-    wants_probs = bool({"probs", "prev", "attention"} & rule.reads)
-    # ("attention") (B, L) the probability each position was unmasked with: 1 for the context, nan while masked
-    committed = np.where((tokens == model.mask_id).cpu().numpy(), np.nan, 1.0)
+    st = _State(
+        tokens=tokens.clone(),  # on the model's device: the caller puts it there
+        passes=torch.zeros(B, dtype=torch.long),
+        oracle=torch.zeros(B, dtype=torch.long),
+        sizes=[[] for _ in range(B)],
+        revealed=np.zeros((B, L), dtype=np.int64),
+        committed=np.where((tokens == mask_id).cpu().numpy(), np.nan, 1.0),
+        prev={},
+        traces=[Trace(cfg.to_dict(), tokens[b].tolist(), []) for b in range(B)] if record else [],
+    )
     total_masked = int((tokens == mask_id).sum())
     step = 0
     states: list[torch.Tensor] = []
     while True:
-        active = (tokens == mask_id).any(1).nonzero().squeeze(1)  # (A,)
+        active = (st.tokens == mask_id).any(1).nonzero().squeeze(1)  # (A,)
         if active.numel() == 0 or (max_steps is not None and step >= max_steps):
             break
         if keep_states:
-            states.append(tokens.cpu().clone())
+            states.append(st.tokens.cpu().clone())
         for s in range(0, active.numel(), batch_size):
-            idx = active[s : s + batch_size]
-            x = tokens[idx]  # (b, L)
-            # one pass; with the mi sampler the head reads the same pass (read_state)
-            rd = read_state(model, x, head if rule.needs_head else None, attention=wants_attention)
-            A_np = rd.attention.cpu().double().numpy() if rd.attention is not None else None  # (b, L, L)
-            out, masked, H, MI = rd.out, rd.masked, rd.entropy, rd.mi  # (b, L), (b, L), (b, L, L) or None
-            logits = out.logits.float()  # (b, L, V)
-            passes[idx.cpu()] += 1
-            H_np = H.cpu().double().numpy()  # (b, L) selection runs on the CPU
-            m_np = masked.cpu().numpy()  # (b, L)
-            P_np = torch.softmax(logits, -1).cpu().double().numpy() if wants_probs else None  # (b, L, V)
-            if rule.is_oracle:
-                # expand only what the rule can admit (rule.reach): the same decisions as with
-                # the full map (tested) at a fraction of the oracle passes
-                reach = torch.zeros_like(masked)  # (b, L)
-                for r in range(idx.numel()):
-                    pos = np.nonzero(m_np[r])[0]
-                    probs = P_np[r][pos] if P_np is not None else None
-                    cand = [int(pos[i]) for i in rule.reach(H_np[r][pos], cfg, probs)] if rule.reach else pos.tolist()
-                    if len(cand) > 1:  # one position has no pairs: no passes
-                        reach[r, cand] = True
-                gt = ground_truth_mi(model, x, eps=cfg.gt_eps, base_logits=out.logits, positions=reach)
-                MI = gt.tv if "exact-tv" in rule.reads else gt.mi  # zero outside reach x reach
-                oracle[idx.cpu()] += gt.passes.cpu()
-            if cfg.temperature > 0:  # each sequence from its own stream (batched == one by one)
-                probs_t = torch.softmax(logits.cpu() / cfg.temperature, -1)  # (b, L, V)
-                vals = torch.stack(
-                    [torch.multinomial(probs_t[r], 1, generator=gens[int(idx[r])]).squeeze(1) for r in range(len(idx))]
-                )  # (b, L)
-            else:
-                vals = logits.argmax(-1).cpu()  # (b, L)
-            MI_np = MI.cpu().double().numpy() if MI is not None else None
-            for r in range(idx.numel()):
-                b = int(idx[r])
-                pos = np.nonzero(m_np[r])[0]
-                cands = Candidates(
-                    H=H_np[r][pos],
-                    MI=MI_np[r][np.ix_(pos, pos)] if MI_np is not None else None,
-                    probs=P_np[r][pos] if P_np is not None else None,
-                    pos=pos,
-                    prev=prev[b][pos] if b in prev else None,
-                    attention=A_np[r] if A_np is not None else None,
-                    committed=committed[b] if wants_attention else None,
-                )
-                chosen = [int(pos[i]) for i in rule.select(cands, cfg)]
-                if "prev" in rule.reads and P_np is not None:
-                    prev[b] = P_np[r]
-                written = [int(vt[vals[r, c]]) for c in chosen]
-                if record:
-                    traces[b].steps.append(
-                        StepRecord(
-                            step=len(traces[b].steps),
-                            tokens=x[r].tolist(),
-                            masked=m_np[r].tolist(),
-                            entropy=_round(H[r]),
-                            probs=_round(torch.softmax(logits[r], -1), 4),
-                            mi=_round(MI[r]) if MI is not None else None,
-                            selected=chosen,
-                            values=written,
-                            passes=int(passes[b]),
-                            oracle_passes=int(oracle[b]),
-                        )
-                    )
-                tokens[b, chosen] = torch.tensor(written, device=dev)
-                if wants_attention and P_np is not None:
-                    committed[b, chosen] = P_np[r, chosen, vals[r, chosen].numpy()]
-                sizes[b].append(len(chosen))
-                revealed[b, chosen] = len(sizes[b])
+            _step_batch(model, st, active[s : s + batch_size], cfg, head, gens, record)
         step += 1
         if progress is not None:
-            progress(total_masked - int((tokens == mask_id).sum()), total_masked)
+            progress(total_masked - int((st.tokens == mask_id).sum()), total_masked)
     if record:
         for b in range(B):
-            traces[b].final = tokens[b].tolist()
+            st.traces[b].final = st.tokens[b].tolist()
     return DecodeResult(
-        tokens.cpu(),
-        passes,
-        oracle,
-        sizes,
-        traces if record else None,
+        st.tokens.cpu(),
+        st.passes,
+        st.oracle,
+        st.sizes,
+        st.traces if record else None,
         time.perf_counter() - t0,
         states if keep_states else None,
-        revealed,
+        st.revealed,
     )
