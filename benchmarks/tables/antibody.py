@@ -257,3 +257,46 @@ def antibody_recovery_table() -> str:
         out.append({"set": row["set"], "method": f"{row['method']} ({pub['source_short']})", "setting": row["setting"],
                     "CDR-H3 recovery": f"{row['aar']:.2f} %"})  # fmt: skip
     return markdown(pd.DataFrame(out))
+
+
+def antibody_sets_table() -> str:
+    """The natural sets (data/antibody/natural/natural.json, training/make_antibody_natural.py): size,
+    source, the species the numbering calls, constant regions trimmed, the CDR3's length."""
+    info = json.loads(need(R.parent / "data" / "antibody" / "natural" / "natural.json",
+                           "python training/make_antibody_natural.py").read_text())  # fmt: skip
+    source = {
+        "sabdab_test": "SAbDab heavy chains, RefineGNN's CDR-H3 cluster split, test fold (MIT)",
+        "sabdab_val": "the same split's validation fold (rows in a seeded order: the first 128 validate)",
+        "rabd_test": "RAbD's heavy chains (Adolf-Bryfogle et al. 2018) less the 8 entries in a SAbDab fold",
+        "light_test": "CoV-AbDab VL (CC BY 4.0), deduplicated by CDR-L3, the heavy partner's fold",
+        "light_val": "the same, validation",
+    }
+    out = []
+    for name, v in info["sets"].items():
+        sp = ", ".join(f"{k} {n}" for k, n in v["species"].items())
+        out.append({"set": f"`{name}`", "chains": v["chains"], "source": source.get(name, ""),
+                    "species (riot-na; ? under 70 % identity)": sp,
+                    "constant region trimmed": v["constant_region_trimmed"],
+                    "CDR3 length (mean)": f"{v['cdr3_length_mean']:.1f}"})  # fmt: skip
+    return markdown(pd.DataFrame(out))
+
+
+def antibody_val_table() -> str:
+    """The validation sweep (results/antibody/val_sweep/sweep.csv): each rule's pass knob on 128 SAbDab
+    validation chains, every row, the chosen ones marked with the budget they were chosen at."""
+    rows, chosen = (
+        rows_of(need(R / "antibody" / "val_sweep" / "sweep.csv", "make antibody-val-sweep")),
+        _validated_labels(),
+    )
+    out = [
+        {
+            "setting": label(r),
+            "chosen at": chosen.get(label(r), ""),
+            "avg passes": _f(r["avg_passes"], 2),
+            "PLL AntiBERTy": f"{float(r['pll']):.3f} +- {float(r['pll_se']):.3f}",
+            "PLL Sapiens": _f(r.get("pll_sapiens"), 3),
+            "recovery": f"{100 * float(r['recovery']):.1f} %",
+        }
+        for r in sorted(rows, key=lambda r: (r["sampler"], float(r["avg_passes"])))
+    ]
+    return markdown(pd.DataFrame(out))
