@@ -12,6 +12,7 @@ import numpy as np
 import streamlit as st
 
 from mi_viz.core.errors import UserError
+from mi_viz.core.models import head_path
 from mi_viz.core.plots import PALETTE_NAME
 from mi_viz.core.samplers import SamplerConfig
 from mi_viz.core.viewer import trace_meta, viewer_payload
@@ -42,6 +43,16 @@ def render(view: View, title: str) -> None:
             scope=scope,
         )
         eps = st.select_slider("ground-truth pruning eps", [1e-4, 1e-3, 1e-2], value=1e-3, key=f"{key}_eps")
+        measure = MEASURE_KEYS[
+            st.radio(
+                "Dependence drawn",
+                list(MEASURE_KEYS),
+                horizontal=True,
+                key=f"{key}_measure",
+                help="The maps' measure, estimated and exact: the pairwise MI (the paper's), or DEMASK's expected "
+                "total-variation influence (Ringel et al. 2026), both from the same conditioned passes.",
+            )
+        ]
         try:
             twin = twin_picker(key, cfg, head is not None, dom.sampler_defaults)
         except UserError as e:
@@ -63,14 +74,21 @@ def render(view: View, title: str) -> None:
     stem = export_stem(
         view.name, item.label, cfg.label() + (f" T{cfg.temperature:g} seed{cfg.seed}" if cfg.temperature > 0 else "")
     )
-    show_decode(view, b, dom, item, trace, tkey, head_path, eps, caption, key, twin, stem)
+    if measure != "mi":  # the estimated maps from a head trained on that measure, where the backbone has one
+        head_path = tv_head_of(dom, b)
+        if head_path is None:
+            st.info(f"No {MEASURE_NAMES[measure]} head for this backbone: its estimated map is off; the exact one is "
+                    "on demand.")  # fmt: skip
+    show_decode(view, b, dom, item, trace, tkey, head_path, eps, caption, key, twin, stem, measure)
     exports(view, dom, item, trace, cfg, stem, key, b)
     if view.has_structure:
         structure_section(view, b, dom, trace, head_path, eps, key)
     view.decode_extras(dom, key, item, trace, b, cfg)
 
 
-def show_decode(view: View, b, dom, item, trace, tkey, head_path, eps, caption, key, twin=None, stem="decode") -> None:
+def show_decode(
+    view: View, b, dom, item, trace, tkey, head_path, eps, caption, key, twin=None, stem="decode", measure="mi"
+) -> None:
     """Every step of the decode packed once for the in-browser viewer; with a twin setting, its
     decode of the same input beside it on one timeline of passes."""
 
@@ -84,17 +102,18 @@ def show_decode(view: View, b, dom, item, trace, tkey, head_path, eps, caption, 
                     symbols=view.symbols(dom),
                     value_tokens=backbone_model(b).value_tokens.tolist(),
                     mask_id=dom.mask_id,
-                    est=caches.estimates_for(b, head_path, k, tr),
+                    est=caches.estimates_for(b, head_path, k, tr, measure),
                     att=caches.attention_for(b, k, tr),
                     contacts=view.contacts(dom),
                     title=title,
                     gt_eps=eps,
+                    measure=measure,
                 )
 
         return caches.cached("payload", payload_key(k, title), pack, max_entries=32)
 
-    def payload_key(k, title=""):  # what a payload depends on: its decode, head, title, eps, palette
-        return (k, head_path, title, eps, PALETTE_NAME.get())
+    def payload_key(k, title=""):  # what a payload depends on: its decode, head, title, eps, palette, measure
+        return (k, head_path, title, eps, PALETTE_NAME.get(), measure)
 
     twin_tokens_of = None
     if twin is None:
@@ -123,6 +142,7 @@ def show_decode(view: View, b, dom, item, trace, tkey, head_path, eps, caption, 
         "from the same passes",
         export_name=stem + (f"_vs_{export_stem(twin.label())}" if twin is not None else ""),
         ident=ident,
+        measure=measure,
     )
 
 
@@ -156,6 +176,16 @@ def structure_section(view: View, b, dom, trace, head_path, eps, key: str) -> No
         }
         st.caption(view.contact_caption(dom, masked, maps))
         view.state_extras(dom, key, masked, maps, None)
+
+
+MEASURE_KEYS = {"MI": "mi", "TV influence (DEMASK)": "tv"}
+MEASURE_NAMES = {v: k for k, v in MEASURE_KEYS.items()}
+
+
+def tv_head_of(dom, b) -> str | None:
+    """The TV (DEMASK) head shipped beside this backbone's MI head, or None."""
+    p = head_path(dom, "tv", None, b.spec)
+    return str(p) if p is not None else None
 
 
 def traced(view: View, dom, item, trace, b=None):

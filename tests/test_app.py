@@ -591,3 +591,24 @@ def test_a_bug_is_shown_as_a_bug_with_its_traceback(monkeypatch):
     assert not at.exception  # caught and shown, not raised to Streamlit's own red box
     assert any("this is a bug, not a problem with your input" in e.value for e in at.error)
     assert any("planted bug" in c.value and "Traceback" in c.value for c in at.code)
+
+
+def test_the_decode_page_draws_demask_tv_beside_mi():
+    """Issue 57: the decode page's maps in either measure: the MI (the default), or DEMASK's expected
+    TV influence, estimated by a TV head where the backbone has one (else off, said) and exact on demand
+    from the same passes; the viewer names the measure and its unit, never the MI's under TV's name."""
+    at = _run("pages/sudoku_decode.py")
+    mi = _viewer_data(at)
+    assert "measure" not in mi and any(st.get("mi") for st in mi["steps"])  # the MI head's maps
+    at.radio(key="dec_measure").set_value("TV influence (DEMASK)").run()
+    assert not at.exception
+    tv = _viewer_data(at)
+    assert tv["measure"] == {"name": "TV influence (DEMASK)", "unit": "TV"}
+    from mi_viz.core.models import head_path
+    from mi_viz.domains import get_domain
+
+    if head_path(get_domain("sudoku"), "tv") is None:  # no TV head shipped: no estimated map, and said so
+        assert not any(st.get("mi") for st in tv["steps"])
+        assert any("No TV influence (DEMASK) head for this backbone" in i.value for i in at.info)
+    else:
+        assert any(st.get("mi") for st in tv["steps"]) and tv["steps"][0]["mi"] != mi["steps"][0]["mi"]

@@ -8,6 +8,7 @@ ships one, sits beside it with "_tv_head" for "_mi_head" in its name. A rule say
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 from .checkpoints import CheckpointError, checkpoint_paths, fingerprint
@@ -26,7 +27,8 @@ def head_path(domain, kind: str = "mi", given=None, spec=None):
     backbone (spec: as load_model takes it; None: the default backbone), else None."""
     if given is not None:
         return given
-    p = domain.default_head() if spec is None else domain.default_head(spec)
+    takes_spec = "spec" in inspect.signature(domain.default_head).parameters  # a domain of several backbones
+    p = domain.default_head(spec) if spec is not None and takes_spec else domain.default_head()
     if p is None or kind == "mi":
         return p
     tv = Path(str(p)).with_name(Path(str(p)).name.replace("_mi_head", f"_{kind}_head"))

@@ -176,10 +176,12 @@ function mountViewer(root, data, callbacks) {
     maps.appendChild(p);
     return c;
   };
-  const estCanvas = panel("Estimated MI (the head, same pass)", "mv-est");
+  // the dependence drawn: the MI (nats) by default, or DEMASK's expected TV influence (a share, 0..1)
+  const ME = Object.assign({ name: "MI", unit: "nats" }, data.measure || {});
+  const estCanvas = panel(`Estimated ${ME.name} (the head, same pass)`, "mv-est");
   // the backbone's own attention read as a dependency graph (DAWN's proxy): a share, not nats, on its own scale
   const attCanvas = S.some((st) => st.att) ? panel("Attention (last block, sinks removed)", "mv-att") : null;
-  const gtCanvas = panel("Ground-truth MI", "mv-gt");
+  const gtCanvas = panel(`Ground-truth ${ME.name}`, "mv-gt");
   // where the head is wrong: truth minus head, on a diverging scale (shown once a truth is there)
   const diffCanvas = S.some((st) => st.mi) ? panel("Difference: truth minus head", "mv-diff") : null;
   const gtNote = miEl("div", { "data-testid": "mv-gt-note", style: "max-width: 420px" });
@@ -344,11 +346,11 @@ function mountViewer(root, data, callbacks) {
     g.clearRect(0, 0, W, Hh);
     const cells = cellsOf(t), r = cells.of.has(keep.focus) ? cells.of.get(keep.focus) : -1;
     g.fillStyle = "#444"; g.font = "11px sans-serif";
-    if (r < 0) { g.fillText("click a masked position (or a map row) to draw its MI row", 4, 14); return; }
+    if (r < 0) { g.fillText(`click a masked position (or a map row) to draw its ${ME.name} row`, 4, 14); return; }
     const M = cells.C, rows = [[est, "#1f77b4", "estimated"], [gt, "#ff7f0e", "ground truth"]].filter((x) => x[0]);
     let top = 1e-6;
     rows.forEach(([m]) => { for (let j = 0; j < M; j++) if (j !== r) top = Math.max(top, m[r * M + j]); });
-    g.fillText(`MI with ${cells.pooled ? cells.name(r) + " (pooled: the largest of each run)" : data.labels[keep.focus]} (nats; top ${top.toFixed(3)})`, 4, 12);
+    g.fillText(`${ME.name} with ${cells.pooled ? cells.name(r) + " (pooled: the largest of each run)" : data.labels[keep.focus]} (${ME.unit}; top ${top.toFixed(3)})`, 4, 12);
     rows.forEach(([m, color, name], k) => {
       g.strokeStyle = color; g.beginPath();
       let first = true;
@@ -373,15 +375,15 @@ function mountViewer(root, data, callbacks) {
     let zmax = data.zmax || 0;
     if (!zmax) for (const m of [est, gt]) if (m) for (const v of m) zmax = Math.max(zmax, v);
     zmax = Math.max(zmax, 1e-6);
-    drawMap(estCanvas, est, t, zmax);
+    drawMap(estCanvas, est, t, zmax, ME.unit);
     gtCanvas.parentNode.style.display = gt || gtButton ? "" : "none";
-    drawMap(gtCanvas, gt, t, zmax);
+    drawMap(gtCanvas, gt, t, zmax, ME.unit);
     if (diffCanvas) {
       const diff = gt && est ? gt.map((v, k) => v - est[k]) : null;
       diffCanvas.parentNode.style.display = diff ? "" : "none";
       let dmax = 1e-6;
       if (diff) for (const v of diff) dmax = Math.max(dmax, Math.abs(v));
-      if (diff) drawMap(diffCanvas, diff, t, dmax, "nats", true);
+      if (diff) drawMap(diffCanvas, diff, t, dmax, ME.unit, true);
     }
     if (attCanvas) {
       const att = mapOf(t, "att");
@@ -405,7 +407,7 @@ function mountViewer(root, data, callbacks) {
       : "exact map: one pass per masked position and kept value";
     drawRow(t, est, gt);
     const named = MK.batch === "#ff7f0e" ? ["orange", "red"] : ["blue", "light orange"];
-    caption.textContent = `${named[0]}: the ${st.sel.length} position(s) unmasked at this step · ${named[1]}: the focus · colour scale 0..${zmax.toFixed(3)} nats` + (contacts.size ? " · circles: structural contacts" : "") + (orderToggle.checked ? ` · decode order: step 1 (purple) .. step ${n} (yellow), white: given` : "");
+    caption.textContent = `${named[0]}: the ${st.sel.length} position(s) unmasked at this step · ${named[1]}: the focus · colour scale 0..${zmax.toFixed(3)} ${ME.unit}` + (contacts.size ? " · circles: structural contacts" : "") + (orderToggle.checked ? ` · decode order: step 1 (purple) .. step ${n} (yellow), white: given` : "");
   }
 
   // go: this viewer's own step (its buttons, slider, Play) also tells a linked partner; show: a partner's order

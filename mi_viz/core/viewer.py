@@ -27,6 +27,7 @@ from .plots import marks
 from .samplers import Trace
 
 PAYLOAD_VERSION = 1
+MEASURES = {"mi": {"name": "MI", "unit": "nats"}, "tv": {"name": "TV influence (DEMASK)", "unit": "TV"}}
 JS = Path(__file__).with_name("viewer.js")
 # a map's cells at most: past it, runs of consecutive masked positions pool into one cell (the
 # canvas is at most 460 px wide, so a 1,024-position map would draw under half a pixel a
@@ -84,6 +85,7 @@ def viewer_payload(
     top: int = 3,
     max_cells: int = MAX_CELLS,
     gt_eps: float | None = None,
+    measure: str = "mi",
 ) -> dict:
     """trace: a recorded decode (StepRecord per pass); kind: "board" (a 9 x 9 Sudoku) or "track"
     (a sequence); labels: a name per position; symbols: a display name per value (value_tokens
@@ -93,7 +95,8 @@ def viewer_payload(
     drawn as dots (a family's contacts); max_cells: the maps' level of detail (cuts); gt_eps: the
     ground truth's pruning tolerance, to state each step's cost before it is asked for ("gtPasses":
     the base pass plus one per masked position and value with p >= gt_eps or its most likely one,
-    counted by mi.expansions on the recorded marginals, rounded to 4 decimals).
+    counted by mi.expansions on the recorded marginals, rounded to 4 decimals); measure: what the
+    maps hold, "mi" (nats) or "tv" (DEMASK's expected TV influence, 0..1: the viewer names it).
     """
     sym_of = {int(t): k for k, t in enumerate(value_tokens)}
     initial = [-1 if t == mask_id else sym_of.get(int(t), -1) for t in trace.initial]
@@ -134,6 +137,8 @@ def viewer_payload(
         "sampler": trace.sampler,
         "marks": marks(),
     }
+    if measure != "mi":  # an MI payload reads as it always did
+        out["measure"] = MEASURES[measure]
     if contacts is not None:
         i, j = np.nonzero(np.triu(np.asarray(contacts, bool), 1))
         out["contacts"] = [[int(a), int(b)] for a, b in zip(i, j)]

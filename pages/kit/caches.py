@@ -112,17 +112,31 @@ def trace_for(b: Backbone, head_path: str | None, item_key: str, item: Any, cfg:
     return cached("trace", trace_key(b, head_path, item_key, cfg), run)
 
 
-def estimates_for(b: Backbone, head_path: str | None, key: tuple, trace: Trace) -> list[np.ndarray | None] | None:
-    """The head's map of every step's state: the trace's own (a rule that read the head) or one
-    batched pass of the head over all the steps (any other rule): never a pass per step and rerun."""
-    if not trace.steps or head_path is None:
+def map_kind(trace: Trace) -> str | None:
+    """The map a trace's steps record (StepRecord.mi): the MI for the mi rules, DEMASK's TV for its
+    rules, None for a rule that reads neither."""
+    reads = SamplerConfig.from_dict(trace.sampler).rule.reads
+    return "tv" if reads & {"tv", "exact-tv"} else "mi" if reads & {"mi", "exact-mi"} else None
+
+
+def estimates_for(
+    b: Backbone, head_path: str | None, key: tuple, trace: Trace, measure: str = "mi"
+) -> list[np.ndarray | None] | None:
+    """The head's map of every step's state (a head of the `measure`: "mi" or DEMASK's "tv"): the
+    trace's own (a rule that read that head) or one batched pass of the head over all the steps (any
+    other rule): never a pass per step and rerun. No head: None when the trace's own maps are of the
+    measure (the viewer draws those), else no map at all (never another measure's under this one's name)."""
+    if not trace.steps:
         return None
-    if trace.steps[0].mi is not None:
+    own = map_kind(trace)
+    if own == measure and trace.steps[0].mi is not None:
         return [np.asarray(s.mi) for s in trace.steps]
+    if head_path is None:
+        return None if own in (measure, None) else [None] * len(trace.steps)
 
     def run():
-        model, head = backbone_model(b), head_model(head_path, f"{b.label} MI head")
-        with st.spinner("Reading every step with the MI head ..."):
+        model, head = backbone_model(b), head_model(head_path, f"{b.label} {measure.upper()} head")
+        with st.spinner(f"Reading every step with the {measure.upper()} head ..."):
             est, _ = read_steps(model, [s.tokens for s in trace.steps], head)
         return None if est is None else [m.numpy() for m in est]
 
@@ -197,6 +211,7 @@ def ground_truth(b: Backbone, tokens: tuple, eps: float, unit: str = "position")
         bar.empty()
         return {
             "mi": gt.mi[0].numpy(),
+            "tv": gt.tv[0].numpy() if gt.tv is not None else None,  # DEMASK's, from the same passes
             "asym": gt.asymmetry[0].numpy(),
             "passes": int(gt.passes[0]),
             "seconds": gt.seconds,

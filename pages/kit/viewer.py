@@ -65,6 +65,7 @@ def mount_viewer(
     twin_tokens_of=None,
     pass_seconds=None,
     ident=(),
+    measure: str = "mi",
 ) -> None:
     """The viewer with the ground truth of every step whose state has one. A request computes that
     step's map on the server and remounts: tokens_of(t) -> the step's state, gt_for(tokens,
@@ -86,8 +87,8 @@ def mount_viewer(
         d = dict(p, gt={}, gtNote={}, gtCap=GT_SECONDS_CAP, secondsPerPass=seconds_per_pass)
         for t, step in enumerate(p["steps"]):
             gt = gt_for(tuple(tokens_at(t)), compute=False)
-            if gt is not None:
-                d["gt"][str(t)] = ground_truth_entry(gt["mi"], step["masked"])
+            if gt is not None and gt.get(measure) is not None:  # the measure shown, from the same passes
+                d["gt"][str(t)] = ground_truth_entry(gt[measure], step["masked"])
                 d["gtNote"][str(t)] = (
                     f"{gt['passes']:,} passes, {gt['seconds']:.1f} s; max pruned mass {gt['dropped']:.1e}"
                 )
