@@ -8,18 +8,28 @@ docs/app.md, latency), and decodes the pages' default puzzle and rows on their f
 own process, then runs the pages a first visitor opens most (WARM) once, headless, so their
 models are loaded and their default decodes sit in the process-wide caches every session reads
 (kit.caches); then it hands over to Streamlit's own `run` with the same arguments. The warm-up
-takes a few seconds before the server listens; MI_VIZ_WARM=0 skips it."""
+takes a few seconds before the server listens; MI_VIZ_WARM=0 skips it.
+
+The pretrained backbones (AntiBERTy, Sapiens: transformers' import and their weights, 10-30 s on 2
+cores) are built after that in a background thread while the server already listens
+(warm_backbones), with their MI heads and the rate their ground truth is priced at; a visitor who
+picks one before it is ready sees the spinner of its load, never a second load (Streamlit's resource
+cache computes a key once)."""
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from pathlib import Path
 
 from streamlit.web import cli
 
 import pages.views  # noqa: F401  (torch, the library, every view: what the first request would import)
+from pages.kit import caches, models
+from pages.views.antibody import first_state
+from pages.views.protein_backbones import protein_backbones
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
 WARM = ("pages/sudoku_decode.py", "pages/sudoku_comparison.py")  # the first pages of most visits
@@ -39,9 +49,27 @@ def warm(pages: tuple[str, ...] = WARM) -> None:
         print(f"warm: {page} in {time.perf_counter() - t0:.1f} s{failed}", flush=True)
 
 
+def warm_backbones(labels: tuple[str, ...] | None = None) -> None:
+    """Build the pretrained backbones (all of them, or those named), their shipped heads, and the rate
+    each prices its ground truth at, printing what each took (the warm-up's own cost, reported)."""
+    opts = protein_backbones()
+    for label in labels or tuple(k for k, b in opts.items() if b.domain == "antibody"):
+        b, t0 = opts[label], time.perf_counter()
+        try:
+            models.backbone_model(b)
+            for _, path in b.heads:
+                models.head_model(path, f"{b.label} MI head")
+            caches.seconds_per_pass(b, first_state("cdr3"), 1e-3)
+        except Exception as e:  # noqa: BLE001 - a warm-up never stops the server; the page will say what is wrong
+            print(f"warm: {label} failed ({type(e).__name__}: {e})", flush=True)
+            continue
+        print(f"warm: {label} in {time.perf_counter() - t0:.1f} s (in the background)", flush=True)
+
+
 def main(argv: list[str] | None = None) -> None:
     if os.environ.get("MI_VIZ_WARM", "1") != "0":
         warm()
+        threading.Thread(target=warm_backbones, name="warm-backbones", daemon=True).start()
     sys.argv = ["streamlit", "run", str(APP), *(sys.argv[1:] if argv is None else argv)]
     cli.main()
 

@@ -484,3 +484,18 @@ def test_packed_split_rebuilds_the_committed_split_and_reads_back(tmp_path):
     assert read_fasta(out) == [("a", "MKV"), ("d", "GGW")]
     with pytest.raises(SystemExit, match="stats.json says 3"):
         pack.main(["--fasta", str(src), "--splits", str(splits), "--expect", "3", "--out", str(out)])
+
+
+def test_bench_progress_counts_positions_over_every_length_group(tiny):
+    """Two length groups decode apart; the bar's count runs over both, ends at every masked position."""
+    ticks = []
+    prompts = ["MK____LV__", "AC___", "_____"]  # 6 + 3 + 5 masked
+    run_bench(
+        PROTEIN,
+        tiny,
+        prompts,
+        SamplerConfig("topk", k=2, temperature=1.0, seed=0),
+        progress=lambda d, n: ticks.append((d, n)),
+    )
+    assert {n for _, n in ticks} == {14}
+    assert [d for d, _ in ticks] == sorted(d for d, _ in ticks) and ticks[-1] == (14, 14)

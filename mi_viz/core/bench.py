@@ -58,10 +58,15 @@ def run_bench(
     groups = domain.groups(items) if start is None else [list(range(len(items)))]
     rows: list[dict | None] = [None] * len(items)
     revealed: list[np.ndarray | None] = [None] * len(items)
-    for g in groups:
+    starts = [(domain.encode([items[i] for i in g]) if start is None else start) for g in groups]  # (B, L) each
+    total = sum(int((x == model.mask_id).sum()) for x in starts)  # progress counts positions over every group
+    base = 0
+    for g, x in zip(groups, starts):
         sub = [items[i] for i in g]
-        x = (domain.encode(sub) if start is None else start).to(device)
-        res = decode(model, x, cfg, head=head, batch_size=batch_size, progress=progress, streams=g)
+        x = x.to(device)
+        tick = None if progress is None else (lambda done, _n, b=base: progress(b + done, total))
+        res = decode(model, x, cfg, head=head, batch_size=batch_size, progress=tick, streams=g)
+        base += int((x == model.mask_id).sum())
         scored = domain.score(sub, res.tokens)
         for i, r, n, o, sizes in zip(g, scored, res.passes.tolist(), res.oracle_passes.tolist(), res.batch_sizes):
             r.update(

@@ -12,7 +12,7 @@ from typing import Any
 
 import torch
 
-from . import strict_json
+from . import progress, strict_json
 from .bench import DECODE_BATCH, BenchResult, run_bench, write_rows
 from .mi_report import mi_report, write_report
 from .models import kinds_of, load_models
@@ -85,7 +85,8 @@ def bench(task: Task, cfg: SamplerConfig, a: BenchRun, dev: str) -> dict:
     model, head = load_models(
         task.domain, task.checkpoint, task.head, dev, kinds=kinds_of([cfg]), tv_head=task.tv_head, model=task.model
     )
-    res = run_bench(task.domain, model, task.items, cfg, head, a.batch_size or DECODE_BATCH, dev)
+    bar = progress.callback(f"decoding ({cfg.label()})", unit="position")
+    res = run_bench(task.domain, model, task.items, cfg, head, a.batch_size or DECODE_BATCH, dev, bar)
     if task.ids is not None:
         for rid, r in zip(task.ids, res.rows):
             r["id"] = rid

@@ -4,11 +4,15 @@ clear message instead of a traceback when a checkpoint is missing or corrupt."""
 
 from __future__ import annotations
 
+import json
 import threading
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import streamlit as st
 
+from mi_viz.core.checkpoints import CheckpointError, cache_dir
 from mi_viz.core.errors import UserError
 from mi_viz.core.mi_head import check_head_fits, load_head
 from mi_viz.domains import get_domain
@@ -42,11 +46,62 @@ class Backbone:
         return get_domain(self.domain, *self.args)
 
 
-@st.cache_resource(show_spinner="Loading the backbone ...")
+_BUILT: set[tuple] = set()  # Backbone.key of every backbone built in this process (no spinner after the first)
+LOAD_TIMES = "backbone_load_seconds.json"  # label -> seconds its last load took on this machine (the user cache)
+
+
+def _load_times_path() -> Path | None:
+    try:
+        return cache_dir(Path(__file__).resolve().parents[2] / "checkpoints" / "x") / LOAD_TIMES
+    except CheckpointError:  # no writable cache: the load is not priced, nothing else changes
+        return None
+
+
+def recorded_load_seconds(label: str) -> float | None:
+    """How long this backbone's last load took on this machine (None: never loaded here, or unreadable)."""
+    path = _load_times_path()
+    try:
+        value = json.loads(path.read_text()).get(label) if path is not None and path.exists() else None
+    except (OSError, ValueError, AttributeError):  # a damaged note: the load is simply not priced
+        return None
+    return float(value) if isinstance(value, (int, float)) else None
+
+
+def _record_load_seconds(label: str, seconds: float) -> None:
+    path = _load_times_path()
+    if path is None:
+        return
+    with _lock:
+        try:
+            times = json.loads(path.read_text()) if path.exists() else {}
+        except (OSError, ValueError):
+            times = {}
+        times = times if isinstance(times, dict) else {}
+        times[label] = round(seconds, 2)
+        tmp = path.with_suffix(f".{threading.get_ident()}.tmp")
+        tmp.write_text(json.dumps(times, indent=1))
+        tmp.replace(path)
+
+
+def load_note(b: Backbone) -> str:
+    """What the first load of a backbone in this server costs, from its last load on this machine."""
+    s = recorded_load_seconds(b.label)
+    when = (
+        f"about {s:.0f} s, its last load on this machine"
+        if s
+        else "its first load on this machine: timed for next time"
+    )
+    return f"Loading {b.label} once for this server ({when}; every session shares it afterwards) ..."
+
+
+@st.cache_resource(show_spinner=False)
 def _backbone(domain: str, args: tuple, spec: str | None, _label: str):
     with _lock:
         LOAD_COUNT[_label] = LOAD_COUNT.get(_label, 0) + 1
-        return get_domain(domain, *args).load_model(spec).eval()
+    t0 = time.perf_counter()  # outside the lock: one backbone's load never waits for another's
+    model = get_domain(domain, *args).load_model(spec).eval()
+    _record_load_seconds(_label, time.perf_counter() - t0)
+    return model
 
 
 @st.cache_resource(show_spinner="Loading the MI head ...")
@@ -57,7 +112,14 @@ def _head(path: str, _label: str):  # the underscore: the label is not part of t
 
 
 def backbone_model(b: Backbone):
-    return _backbone(b.domain, b.args, b.spec, b.label)
+    """The backbone, built on first use in this process with a spinner that states what it costs and
+    counts the seconds (the launcher's warm-up builds the pretrained ones first: pages/serve.py)."""
+    if b.key in _BUILT:
+        return _backbone(b.domain, b.args, b.spec, b.label)
+    with st.spinner(load_note(b), show_time=True):
+        model = _backbone(b.domain, b.args, b.spec, b.label)
+    _BUILT.add(b.key)
+    return model
 
 
 def head_model(path: str, label: str = "MI head"):
@@ -91,3 +153,4 @@ def forget_models() -> None:
     """Drop every built model (a checkpoint retrained under its old path is read afresh)."""
     _backbone.clear()
     _head.clear()
+    _BUILT.clear()

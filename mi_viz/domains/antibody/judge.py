@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ...core.progress import iterate
 from ..protein.alphabet import FIRST_AA, MASK, encode
 from ..protein.masked_lm import ANTIBERTY, MaskedLMError, load_masked_lm
 from ..protein.metrics import Reference, default_judge
@@ -71,9 +72,12 @@ class PLL:
     """One judging LM per chain type: a model (or, for Sapiens, one per locus) and the natural chains'
     per-chain figures, computed once."""
 
-    def __init__(self, models: Mapping[str, Any], items: list):
+    def __init__(self, models: Mapping[str, Any], items: list, name: str = "pll"):
         self.models = models  # locus -> model
-        self.natural = [self.one(it.locus, it.sequence, it.masked) for it in items]
+        self.natural = [
+            self.one(it.locus, it.sequence, it.masked)
+            for it in iterate(items, f"{name} of the natural chains", unit="chain")
+        ]
 
     def one(self, locus: str, seq: str, mask: np.ndarray) -> float | None:
         m = self.models.get(locus)
@@ -118,7 +122,7 @@ class AntibodyJudge:
                 except (SapiensError, MaskedLMError) as e:
                     self.skipped.append(f"{name}: {e}")
                     continue
-                self.judges[name] = PLL(models, items)
+                self.judges[name] = PLL(models, items, name)
         self.pgen = pgen
         self.natural_pgen = self._pgen([it.sequence[slice(*it.junction)] if it.junction else "" for it in items])
         self.reference = None
@@ -151,7 +155,8 @@ class AntibodyJudge:
         """The set's judges; each row (in the items' order) gains its own per-chain figures."""
         res: dict = {}
         for name, judge in self.judges.items():
-            per = [judge.one(it.locus, r["sequence"], it.masked) for it, r in zip(self.items, rows)]
+            pairs = iterate(zip(self.items, rows), f"{name} of the infills", len(rows), "chain")
+            per = [judge.one(it.locus, r["sequence"], it.masked) for it, r in pairs]
             for r, v, nat in zip(rows, per, judge.natural):
                 r[name] = None if v is None else round(v, 4)
                 r[f"{name}_natural"] = None if nat is None else round(nat, 4)

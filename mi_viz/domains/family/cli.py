@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ...core import driver, strict_json
+from ...core import driver, progress, strict_json
 from ...core.checkpoints import checkpoint_paths
 from ...core.cli_contract import DomainCLI, Verb, report_run, run_of
 from ...core.cli_types import finite_float
@@ -44,23 +44,6 @@ from .train import MAX_ROWS, TrainFamilyConfig, data_for, profile_of
 
 CACHE = Path("runs/cache")
 log = logging.getLogger(__name__)
-
-
-def _tqdm(desc: str):
-    """A progress callback (done, total) drawing a tqdm bar on stderr."""
-    from tqdm import tqdm
-
-    bar = {}
-
-    def cb(done, total, *_):
-        if "b" not in bar:
-            bar["b"] = tqdm(total=total, desc=desc, leave=False)
-        bar["b"].n = done
-        bar["b"].refresh()
-        if done >= total:
-            bar["b"].close()
-
-    return cb
 
 
 def add_arguments(command: str, p):
@@ -93,7 +76,7 @@ def load(a, dev: str):
 
 
 def reference(a, data) -> FamilyReference:
-    potts = potts_for(data, a.cache, a.potts_iter, _tqdm("Potts fit"))
+    potts = potts_for(data, a.cache, a.potts_iter, progress.callback("Potts fit"))
     natural = data.heldout_rows if a.reference == "heldout" else data.train_rows
     return FamilyReference(natural, data.train_rows, potts)
 
@@ -185,7 +168,7 @@ def train_family_cli(a) -> dict:
         if v is not None:
             setattr(tc, k, v)
     mc = FamilyMDMConfig(d_model=a.d_model, n_heads=a.n_heads, n_layers=a.n_layers)
-    res = train_from_inputs(inputs, a.out, family, tc, mc, progress=_tqdm(f"training {family}"))
+    res = train_from_inputs(inputs, a.out, family, tc, mc, progress=progress.callback(f"training {family}"))
     print(strict_json.dumps(res))
     return res
 
@@ -243,7 +226,7 @@ def contacts_cli(a) -> dict:
         budget.check(data)  # a budget that cannot run is refused before the minutes of conditional MI
     s = ContactsSettings(a.rows, a.masks_per_row, a.frac, a.eps, a.potts_iter, a.seed)
     res, maps = contacts_report(
-        dom, model, data, cmap, a.head or dom.default_head(), a.cache, s, _tqdm("conditional MI")
+        dom, model, data, cmap, a.head or dom.default_head(), a.cache, s, progress.callback("conditional MI")
     )
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -259,7 +242,7 @@ def contacts_cli(a) -> dict:
             "categorical Jacobian: %s passes (%d held-out rows x 2 masks + %d consensus masks), about %.0f s",
             f"{cost['passes']:,}", cost["rows"], budget.consensus_masks, cost["seconds"],
         )  # fmt: skip
-        bar = _tqdm("Jacobian")
+        bar = progress.callback("Jacobian")
         reading = contact_reading(
             folder, dom.family, model, data, cmap, budget, a.anchors, progress=lambda _what, d, n: bar(d, n)
         )
