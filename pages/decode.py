@@ -67,30 +67,64 @@ def render(view: View, title: str) -> None:
             "truth is available on demand."
         )
     trace = caches.trace_for(b, head_path, item.key, item.value, cfg)
-    tkey = caches.trace_key(b, head_path, item.key, cfg)
-    caption = f"{item.label} · {b.label} · {cfg.label()}" + (
-        f" · temperature {cfg.temperature:g}, seed {cfg.seed}" if cfg.temperature > 0 else ""
+    caption = f"{item.label} · {b.label} · {setting_name(cfg)}" + (
+        f" (left) beside {setting_name(twin)} (right)" if twin is not None else ""
     )
-    stem = export_stem(
-        view.name, item.label, cfg.label() + (f" T{cfg.temperature:g} seed{cfg.seed}" if cfg.temperature > 0 else "")
-    )
+    stem = export_stem(view.name, item.label, setting_name(cfg, short=True))
+    map_head = head_path  # the head whose estimates are drawn; the decodes always read the MI head (head_path)
     if measure != "mi":  # the estimated maps from a head trained on that measure, where the backbone has one
-        head_path = tv_head_of(dom, b)
-        if head_path is None:
+        map_head = tv_head_of(dom, b)
+        if map_head is None:
             st.info(f"No {MEASURE_NAMES[measure]} head for this backbone: its estimated map is off; the exact one is "
                     "on demand.")  # fmt: skip
-    show_decode(view, b, dom, item, trace, tkey, head_path, eps, caption, key, twin, stem, measure)
-    exports(view, dom, item, trace, cfg, stem, key, b)
+    show_decode(
+        view,
+        b,
+        dom,
+        item,
+        trace,
+        caches.trace_key(b, head_path, item.key, cfg),
+        head_path,
+        map_head,
+        eps,
+        caption,
+        key,
+        twin,
+        stem,
+        measure,
+    )
+    if twin is None:
+        exports(view, dom, item, trace, cfg, stem, key, b)
+    else:  # both halves' files, each row named by its setting
+        for side, c in (("left", cfg), ("right", twin)):
+            st.caption(f"The {side} half's files: {setting_name(c)}")
+            tr = trace if c is cfg else caches.trace_for(b, head_path, item.key, item.value, c)
+            s_ = stem if c is cfg else export_stem(view.name, item.label, setting_name(c, short=True))
+            exports(view, dom, item, tr, c, s_, f"{key}_{side}", b)
     if view.has_structure:
         structure_section(view, b, dom, trace, head_path, eps, key)
     view.decode_extras(dom, key, item, trace, b, cfg)
 
 
 def show_decode(
-    view: View, b, dom, item, trace, tkey, head_path, eps, caption, key, twin=None, stem="decode", measure="mi"
+    view: View,
+    b,
+    dom,
+    item,
+    trace,
+    tkey,
+    head_path,
+    map_head,
+    eps,
+    caption,
+    key,
+    twin=None,
+    stem="decode",
+    measure="mi",
 ) -> None:
     """Every step of the decode packed once for the in-browser viewer; with a twin setting, its
-    decode of the same input beside it on one timeline of passes."""
+    decode of the same input beside it on one timeline of passes. head_path: the MI head the decodes
+    read (the trace's key); map_head: the head whose estimates are drawn (the measure's)."""
 
     def payload_of(tr, k, title=""):
         def pack():
@@ -102,7 +136,7 @@ def show_decode(
                     symbols=view.symbols(dom),
                     value_tokens=backbone_model(b).value_tokens.tolist(),
                     mask_id=dom.mask_id,
-                    est=caches.estimates_for(b, head_path, k, tr, measure),
+                    est=caches.estimates_for(b, map_head, k, tr, measure),
                     att=caches.attention_for(b, k, tr),
                     contacts=view.contacts(dom),
                     title=title,
@@ -113,7 +147,7 @@ def show_decode(
         return caches.cached("payload", payload_key(k, title), pack, max_entries=32)
 
     def payload_key(k, title=""):  # what a payload depends on: its decode, head, title, eps, palette, measure
-        return (k, head_path, title, eps, PALETTE_NAME.get(), measure)
+        return (k, map_head, title, eps, PALETTE_NAME.get(), measure)
 
     twin_tokens_of = None
     if twin is None:
@@ -203,6 +237,16 @@ def traced(view: View, dom, item, trace, b=None):
         domain=dom.name,
     )
     return dataclasses.replace(trace, meta={**trace.meta, **meta})
+
+
+def setting_name(cfg: SamplerConfig, short: bool = False) -> str:
+    """A sampler setting as captions and file names give it: its label, and its temperature and seed
+    when it samples."""
+    if cfg.temperature <= 0:
+        return cfg.label()
+    return cfg.label() + (
+        f" T{cfg.temperature:g} seed{cfg.seed}" if short else f" · temperature {cfg.temperature:g}, seed {cfg.seed}"
+    )
 
 
 def export_stem(*parts: str) -> str:

@@ -302,6 +302,23 @@ def test_protein_decode_instant_viewer_carries_the_whole_decode():
     assert any(b.label.startswith("The whole decode as one offline HTML page") for b in at.get("download_button"))
 
 
+def test_side_by_side_names_both_settings_and_exports_both_halves():
+    """Issue 59: the caption names both settings (left, right), and each half has its own trace and
+    FASTA, under a line naming its setting, with file names of its own setting."""
+    at = _run("pages/protein_decode.py")
+    at.number_input(key="pdec_len").set_value(16).run()
+    at.toggle(key="pdec_twin_on").set_value(True).run()
+    d = _viewer_data(at)
+    assert d["twin"]["title"] and d["title"] != d["twin"]["title"]
+    assert any("(left) beside" in c.value and "(right)" in c.value for c in at.caption)
+    heads = [c.value for c in at.caption if c.value.startswith("The ") and "half's files" in c.value]
+    assert len(heads) == 2 and d["title"] in heads[0] and d["twin"]["title"] in heads[1]
+    traces = [b for b in at.get("download_button") if b.label.startswith("The trace")]
+    fastas = [b for b in at.get("download_button") if b.label == "The decoded sequence (FASTA)"]
+    assert len(traces) == 2 and len(fastas) == 2
+    assert not at.exception
+
+
 def test_sudoku_decode_instant_viewer_carries_the_whole_decode():
     at = _run("pages/sudoku_decode.py")
     d = _viewer_data(at)

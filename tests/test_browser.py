@@ -935,6 +935,12 @@ def test_the_offline_pair_opens_from_disk_and_steps(browser, tmp_path):
     slider.evaluate("(e) => { e.value = '4'; e.dispatchEvent(new Event('input')); }")
     counters = [c.text_content() for c in page.get_by_test_id("mv-counter").all()]
     assert counters == ["Step 4 / 4 · passes 4", "Step 2 / 3 · passes 3"], counters
+    # one colour scale for both halves by default (issue 59): the same top, said; unticked, each its own
+    tops = [re.search(r"colour scale 0\.\.([\d.]+)", c.text_content()) for c in page.get_by_test_id("mv-caption").all()]
+    assert tops[0].group(1) == tops[1].group(1), tops
+    assert all("shared by both halves" in c.text_content() for c in page.get_by_test_id("mv-caption").all())
+    page.get_by_test_id("mv-pair-scale").uncheck()
+    assert not any("shared" in c.text_content() for c in page.get_by_test_id("mv-caption").all())
     assert not asked and not errors, (asked, errors)
     ctx.close()
 

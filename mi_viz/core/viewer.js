@@ -199,7 +199,7 @@ function mountViewer(root, data, callbacks) {
   }
   const rowView = miEl("canvas", { "data-testid": "mv-row", height: "120", style: "margin-top: 8px; max-width: 100%; height: auto" });
   box.appendChild(rowView);
-  const caption = miEl("div", { style: "color: #666; margin-top: 4px" });
+  const caption = miEl("div", { "data-testid": "mv-caption", style: "color: #666; margin-top: 4px" });
   box.appendChild(caption);
 
   function drawSeq(t) {
@@ -363,6 +363,13 @@ function mountViewer(root, data, callbacks) {
     });
   }
 
+  // the top of a step's estimated and exact maps (what its colour scale runs to alone)
+  function topAt(t) {
+    let z = 0;
+    for (const m of [mapOf(t, "est"), mapOf(t, "gt")]) if (m) for (const v of m) z = Math.max(z, v);
+    return z;
+  }
+
   function draw() {
     const t = keep.t, st = S[t];
     slider.value = String(t);
@@ -372,9 +379,9 @@ function mountViewer(root, data, callbacks) {
     drawSeq(t);
     drawEntropy(t);
     const est = mapOf(t, "est"), gt = mapOf(t, "gt");
-    let zmax = data.zmax || 0;
-    if (!zmax) for (const m of [est, gt]) if (m) for (const v of m) zmax = Math.max(zmax, v);
-    zmax = Math.max(zmax, 1e-6);
+    // a pair sharing one colour scale: the larger top of the two halves' steps shown (callbacks.scale)
+    const shared = !data.zmax && callbacks.scale ? callbacks.scale() : 0;
+    const zmax = Math.max(data.zmax || shared || topAt(t), 1e-6);
     drawMap(estCanvas, est, t, zmax, ME.unit);
     gtCanvas.parentNode.style.display = gt || gtButton ? "" : "none";
     drawMap(gtCanvas, gt, t, zmax, ME.unit);
@@ -407,7 +414,7 @@ function mountViewer(root, data, callbacks) {
       : "exact map: one pass per masked position and kept value";
     drawRow(t, est, gt);
     const named = MK.batch === "#ff7f0e" ? ["orange", "red"] : ["blue", "light orange"];
-    caption.textContent = `${named[0]}: the ${st.sel.length} position(s) unmasked at this step · ${named[1]}: the focus · colour scale 0..${zmax.toFixed(3)} ${ME.unit}` + (contacts.size ? " · circles: structural contacts" : "") + (orderToggle.checked ? ` · decode order: step 1 (purple) .. step ${n} (yellow), white: given` : "");
+    caption.textContent = `${named[0]}: the ${st.sel.length} position(s) unmasked at this step · ${named[1]}: the focus · colour scale 0..${zmax.toFixed(3)} ${ME.unit}${shared ? " (shared by both halves)" : ""}` + (contacts.size ? " · circles: structural contacts" : "") + (orderToggle.checked ? ` · decode order: step 1 (purple) .. step ${n} (yellow), white: given` : "");
   }
 
   // go: this viewer's own step (its buttons, slider, Play) also tells a linked partner; show: a partner's order
@@ -428,7 +435,7 @@ function mountViewer(root, data, callbacks) {
   };
   stop();
   draw();
-  return { go: show, n, step: () => keep.t, passesAt: (t) => S[t].passes, title: data.title || "" };
+  return { go: show, n, step: () => keep.t, passesAt: (t) => S[t].passes, title: data.title || "", top: () => topAt(keep.t), redraw: draw };
 }
 
 // Two decodes of the same input side by side on one timeline of backbone passes (they take different
@@ -446,7 +453,12 @@ function mountPair(root, a, b, callbacks) {
   const link = miEl("input", { type: "checkbox", "data-testid": "mv-pair-link" });
   link.checked = true;
   linkBox.append(link, miEl("span", {}, " step together"));
-  bar.append(label, slider, counter, linkBox);
+  // one colour scale for both halves (default), so equal colours mean equal values; unticked, each its own
+  const scaleBox = miEl("label", { style: "white-space: nowrap", title: "Both halves' maps on one colour scale: the larger top of the two steps shown" });
+  const oneScale = miEl("input", { type: "checkbox", "data-testid": "mv-pair-scale" });
+  try { oneScale.checked = !(globalThis.localStorage && localStorage.getItem("mi-viz-own-scales") === "1"); } catch (e) { oneScale.checked = true; }
+  scaleBox.append(oneScale, miEl("span", {}, " one colour scale"));
+  bar.append(label, slider, counter, linkBox, scaleBox);
   box.appendChild(bar);
   // two columns that share the width (each scales its maps down), never one over the other
   const row = miEl("div", { style: "display: flex; gap: 16px; align-items: flex-start" });
@@ -462,15 +474,24 @@ function mountPair(root, a, b, callbacks) {
   // stepping one moves the other to its last step by the same pass count, while linked
   const follow = (from, to) => (t) => { if (!link.checked || !to) return; const p = from().passesAt(t); to().go(stepAt(to(), p)); show(p); };
   root.__miHosts = root.__miHosts || [{}, {}];  // each half's step and focus, kept across a remount
-  va = mountViewer(halves[0], a, { ...callbacks, onStep: follow(() => va, () => vb), stateHost: root.__miHosts[0] });
-  vb = mountViewer(halves[1], b, {
-    onGroundTruth: callbacks.onGroundTruthTwin, onStep: follow(() => vb, () => va), stateHost: root.__miHosts[1],
+  const scale = () => (oneScale.checked && va && vb ? Math.max(va.top(), vb.top()) : 0);
+  const redraw = () => { if (va && vb && oneScale.checked) { va.redraw(); vb.redraw(); } };  // a half's step moves the shared top
+  va = mountViewer(halves[0], a, {
+    ...callbacks, onStep: (t) => { follow(() => va, () => vb)(t); redraw(); }, stateHost: root.__miHosts[0], scale,
   });
+  vb = mountViewer(halves[1], b, {
+    onGroundTruth: callbacks.onGroundTruthTwin, onStep: (t) => { follow(() => vb, () => va)(t); redraw(); },
+    stateHost: root.__miHosts[1], scale,
+  });
+  oneScale.onchange = () => {
+    try { localStorage.setItem("mi-viz-own-scales", oneScale.checked ? "0" : "1"); } catch (e) { /* no storage */ }
+    va.redraw(); vb.redraw();
+  };
   const last = (v) => v.passesAt(v.n - 1);
   P = Math.max(last(va), last(vb));
   slider.max = String(P);
-  const go = (p) => { show(p); va.go(stepAt(va, p)); vb.go(stepAt(vb, p)); };
+  const go = (p) => { show(p); va.go(stepAt(va, p)); vb.go(stepAt(vb, p)); redraw(); };
   slider.oninput = () => go(parseInt(slider.value, 10));
-  if (!root.__miPairStarted) { go(1); root.__miPairStarted = true; } else show(va.passesAt(va.step()));
+  if (!root.__miPairStarted) { go(1); root.__miPairStarted = true; } else { show(va.passesAt(va.step())); redraw(); }
   return { go, passes: P };
 }
