@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from mi_viz.core.plots import timeline_figure
+from mi_viz.core.protocol import AppDomain
 
 from .kit import caches
 from .kit.sweeps import sweep_tab
@@ -39,7 +40,7 @@ def render(view: View, title: str, tab_title: str) -> None:
             view.sweep_extras(view.keys["sweep"], dom)
 
 
-def side_by_side(view: View, key: str, b, dom, item, head_path, rows: dict) -> None:
+def side_by_side(view: View, key: str, b, dom: AppDomain, item, head_path, rows: dict) -> None:
     traces = {name: caches.trace_for(b, head_path, item.key, item.value, cfg) for name, cfg in rows.items()}
     longest = max(len(tr.steps) for tr in traces.values())
     t = st.slider(
@@ -48,6 +49,7 @@ def side_by_side(view: View, key: str, b, dom, item, head_path, rows: dict) -> N
         longest,
         min(5 if view.compare_columns > 1 else 10, longest),
         key=f"{key}_step",
+        help="Every row shown after the same number of backbone passes (a row that finished earlier shows its end).",
     )
     cols = st.columns(min(view.compare_columns, len(rows)))
     table = []

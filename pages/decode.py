@@ -14,6 +14,7 @@ import streamlit as st
 from mi_viz.core.errors import UserError
 from mi_viz.core.models import head_path
 from mi_viz.core.plots import PALETTE_NAME
+from mi_viz.core.protocol import AppDomain
 from mi_viz.core.samplers import SamplerConfig
 from mi_viz.core.viewer import trace_meta, viewer_payload
 
@@ -42,7 +43,11 @@ def render(view: View, title: str) -> None:
             domain_defaults=dom.sampler_defaults,
             scope=scope,
         )
-        eps = st.select_slider("ground-truth pruning eps", [1e-4, 1e-3, 1e-2], value=1e-3, key=f"{key}_eps")
+        eps = st.select_slider(
+            "ground-truth pruning eps", [1e-4, 1e-3, 1e-2], value=1e-3, key=f"{key}_eps",
+            help="The exact map conditions on each masked position's values of probability at least eps (and its "
+            "most likely one): smaller is more exact and costs more passes; the dropped mass is reported.",
+        )  # fmt: skip
         measure = MEASURE_KEYS[
             st.radio(
                 "Dependence drawn",
@@ -142,6 +147,7 @@ def show_decode(
                     title=title,
                     gt_eps=eps,
                     measure=measure,
+                    regions=view.regions(dom, item),
                 )
 
         return caches.cached("payload", payload_key(k, title), pack, max_entries=32)
@@ -180,7 +186,7 @@ def show_decode(
     )
 
 
-def exports(view: View, dom, item, trace, cfg, stem: str, key: str, b=None) -> None:
+def exports(view: View, dom: AppDomain, item, trace, cfg, stem: str, key: str, b=None) -> None:
     """The decode's own files beside the viewer's (HTML, GIF): its trace, carrying what reads it
     without the app (the vocabulary, the positions' names, the input, the backbone and its weights'
     fingerprint: `mi_viz.show(path)` draws it in a notebook), and what the domain writes of a result
@@ -195,13 +201,17 @@ def exports(view: View, dom, item, trace, cfg, stem: str, key: str, b=None) -> N
         )  # fmt: skip
 
 
-def structure_section(view: View, b, dom, trace, head_path, eps, key: str) -> None:
+def structure_section(view: View, b, dom: AppDomain, trace, head_path, eps, key: str) -> None:
     """A step's MI on the structure (a family's): the contact precision of its maps among its
     masked columns and its top pairs in 3D; the maps of the step the slider names (the head's,
     and the ground truth's once computed in the viewer)."""
     n = len(trace.steps)
     with st.expander("A step of this decode on the structure (its top MI pairs, contact precision)"):
-        t = st.slider("Step", 1, n, 1, key=f"{key}_3d_step") - 1 if n > 1 else 0
+        t = (
+            st.slider("Step", 1, n, 1, key=f"{key}_3d_step", help="The decode's step whose maps are shown.") - 1
+            if n > 1
+            else 0
+        )
         tokens, masked = tuple(trace.steps[t].tokens), np.array(trace.steps[t].masked)
         gt = caches.stored_ground_truth(b, tokens, eps)
         maps = {
@@ -216,13 +226,13 @@ MEASURE_KEYS = {"MI": "mi", "TV influence (DEMASK)": "tv"}
 MEASURE_NAMES = {v: k for k, v in MEASURE_KEYS.items()}
 
 
-def tv_head_of(dom, b) -> str | None:
+def tv_head_of(dom: AppDomain, b) -> str | None:
     """The TV (DEMASK) head shipped beside this backbone's MI head, or None."""
     p = head_path(dom, "tv", None, b.spec)
     return str(p) if p is not None else None
 
 
-def traced(view: View, dom, item, trace, b=None):
+def traced(view: View, dom: AppDomain, item, trace, b=None):
     """The trace with its meta filled (a copy: the cached trace is shared by every session)."""
     model = backbone_model(b) if b is not None else None
     meta = trace_meta(

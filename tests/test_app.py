@@ -67,7 +67,8 @@ def test_decode_steps_and_batches_move():
     assert d["steps"][0]["sel"] != d["steps"][1]["sel"]  # the highlighted batch moves with the step
     assert [s["passes"] for s in d["steps"]] == list(range(1, len(d["steps"]) + 1))
     files = _downloads(at)
-    assert {"The trace (JSON: every pass's batch, values, entropies)", "The final board (81 digits)"} <= set(files)
+    trace = "The trace (JSON: every pass's batch, values, entropies; mi_viz.show reads it)"
+    assert {trace, "The final board (81 digits)"} <= set(files)
     assert any(k.startswith("The whole decode as one offline HTML page") for k in files)
     # the GIF: drawn on request, its cost on the button first, then a download kept for every session
     draw = at.button(key="dec_viewer_gif_make")

@@ -33,3 +33,13 @@ def test_a_figure_saves_as_a_vector_by_its_suffix(tmp_path):
     assert b"<svg" in (tmp_path / "f.svg").read_bytes()[:2000]
     assert (tmp_path / "f.pdf").read_bytes()[:5] == b"%PDF-"
     assert Image.open(tmp_path / "f.png").mode == "P"
+
+
+def test_every_registered_sampler_has_a_colour_of_its_own():
+    """Issue 59: the fronts' legend tells samplers apart by colour: no registered sampler falls back
+    on the shared palette, and no two share a colour."""
+    from mi_viz.core.plots import SAMPLER_COLORS
+    from mi_viz.core.samplers import SAMPLERS
+
+    assert set(SAMPLERS) <= set(SAMPLER_COLORS), sorted(set(SAMPLERS) - set(SAMPLER_COLORS))
+    assert len(set(SAMPLER_COLORS.values())) == len(SAMPLER_COLORS)

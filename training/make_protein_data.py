@@ -104,6 +104,84 @@ def leakage(queries, targets, identity: float, threads: int, coverage: float) ->
     }
 
 
+def split_by_component(
+    rep_of: dict[str, str],
+    comp_of: dict[str, str],
+    short_comp: set,
+    candidates: list,
+    n_unique: int,
+    n_ref: int,
+    seed: int,
+) -> dict[str, str]:
+    """Each record's split. Components with a candidate: enough to the held-out splits for the
+    references (SHORT_HELD clusters' worth each, by a seeded shuffle), the rest to train; every other
+    component 90 / 5 / 5 %. A component holding over 1 % of all sequences (and over 100) goes to
+    train (a hub family)."""
+    size: dict[str, int] = {}
+    for rid in rep_of:
+        size[comp_of[rid]] = size.get(comp_of[rid], 0) + 1
+    cand_per_comp: dict[str, int] = {}
+    for rid, _ in candidates:
+        cand_per_comp[comp_of[rid]] = cand_per_comp.get(comp_of[rid], 0) + 1
+    comps = sorted(set(comp_of.values()))
+    random.Random(seed + 1).shuffle(comps)
+    split_of_comp: dict[str, str] = {}
+    need = {"test": SHORT_HELD["test"] * n_ref, "val": SHORT_HELD["val"] * n_ref}
+    other = [c for c in comps if c not in short_comp]
+    for c in comps:
+        if c not in short_comp or size[c] > max(100, 0.01 * n_unique):
+            continue
+        s = next((k for k in ("test", "val") if need[k] > 0), "train")
+        split_of_comp[c] = s
+        if s != "train":
+            need[s] -= cand_per_comp[c]
+    n_val, n_test = round(OTHER_FRACTIONS[1] * len(other)), round(OTHER_FRACTIONS[2] * len(other))
+    split_of_comp.update({c: "val" for c in other[:n_val]})
+    split_of_comp.update({c: "test" for c in other[n_val : n_val + n_test]})
+    return {rid: split_of_comp.get(comp_of[rid], "train") for rid in rep_of}
+
+
+def references(candidates: list, split_of: dict, rep_of: dict, by_split: dict, a) -> tuple[dict, dict, list, set]:
+    """The committed sets: two disjoint test references and a validation one (one candidate per
+    cluster, length 50..100), and held-out sequences of any length for the backbone's loss (one per
+    test cluster, those with a covering hit in the training split left out). -> (files, the held-out
+    candidates per split, the held-out pool, the pool's ids with a training hit)."""
+    n = a.n_ref
+    cand_in = {k: [c for c in candidates if split_of[c[0]] == k] for k in ("val", "test")}
+    ref = pick_one_per_cluster(cand_in["test"], rep_of, n, seed=a.seed)
+    ref_b = pick_one_per_cluster(
+        cand_in["test"], rep_of, n, seed=a.seed + 1, exclude_clusters={rep_of[r] for r, _ in ref}
+    )
+    ref_val = pick_one_per_cluster(cand_in["val"], rep_of, n, seed=a.seed)
+    n_test_clusters = len({rep_of[r] for r, _ in by_split["test"]})
+    pool = pick_one_per_cluster(
+        by_split["test"], rep_of, min(3 * n, n_test_clusters), lengths=(1, 10**6), seed=a.seed + 2
+    )
+    dirty, _, _ = hits(pool, by_split["train"], a.identity, a.threads, a.coverage)
+    heldout = [r for r in pool if r[0] not in dirty][:n]
+    files = {
+        "reference_test.fasta": ref,
+        "natural_test_b.fasta": ref_b,
+        "reference_val.fasta": ref_val,
+        "heldout_test.fasta": heldout,
+    }
+    return files, cand_in, pool, dirty
+
+
+def clusters(unique: list, a, cache: Path) -> tuple[dict[str, str], dict]:
+    """MMseqs2's clusters of the unique records (rep_of: id -> its cluster's representative), reused
+    from `cache` by a re-run with the same settings; and the cache's contents."""
+    key = {"fasta": str(a.fasta), "limit": a.limit, "identity": a.identity, "coverage": a.coverage,
+           "cov_mode": a.cov_mode, "seed": a.seed}  # fmt: skip
+    cached = json.loads(cache.read_text()) if cache.exists() else {}
+    if cached.get("key") == key:
+        return cached["rep_of"], cached
+    rep_of = cluster_mmseqs(unique, a.identity, a.coverage, a.cov_mode, a.threads)
+    cached = {"key": key, "rep_of": rep_of}
+    cache.write_text(strict_json.dumps(cached))
+    return rep_of, cached
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fasta", default=str(ROOT.parent / "shared" / "data" / "swissprot_goa_2014.fasta.gz"))
@@ -128,22 +206,8 @@ def main(argv=None):
     out, data = Path(a.out), Path(a.data_dir)
     out.mkdir(parents=True, exist_ok=True)
     data.mkdir(parents=True, exist_ok=True)
-    key = {
-        "fasta": str(a.fasta),
-        "limit": a.limit,
-        "identity": a.identity,
-        "coverage": a.coverage,
-        "cov_mode": a.cov_mode,
-        "seed": a.seed,
-    }
     cache = out / "clusters.json"  # the slow steps, reused by a re-run with the same settings
-    cached = json.loads(cache.read_text()) if cache.exists() else {}
-    if cached.get("key") == key:
-        rep_of = cached["rep_of"]
-    else:
-        rep_of = cluster_mmseqs(unique, a.identity, a.coverage, a.cov_mode, a.threads)
-        cached = {"key": key, "rep_of": rep_of}
-        cache.write_text(strict_json.dumps(cached))
+    rep_of, cached = clusters(unique, a, cache)
     n_clusters = len(set(rep_of.values()))
     print(f"{n_clusters} clusters ({time.time() - t0:.0f} s)", flush=True)
     # The references are drawn one per cluster among clusters with a member of length 50-100
@@ -169,55 +233,11 @@ def main(argv=None):
         f"{len(candidates)} candidate clusters, {len(short_comp)} components with one ({time.time() - t0:.0f} s)",
         flush=True,
     )
-    # Components with a candidate: enough to the held-out splits for the references (SHORT_HELD
-    # clusters' worth each, by a seeded shuffle), the rest to train; every other component
-    # 90 / 5 / 5 %. A component holding over 1 % of all sequences (and over 100) goes to train (a hub family).
-    size: dict[str, int] = {}
-    for rid in rep_of:
-        size[comp_of[rid]] = size.get(comp_of[rid], 0) + 1
-    cand_per_comp: dict[str, int] = {}
-    for rid, _ in candidates:
-        cand_per_comp[comp_of[rid]] = cand_per_comp.get(comp_of[rid], 0) + 1
-    comps = sorted(set(comp_of.values()))
-    random.Random(a.seed + 1).shuffle(comps)
-    split_of_comp: dict[str, str] = {}
-    need = {"test": SHORT_HELD["test"] * a.n_ref, "val": SHORT_HELD["val"] * a.n_ref}
-    other = [c for c in comps if c not in short_comp]
-    for c in comps:
-        if c not in short_comp or size[c] > max(100, 0.01 * len(unique)):
-            continue
-        s = next((k for k in ("test", "val") if need[k] > 0), "train")
-        split_of_comp[c] = s
-        if s != "train":
-            need[s] -= cand_per_comp[c]
-    n_val, n_test = round(OTHER_FRACTIONS[1] * len(other)), round(OTHER_FRACTIONS[2] * len(other))
-    split_of_comp.update({c: "val" for c in other[:n_val]})
-    split_of_comp.update({c: "test" for c in other[n_val : n_val + n_test]})
-    split_of = {rid: split_of_comp.get(comp_of[rid], "train") for rid in rep_of}
+    split_of = split_by_component(rep_of, comp_of, short_comp, candidates, len(unique), a.n_ref, a.seed)
     by_split = {s: [r for r in unique if split_of[r[0]] == s] for s in ("train", "val", "test")}
     for s, recs in by_split.items():
         write_fasta(out / f"{s}.fasta", recs)
-    n = a.n_ref
-    cand_in = {k: [c for c in candidates if split_of[c[0]] == k] for k in ("val", "test")}
-    ref = pick_one_per_cluster(cand_in["test"], rep_of, n, seed=a.seed)
-    ref_b = pick_one_per_cluster(
-        cand_in["test"], rep_of, n, seed=a.seed + 1, exclude_clusters={rep_of[r] for r, _ in ref}
-    )
-    ref_val = pick_one_per_cluster(cand_in["val"], rep_of, n, seed=a.seed)
-    # held-out sequences of any length for the backbone's loss: one per test cluster, those
-    # with a covering hit in the training split left out
-    n_test_clusters = len({rep_of[r] for r, _ in by_split["test"]})
-    pool = pick_one_per_cluster(
-        by_split["test"], rep_of, min(3 * n, n_test_clusters), lengths=(1, 10**6), seed=a.seed + 2
-    )
-    dirty, _, _ = hits(pool, by_split["train"], a.identity, a.threads, a.coverage)
-    heldout = [r for r in pool if r[0] not in dirty][:n]
-    files = {
-        "reference_test.fasta": ref,
-        "natural_test_b.fasta": ref_b,
-        "reference_val.fasta": ref_val,
-        "heldout_test.fasta": heldout,
-    }
+    files, cand_in, pool, dirty = references(candidates, split_of, rep_of, by_split, a)
     for name, recs in files.items():
         write_fasta(data / name, recs)
     with gzip.open(data / "splits.tsv.gz", "wt") as f:
@@ -243,8 +263,12 @@ def main(argv=None):
         "split_clusters": {s: len({rep_of[r] for r, _ in recs}) for s, recs in by_split.items()},
         "split_residues": {s: sum(len(q) for _, q in r) for s, r in by_split.items()},
         "committed": {k: len(v) for k, v in files.items()},
-        "leakage_reference_test_vs_train": leakage(ref, by_split["train"], a.identity, a.threads, a.coverage),
-        "leakage_reference_val_vs_train": leakage(ref_val, by_split["train"], a.identity, a.threads, a.coverage),
+        "leakage_reference_test_vs_train": leakage(
+            files["reference_test.fasta"], by_split["train"], a.identity, a.threads, a.coverage
+        ),
+        "leakage_reference_val_vs_train": leakage(
+            files["reference_val.fasta"], by_split["train"], a.identity, a.threads, a.coverage
+        ),
         "seconds": round(time.time() - t0, 1),
     }
     (data / "stats.json").write_text(strict_json.dumps(stats, indent=1))

@@ -31,6 +31,7 @@ import argparse
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -108,7 +109,7 @@ def blocks(text: str) -> tuple[int, ...]:
     return tuple(int(i) for i in text.split(",") if i.strip())
 
 
-def main(argv=None):
+def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--domain", default="sudoku", choices=list(DOMAINS))
     ap.add_argument("--mdm", default=None, help="the frozen backbone (default: the domain's shipped one)")
@@ -145,19 +146,45 @@ def main(argv=None):
     )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    a = ap.parse_args(argv)
-    torch.manual_seed(a.seed)
+    return ap
+
+
+@dataclass
+class Backbone:
+    """The frozen backbone the head reads, and what the head's checkpoint records of it."""
+
+    domain: Any
+    model: Any
+    step: int | None  # its training step, when its checkpoint says
+    sha: str  # the fingerprint of the weights it was loaded from (models.load_kind checks it)
+
+
+def frozen_backbone(a) -> Backbone:
     domain = get_domain(a.domain)
     if a.augment and not hasattr(domain, "random_symmetry"):
         raise SystemExit(f"--augment: the {a.domain} domain has no symmetries to train under")
     a.mdm = str(a.mdm or domain.default_model)
     mdm = domain.load_model(a.mdm, device=a.device)
-    mdm_step = read_meta(a.mdm).get("step") if Path(a.mdm + ".json").exists() else None
-    # the weights it reads, fingerprinted: models.load_kind refuses this head on any other backbone
-    mdm_sha = fingerprint(domain.weights(a.mdm) if hasattr(domain, "weights") else a.mdm)
-    mask_id = mdm.mask_id
+    step = read_meta(a.mdm).get("step") if Path(a.mdm + ".json").exists() else None
+    sha = fingerprint(domain.weights(a.mdm) if hasattr(domain, "weights") else a.mdm)
     for p in mdm.parameters():
         p.requires_grad_(False)
+    return Backbone(domain, mdm, step, sha)
+
+
+@dataclass
+class Targets:
+    """The states and their target maps (B, L) / (B, L, L), split into training and held-out states."""
+
+    tokens: torch.Tensor
+    maps: torch.Tensor  # the target measure's maps (MI or TV), whatever --target names
+    train_idx: torch.Tensor
+    val_idx: torch.Tensor
+
+
+def targets_of(a) -> Targets:
+    """--data's states (and --extra-data's, training only), split 95/5 by a fixed seed: the held-out
+    states are the same whatever --train-states and --extra-data say."""
     try:
         data = load_mi_dataset(a.data)
         extra = load_mi_dataset(a.extra_data) if a.extra_data else None
@@ -168,7 +195,7 @@ def main(argv=None):
             f"error: {a.data} holds no {a.target!r} maps "
             "(its states were made before DEMASK's TV was kept: make them again)"
         )
-    tokens, mi = data["tokens"].long(), data[a.target]  # the target map (named mi below, whatever it holds)
+    tokens, maps = data["tokens"].long(), data[a.target]
     perm = torch.randperm(len(tokens), generator=torch.Generator().manual_seed(1234))
     n_val = max(1, len(tokens) // 20)
     val_idx, tr_idx = perm[:n_val], perm[n_val:]
@@ -177,7 +204,11 @@ def main(argv=None):
     if extra is not None:  # training states only: the held-out split above stays the one of --data
         tr_idx = torch.cat([tr_idx, torch.arange(len(tokens), len(tokens) + len(extra["tokens"]))])
         tokens = torch.cat([tokens, extra["tokens"].long()])
-        mi = torch.cat([mi, extra[a.target].to(mi.dtype)])
+        maps = torch.cat([maps, extra[a.target].to(maps.dtype)])
+    return Targets(tokens, maps, tr_idx, val_idx)
+
+
+def new_head(a, mdm) -> MIHead:
     head = MIHead(
         HeadConfig(
             d_in=mdm.d_model,
@@ -194,11 +225,28 @@ def main(argv=None):
     if a.init:
         init, _ = load_head(a.init)
         head.load_state_dict(init.state_dict())
+    return head
+
+
+def main(argv=None):
+    a = parser().parse_args(argv)
+    torch.manual_seed(a.seed)
+    bb = frozen_backbone(a)
+    data = targets_of(a)
+    head = new_head(a, bb.model)
+    train(a, bb, data, head)
+
+
+def train(a, bb: Backbone, data: Targets, head: MIHead) -> None:
+    """The fit, resumable: held-out loss and Pearson every --eval-every steps, the best head saved,
+    the run's state in OUT_last (the same command continues it after a pause or a kill)."""
+    domain, mdm, mask_id = bb.domain, bb.model, bb.model.mask_id
+    tokens, mi, tr_idx, val_idx = data.tokens, data.maps, data.train_idx, data.val_idx  # mi: the target map
+    n_val = len(val_idx)
     opt = torch.optim.AdamW(head.parameters(), lr=a.lr, weight_decay=0.01)
     # the kit's schedule: warm-up over a tenth of the steps (at most 100), cosine to 5 % by step
     # (--max-minutes pauses a run, it does not shorten the schedule: max_minutes 0 here)
     tc = HeadSchedule(lr=a.lr, warmup=max(1, min(100, a.steps // 10)), max_steps=a.steps)
-
     print(f"MI head {head.n_params():,} parameters; {len(tr_idx)} train / {n_val} held-out states", flush=True)
     t_feat = time.time()
     # with --augment every training batch runs the backbone on its own transformed boards, so
@@ -258,7 +306,7 @@ def main(argv=None):
         print(f"step {info.step} train {info.loss.item():.4f} val {vl:.4f} pearson {vp:.4f}", flush=True)
         if vl < state["best"]:
             state["best"] = vl
-            about = {"domain": a.domain, "mdm": portable(a.mdm), "mdm_step": mdm_step, "mdm_sha": mdm_sha,
+            about = {"domain": a.domain, "mdm": portable(a.mdm), "mdm_step": bb.step, "mdm_sha": bb.sha,
                      "n_train_states": len(tr_idx), "n_val_states": n_val, "seconds": info.wall, "device": a.device,
                      "args": vars(a)}  # fmt: skip
             save_head(out, head, info.step, {"val_loss": vl, "val_pearson": vp}, about)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import io
+import textwrap
 
 import numpy as np
 
@@ -97,23 +98,27 @@ def _rect(xy, face, edge, lw):
     return Rectangle(xy, 1, 1, facecolor=face, edgecolor=edge, linewidth=lw)
 
 
-def _draw_map(ax, payload: dict, t: int, zmax: float) -> None:
+def _draw_map(ax, payload: dict, t: int, zmax: float):
+    """The step's estimated map on the GIF's one colour scale (0..zmax); its image, for a colour bar."""
     step = payload["steps"][t]
     m = _square(step.get("mi"), len(step["masked"]), step.get("cut"))
     ax.set_xticks([])
     ax.set_yticks([])
     if m is None:
         ax.text(0.5, 0.5, "no map", ha="center", va="center", transform=ax.transAxes, color="#888")
-        return
-    ax.imshow(m, cmap="viridis", vmin=0, vmax=zmax, interpolation="nearest")
+        return None
+    im = ax.imshow(m, cmap="viridis", vmin=0, vmax=zmax, interpolation="nearest")
     cut = step.get("cut")
     idx = np.arange(len(step["masked"]))
     cell = idx if cut is None else np.searchsorted(cut, idx, "right") - 1  # each masked position's cell
     pos = {p: int(cell[r]) for r, p in enumerate(step["masked"])}
     for p in step["sel"]:
         k = pos[p]
-        ax.plot([k, k], [-1.2, -0.6], color=_batch(payload), lw=2, clip_on=False)
-        ax.plot([-1.2, -0.6], [k, k], color=_batch(payload), lw=2, clip_on=False)
+        ax.plot([k, k], [-0.95, -0.58], color=_batch(payload), lw=2, clip_on=False)
+        ax.plot([-0.95, -0.58], [k, k], color=_batch(payload), lw=2, clip_on=False)
+    ax.set_xlim(-0.5, len(m) - 0.5)  # the batch marks sit outside the map: the axes keep the map's own extent
+    ax.set_ylim(len(m) - 0.5, -0.5)
+    return im
 
 
 def frame_count(payload: dict) -> int:
@@ -122,7 +127,7 @@ def frame_count(payload: dict) -> int:
     return len({st["passes"] for d in decodes for st in d["steps"]})
 
 
-def decode_gif(payload: dict, ms_per_frame: int = 500, dpi: int = 80, progress=None) -> bytes:
+def decode_gif(payload: dict, ms_per_frame: int = 500, dpi: int = 90, progress=None) -> bytes:
     """The decode (and its twin, if any) as an animated GIF, one frame per backbone pass at which
     either decode takes a step. EmptyDecode for a decode with no step; ValueError past MAX_FRAMES.
     progress(done, total) after each frame (a frame is a matplotlib figure: about a quarter second)."""
@@ -148,16 +153,24 @@ def decode_gif(payload: dict, ms_per_frame: int = 500, dpi: int = 80, progress=N
             if (m := _square(st.get("mi"), len(st["masked"]), st.get("cut"))) is not None
         ]
     )
+    measure = payload.get("measure") or {"name": "MI", "unit": "nats"}
     frames = []
-    for p in passes:
-        fig, axes = plt.subplots(len(decodes), 2, figsize=(6.4, 3.0 * len(decodes)), squeeze=False)
+    for p in passes:  # 9 x 3.6 inches a decode at 90 dpi: 810 px wide, titles whole (wrapped), a colour bar a map
+        fig, axes = plt.subplots(len(decodes), 2, figsize=(9.0, 3.6 * len(decodes)), squeeze=False)
         for row, d in enumerate(decodes):
             t = _passes_index(d, p)
             _draw_state(axes[row][0], d, states[row][t], t)
-            _draw_map(axes[row][1], d, t, zmax)
-            name = (d.get("title") or "decode")[:48]
-            axes[row][0].set_title(f"{name}: step {t + 1} / {len(d['steps'])}", fontsize=7)
-            axes[row][1].set_title("estimated MI (masked positions)", fontsize=8)
+            im = _draw_map(axes[row][1], d, t, zmax)
+            name = "\n".join(textwrap.wrap(d.get("title") or "decode", 56))
+            axes[row][0].set_title(f"{name}\nstep {t + 1} / {len(d['steps'])}", fontsize=8)
+            axes[row][1].set_title(f"estimated {measure['name']} (masked positions)", fontsize=8)
+            if im is not None:
+                bar = fig.colorbar(im, ax=axes[row][1], fraction=0.046, pad=0.04)
+                bar.set_label(
+                    f"{measure['unit']} (one scale, every frame{' and both decodes' if len(decodes) > 1 else ''})",
+                    fontsize=7,
+                )
+                bar.ax.tick_params(labelsize=7)
         fig.suptitle(f"pass {p}", fontsize=9)
         fig.tight_layout()
         buf = io.BytesIO()

@@ -106,6 +106,8 @@ SAMPLER_COLORS = {  # every sampler of the registry its own colour, in every cha
     "klass": "#8c6d31",
     "dilated": "#637939",
     "dawn": "#000000",
+    "demask": "#e6550d",
+    "demask-gt": "#843c39",
 }
 
 
@@ -219,8 +221,10 @@ def order_figure(orders: dict[str, np.ndarray], kind: str, labels: list[str], ti
                 row=k // cols + 1,
                 col=k % cols + 1,
             )
-        fig.update_yaxes(autorange="reversed", showticklabels=False, scaleanchor=None)
+        fig.update_yaxes(autorange="reversed", showticklabels=False)
         fig.update_xaxes(showticklabels=False)
+        for k in range(len(names)):  # each board square, whatever the page's width (never a 9 x 9 stretched flat)
+            fig.update_yaxes(scaleanchor=f"x{k + 1 if k else ''}", scaleratio=1, row=k // cols + 1, col=k % cols + 1)
         fig.update_layout(title=title, height=230 * rows + 70, margin={"t": 70, "l": 10, "r": 10, "b": 10})
         return fig
     z = np.stack([np.asarray(orders[n], dtype=np.float64) for n in names])  # (S, L)

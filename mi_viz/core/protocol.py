@@ -91,6 +91,16 @@ class Domain(Protocol):
         ...
 
 
+class AppDomain(Domain, Protocol):
+    """What the app's pages read from a domain beyond the core's contract: the mask token, the
+    values' display names and a position's name (mypy checks every shipped domain against it)."""
+
+    mask_id: int
+    value_names: tuple[str, ...]
+
+    def position_name(self, i: int, length: int = ...) -> str: ...
+
+
 class ConfiguredModel:
     """What a backbone built from a size config exposes to the core (MaskedModel's d_model and
     n_layers, read from its config) and to the reports (its parameter count). A mixin beside

@@ -55,6 +55,11 @@ for (const a of "NQST") MI_CLUSTALX[a] = "#15c015";
 for (const a of "HY") MI_CLUSTALX[a] = "#15a4a4";
 Object.assign(MI_CLUSTALX, { C: "#f08080", G: "#f09048", P: "#c0c000", "-": "#9a9a9a" });
 
+// an antibody's regions (payload "regions"): frameworks in greys, the CDRs in three distinct colours
+const MI_REGION = { fwr1: "#c8c8c8", fwr2: "#a8a8a8", fwr3: "#c8c8c8", fwr4: "#a8a8a8", cdr1: "#d55e00", cdr2: "#0072b2", cdr3: "#009e73" };
+const miRegionColor = (name) => MI_REGION[String(name).toLowerCase()] || "#777";
+// the residue colours' legend (ClustalX's groups)
+const MI_AA_GROUPS = [["AILMFWV", "hydrophobic"], ["KR", "positive"], ["ED", "negative"], ["NQST", "polar"], ["HY", "aromatic"], ["C", "cysteine"], ["G", "glycine"], ["P", "proline"]];
 const MEASURE = typeof document !== "undefined" ? document.createElement("canvas").getContext("2d") : null;  // text widths
 
 function miEl(tag, attrs, text) {
@@ -122,6 +127,9 @@ function mountViewer(root, data, callbacks) {
     return (cache[key] = { C, of, name, mid, first: (c) => pos[cut[c]], pooled: !!S[t].cut });
   };
   const contacts = new Set((data.contacts || []).map(([a, b]) => a * L + b));
+  const regionAt = new Array(L).fill(null);  // each position's region name (an antibody's), else null
+  (data.regions || []).forEach(([name, a, b]) => { for (let p = a; p < b && p < L; p++) regionAt[p] = name; });
+  const AX = data.kind === "board" ? 0 : 36;  // a track's left margin: the entropy bars' axis, the residues aligned to it
 
   root.replaceChildren();
   const box = miEl("div", { class: "mi-viewer" });
@@ -155,8 +163,24 @@ function mountViewer(root, data, callbacks) {
   };
   box.appendChild(bar);
 
-  const seqView = miEl("div", { "data-testid": "mv-seq", style: "margin-bottom: 8px" });
+  const seqView = miEl("div", { "data-testid": "mv-seq", style: "margin-bottom: 4px" });
   box.appendChild(seqView);
+  // what the colours mean: the residues' groups (a protein), the regions' bands (an antibody)
+  const legend = miEl("div", { "data-testid": "mv-legend", style: `display: flex; flex-wrap: wrap; gap: 4px 10px; margin: 0 0 6px ${AX}px; font-size: 11px; color: #444` });
+  const swatch = (color, text, band = false) => {
+    const item = miEl("span", { style: "display: inline-flex; align-items: center; gap: 3px" });
+    const sw = miEl("span");
+    sw.style.cssText = band ? `width: 14px; height: 4px; background: ${color}` : `width: 10px; height: 10px; background: ${color}; border: 1px solid #bbb`;
+    item.append(sw, miEl("span", {}, text));
+    legend.appendChild(item);
+  };
+  if (data.kind !== "board" && sym.length >= 20 && sym.includes("W")) MI_AA_GROUPS.forEach(([aa, name]) => swatch(MI_CLUSTALX[aa[0]], `${aa} ${name}`));
+  const regionNames = [...new Set((data.regions || []).map((r) => r[0]))];
+  if (regionNames.length) {
+    legend.appendChild(miEl("span", { style: "margin-left: 8px" }, "regions (bands under the residues and along the maps):"));
+    regionNames.forEach((r) => swatch(miRegionColor(r), r.toUpperCase(), true));
+  }
+  if (legend.childNodes.length) box.appendChild(legend);
   const tip = miEl("div", { style: "position: fixed; pointer-events: none; background: #fff; border: 1px solid #999; padding: 2px 5px; font-size: 12px; display: none; z-index: 10" });
   box.appendChild(tip);
   const showTip = (ev, text) => { tip.textContent = text; tip.style.display = "block"; tip.style.left = ev.clientX + 12 + "px"; tip.style.top = ev.clientY + 12 + "px"; };
@@ -210,14 +234,15 @@ function mountViewer(root, data, callbacks) {
     const board = data.kind === "board";
     const per = board ? 9 : perRow(), cell = board ? 34 : 17;
     const grid = miEl("div");
-    grid.style.cssText = `display: grid; grid-template-columns: repeat(${per}, ${cell}px); gap: ${board ? 0 : 1}px;`;
+    grid.style.cssText = `display: grid; grid-template-columns: repeat(${per}, ${cell}px); gap: ${board ? 0 : 1}px; margin-left: ${AX}px;`;
     for (let p = 0; p < L; p++) {
       const v = after[p], ch = v < 0 ? "·" : sym[v];
       const c = miEl("div", { "data-pos": String(p) }, ch);
       let bg = v < 0 ? "#e6e6e6" : board ? (before[p] < 0 ? "#eef4ff" : "#fff") : MI_CLUSTALX[ch] || "#ccc";
       if (byOrder && v >= 0) bg = revealedAt[p] < 0 ? "#ffffff" : miColor(revealedAt[p] / Math.max(1, n - 1));
       const outline = p === keep.focus ? `3px solid ${MK.focus}` : sel.has(p) ? `3px solid ${MK.batch}` : "1px solid #bbb";
-      c.style.cssText = `width: ${cell}px; height: ${cell}px; line-height: ${cell}px; text-align: center; background: ${bg}; color: ${miTextOn(bg)}; outline: ${outline}; outline-offset: -2px; cursor: pointer; font-family: monospace; font-size: ${board ? 16 : 11}px; box-sizing: border-box;`;
+      const band = regionAt[p] ? ` box-shadow: inset 0 -4px 0 ${miRegionColor(regionAt[p])};` : "";
+      c.style.cssText = `width: ${cell}px; height: ${cell}px; line-height: ${cell}px; text-align: center; background: ${bg}; color: ${miTextOn(bg)}; outline: ${outline}; outline-offset: -2px; cursor: pointer; font-family: monospace; font-size: ${board ? 16 : 11}px; box-sizing: border-box;${band}`;
       if (board) {
         const r = Math.floor(p / 9), col = p % 9;
         c.style.borderRight = col % 3 === 2 && col < 8 ? "2px solid #333" : "1px solid #ccc";
@@ -237,14 +262,16 @@ function mountViewer(root, data, callbacks) {
   }
 
   // a track's residues per row: 50, or as many 18-pixel columns as the viewer's width holds (side by side)
-  function perRow() { const w = root.clientWidth || 900; return Math.max(10, Math.min(50, Math.floor(w / 18))); }
+  function perRow() { const w = (root.clientWidth || 900) - AX; return Math.max(10, Math.min(50, Math.floor(w / 18))); }
 
   function drawEntropy(t) {
     // a board: one strip of L bars; a track: one strip per wrapped row of the sequence above, each bar
     // under its own residue (the same columns as drawSeq's grid)
     const track = data.kind !== "board", per = perRow(), colW = 18, head = 14, rowH = 34;
     const rows = track ? Math.ceil(L / per) : 1;
-    const W = track ? Math.min(L, per) * colW : Math.max(300, Math.min(900, L * 9)), Hh = head + rows * rowH;
+    // a left axis (0 and the step's top, in nats) beside every row; a track's bars start at AX, as its residues do
+    const ax = track ? AX : 36;
+    const W = ax + (track ? Math.min(L, per) * colW : Math.max(300, Math.min(900, L * 9))), Hh = head + rows * rowH;
     entropy.width = W; entropy.height = Hh;
     entropy.style.maxWidth = "100%";
     const g = entropy.getContext("2d");
@@ -252,12 +279,19 @@ function mountViewer(root, data, callbacks) {
     const hmax = Math.max(1e-6, ...S[t].H, 0.1), sel = new Set(S[t].sel);
     S[t].masked.forEach((p, r) => {
       const h = (S[t].H[r] / hmax) * (rowH - 6), row = track ? Math.floor(p / per) : 0;
-      const x = track ? (p % per) * colW : (p / L) * W, w = track ? colW - 2 : Math.max(1, W / L - 1);
+      const x = ax + (track ? (p % per) * colW : (p / L) * (W - ax)), w = track ? colW - 2 : Math.max(1, (W - ax) / L - 1);
       g.fillStyle = sel.has(p) ? MK.batch : MK.rest || "#1f77b4";
       g.fillRect(x, head + (row + 1) * rowH - 2 - h, w, h);
     });
-    g.fillStyle = "#333"; g.font = "11px sans-serif";
-    g.fillText(`marginal entropy before this step (nats; top ${hmax.toFixed(2)})` + (rows > 1 ? ", one row per row of the sequence" : ""), 4, 11);
+    g.fillStyle = "#333"; g.strokeStyle = "#999"; g.font = "10px sans-serif"; g.textAlign = "right";
+    for (let row = 0; row < rows; row++) {
+      const base = head + (row + 1) * rowH - 2, top = base - (rowH - 6);
+      g.beginPath(); g.moveTo(ax - 3, top); g.lineTo(ax - 3, base); g.stroke();
+      g.textBaseline = "top"; g.fillText(hmax.toFixed(1), ax - 6, top - 1);
+      g.textBaseline = "bottom"; if (rows === 1) g.fillText("0", ax - 6, base + 1);  // stacked rows: each row's top only
+    }
+    g.textAlign = "start"; g.textBaseline = "alphabetic"; g.font = "11px sans-serif";
+    g.fillText(`marginal entropy before this step (nats, axis 0..${hmax.toFixed(2)})` + (rows > 1 ? ", one row per row of the sequence" : "") + (S[t].sel.length ? " · orange: this step's batch" : ""), 4, 11);
   }
 
   function drawMap(canvas, m, t, zmax, unit = "nats", diverging = false) {
@@ -274,7 +308,10 @@ function mountViewer(root, data, callbacks) {
     MEASURE.font = "11px sans-serif";
     let widest = 0;
     for (let k = 0; k < M; k += every) widest = Math.max(widest, MEASURE.measureText(tickName(k)).width);
-    const size = Math.max(200, Math.min(460, 8 * M + 40)), pad = 14, left = Math.max(58, Math.ceil(widest) + 20), bottom = 56, bar = 70;
+    // as wide as its panel allows (up to 600 px), never so large that a few cells fill the page
+    const pad = 14, left = Math.max(58, Math.ceil(widest) + 20), bottom = 56, bar = 70;
+    const avail = (canvas.parentNode && canvas.parentNode.clientWidth) || 460;
+    const size = Math.max(200, Math.min(600, avail - left - bar, 24 * M + 160));
     const empty = !m || M < 2;  // a one-line note, not a blank square
     canvas.width = empty ? 260 : left + size + bar; canvas.height = empty ? 40 : pad + size + bottom;
     const g = canvas.getContext("2d");
@@ -294,13 +331,19 @@ function mountViewer(root, data, callbacks) {
     g.imageSmoothingEnabled = false;
     g.drawImage(off, left, pad, size, size);
     const mark = (k, color) => { g.fillStyle = color; g.fillRect(left + k * c, 2, Math.max(2, c), 9); g.fillRect(left - 12, pad + k * c, 9, Math.max(2, c)); };
+    if (data.regions) for (let k = 0; k < M; k++) {  // each cell's region: a band under the map and one at its right
+      const r = regionAt[cells.first(k)];
+      if (!r) continue;
+      g.fillStyle = miRegionColor(r);
+      g.fillRect(left + k * c, pad + size + 1, Math.max(1, c), 5); g.fillRect(left + size + 1, pad + k * c, 5, Math.max(1, c));
+    }
     for (const p of S[t].sel) mark(cells.of.get(p), MK.batch);  // the batch as ticks on both axes (a strip)
     if (cells.of.has(keep.focus)) mark(cells.of.get(keep.focus), MK.focus);  // the focus in red
     g.fillStyle = "#222"; g.font = "11px sans-serif";
     for (let k = 0; k < M; k += every) {
       const name = tickName(k), mid = (k + 0.5) * c;
       g.textAlign = "right"; g.textBaseline = "middle"; g.fillText(name, left - 14, pad + mid);
-      g.save(); g.translate(left + mid, pad + size + 4); g.rotate(-Math.PI / 4);
+      g.save(); g.translate(left + mid, pad + size + 8); g.rotate(-Math.PI / 4);
       g.textAlign = "right"; g.fillText(name, 0, 0); g.restore();
     }
     // the colour bar: 0 .. zmax in the map's unit
@@ -340,27 +383,37 @@ function mountViewer(root, data, callbacks) {
   }
 
   function drawRow(t, est, gt) {
-    const W = Math.max(300, Math.min(900, root.clientWidth || 900)), Hh = 120;  // the viewer's width: legible in a half
+    // the focus's row as bars: one group per other masked cell (estimated, then exact), position names
+    // under them, a y axis in the measure's unit
+    const W = Math.max(300, Math.min(900, root.clientWidth || 900)), Hh = 170, left = 44, base = Hh - 52, top0 = 22;
     rowView.width = W; rowView.height = Hh;
     const g = rowView.getContext("2d");
     g.clearRect(0, 0, W, Hh);
     const cells = cellsOf(t), r = cells.of.has(keep.focus) ? cells.of.get(keep.focus) : -1;
     g.fillStyle = "#444"; g.font = "11px sans-serif";
-    if (r < 0) { g.fillText(`click a masked position (or a map row) to draw its ${ME.name} row`, 4, 14); return; }
+    if (r < 0) { rowView.height = 24; g.font = "11px sans-serif"; g.fillStyle = "#444"; g.fillText(`click a masked position (or a map row) to draw its ${ME.name} row`, 4, 14); return; }
     const M = cells.C, rows = [[est, "#1f77b4", "estimated"], [gt, "#ff7f0e", "ground truth"]].filter((x) => x[0]);
+    const others = [...Array(M).keys()].filter((j) => j !== r);
     let top = 1e-6;
-    rows.forEach(([m]) => { for (let j = 0; j < M; j++) if (j !== r) top = Math.max(top, m[r * M + j]); });
-    g.fillText(`${ME.name} with ${cells.pooled ? cells.name(r) + " (pooled: the largest of each run)" : data.labels[keep.focus]} (${ME.unit}; top ${top.toFixed(3)})`, 4, 12);
-    rows.forEach(([m, color, name], k) => {
-      g.strokeStyle = color; g.beginPath();
-      let first = true;
-      for (let j = 0; j < M; j++) {
-        if (j === r) continue;
-        const x = (cells.mid(j) / L) * (W - 10) + 5, y = Hh - 6 - (m[r * M + j] / top) * (Hh - 26);
-        if (first) { g.moveTo(x, y); first = false; } else g.lineTo(x, y);
-      }
-      g.stroke(); g.fillStyle = color; g.fillText(name, W - 110, 14 + 12 * k);
+    rows.forEach(([m]) => { for (const j of others) top = Math.max(top, m[r * M + j]); });
+    g.fillText(`${ME.name} of ${cells.pooled ? cells.name(r) + " (pooled: the largest of each run)" : data.labels[keep.focus]} with each other masked position (${ME.unit})`, 4, 12);
+    rows.forEach(([, color, name], k) => { g.fillStyle = color; g.fillRect(W - 200 + 95 * k, 4, 10, 10); g.fillStyle = "#333"; g.fillText(name, W - 186 + 95 * k, 13); });
+    const gw = (W - left - 8) / Math.max(1, others.length), bw = Math.max(1, (gw * 0.8) / Math.max(1, rows.length));
+    g.strokeStyle = "#999"; g.beginPath(); g.moveTo(left - 2, top0); g.lineTo(left - 2, base); g.lineTo(W - 4, base); g.stroke();
+    g.fillStyle = "#333"; g.textAlign = "right"; g.font = "10px sans-serif";
+    for (const f of [0, 0.5, 1]) { g.textBaseline = "middle"; g.fillText((top * f).toFixed(top >= 1 ? 2 : 3), left - 5, base - f * (base - top0)); }
+    others.forEach((j, q) => rows.forEach(([m, color], k) => {
+      const v = m[r * M + j], h = (v / top) * (base - top0);
+      g.fillStyle = color; g.fillRect(left + q * gw + gw * 0.1 + k * bw, base - h, bw, h);
+    }));
+    const every = Math.max(1, Math.ceil(others.length / Math.max(1, Math.floor((W - left) / 34))));
+    g.fillStyle = "#222";
+    others.forEach((j, q) => {
+      if (q % every) return;
+      g.save(); g.translate(left + (q + 0.5) * gw, base + 4); g.rotate(-Math.PI / 4);
+      g.textAlign = "right"; g.textBaseline = "middle"; g.fillText(String(cells.name(j)).replace(/position /g, "").slice(0, 12), 0, 0); g.restore();
     });
+    g.textAlign = "start"; g.textBaseline = "alphabetic";
   }
 
   // the top of a step's estimated and exact maps (what its colour scale runs to alone)

@@ -86,6 +86,7 @@ def viewer_payload(
     max_cells: int = MAX_CELLS,
     gt_eps: float | None = None,
     measure: str = "mi",
+    regions: list[tuple[str, int, int]] | None = None,
 ) -> dict:
     """trace: a recorded decode (StepRecord per pass); kind: "board" (a 9 x 9 Sudoku) or "track"
     (a sequence); labels: a name per position; symbols: a display name per value (value_tokens
@@ -96,7 +97,9 @@ def viewer_payload(
     ground truth's pruning tolerance, to state each step's cost before it is asked for ("gtPasses":
     the base pass plus one per masked position and value with p >= gt_eps or its most likely one,
     counted by mi.expansions on the recorded marginals, rounded to 4 decimals); measure: what the
-    maps hold, "mi" (nats) or "tv" (DEMASK's expected TV influence, 0..1: the viewer names it).
+    maps hold, "mi" (nats) or "tv" (DEMASK's expected TV influence, 0..1: the viewer names it);
+    regions: named spans (name, start, end exclusive, 0-based) drawn as bands under the residues and
+    along the maps' axes, with a legend (an antibody's IMGT regions).
     """
     sym_of = {int(t): k for k, t in enumerate(value_tokens)}
     initial = [-1 if t == mask_id else sym_of.get(int(t), -1) for t in trace.initial]
@@ -139,6 +142,8 @@ def viewer_payload(
     }
     if measure != "mi":  # an MI payload reads as it always did
         out["measure"] = MEASURES[measure]
+    if regions:
+        out["regions"] = [[str(n), int(a), int(b)] for n, a, b in regions]
     if contacts is not None:
         i, j = np.nonzero(np.triu(np.asarray(contacts, bool), 1))
         out["contacts"] = [[int(a), int(b)] for a, b in zip(i, j)]

@@ -35,7 +35,7 @@ def get_domain(name: str, *args):
 
 
 if TYPE_CHECKING:  # mypy (make lint) checks every domain against the core's contract; nothing runs this
-    from ..core.protocol import Domain
+    from ..core.protocol import AppDomain, Domain
     from .antibody import AntibodyDomain
     from .family import FamilyDomain
     from .protein import ProteinDomain
@@ -44,4 +44,9 @@ if TYPE_CHECKING:  # mypy (make lint) checks every domain against the core's con
     def _every_domain_is_a_domain(
         s: SudokuDomain, p: ProteinDomain, f: FamilyDomain, a: AntibodyDomain
     ) -> list[Domain]:
+        return [s, p, f, a]
+
+    def _every_domain_is_an_app_domain(
+        s: SudokuDomain, p: ProteinDomain, f: FamilyDomain, a: AntibodyDomain
+    ) -> list[AppDomain]:
         return [s, p, f, a]

@@ -19,6 +19,7 @@ from mi_viz.core.bench import BenchResult, run_bench
 from mi_viz.core.errors import UserError
 from mi_viz.core.order import order_map
 from mi_viz.core.plots import order_figure, sweep_figure
+from mi_viz.core.protocol import AppDomain
 from mi_viz.core.samplers import SamplerConfig, row_label
 from mi_viz.core.sweep import parse_grid
 
@@ -56,7 +57,7 @@ class SweepPlan:
     upload: Callable[[str], tuple[list, list[str]]] | None = None
 
 
-def sweep_tab(plan: SweepPlan, key: str, b, dom, model, head) -> None:
+def sweep_tab(plan: SweepPlan, key: str, b, dom: AppDomain, model, head) -> None:
     """The sweep tab of any view: N, the grid, its cost, Run; the table, decode order, chart."""
     owner = b.key
     st.markdown(plan.intro)

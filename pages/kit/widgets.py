@@ -37,22 +37,21 @@ def sampler_params(own: str, name: str, start: dict) -> dict:
     for p in rule.params:
         spec, v = PARAMS[p], start.get(p)
         label, key = f"{spec.shown} ({rule.param_help(p)})", f"{own}_{p}"
+        about = f"{name}: {rule.summary}. {spec.shown}: {rule.param_help(p)} (docs/samplers.md)"  # every slider's help
         if v is None:  # an optional parameter, unset by default (margin's tau): a switch turns it on
-            if not st.toggle(f"set {spec.shown}", **kept(f"{key}_on", False)):
+            if not st.toggle(f"set {spec.shown}", help=about, **kept(f"{key}_on", False)):
                 kw[p] = None
                 continue
             v = spec.ladder[len(spec.ladder) // 2] if spec.ladder else (spec.lo or 0)
         if spec.kind == "choice":
-            kw[p] = st.radio(
-                spec.shown, spec.choices, horizontal=True, help=rule.param_help(p), **kept(key, v, spec.choices)
-            )
+            kw[p] = st.radio(spec.shown, spec.choices, horizontal=True, help=about, **kept(key, v, spec.choices))
         elif spec.ladder:  # log-spaced values: a ladder, with the starting value on it
-            kw[p] = st.select_slider(label, sorted(set(spec.ladder) | {float(v)}), **kept(key, float(v)))
+            kw[p] = st.select_slider(label, sorted(set(spec.ladder) | {float(v)}), help=about, **kept(key, float(v)))
         elif spec.kind == "int":
             lo = int(spec.lo or 0)
-            kw[p] = st.slider(label, lo, max(spec.widget_hi, int(v)), **kept(key, int(v)))
+            kw[p] = st.slider(label, lo, max(spec.widget_hi, int(v)), help=about, **kept(key, int(v)))
         else:
-            kw[p] = st.slider(label, float(spec.lo or 0.0), float(spec.hi or 1.0), **kept(key, float(v)))
+            kw[p] = st.slider(label, float(spec.lo or 0.0), float(spec.hi or 1.0), help=about, **kept(key, float(v)))
     return kw
 
 
@@ -77,8 +76,18 @@ def sampler_picker(
         help=sampler_help(),
     )
     kw = sampler_params(f"{key}_{scope + '_' if scope else ''}{name}", name, defaults_for(name, domain_defaults))
-    t = st.slider("temperature (0 = argmax)", 0.0, 2.0, temperature, 0.1, key=f"{key}_temp")
-    seed = st.number_input("seed", 0, 10_000, 0, key=f"{key}_seed") if t > 0 else 0
+    t = st.slider(
+        "temperature (0 = argmax)", 0.0, 2.0, temperature, 0.1, key=f"{key}_temp",
+        help="The values are drawn from each position's marginal at this temperature (0: its most likely value); "
+        "which positions a pass writes is the rule's choice either way.",
+    )  # fmt: skip
+    seed = (
+        st.number_input(
+            "seed", 0, 10_000, 0, key=f"{key}_seed", help="The draws' seed: the same seed, the same decode."
+        )
+        if t > 0
+        else 0
+    )
     return SamplerConfig(name, temperature=t, seed=int(seed), **kw)
 
 
@@ -239,6 +248,27 @@ def report_metrics(rep: dict, last: tuple[str, str]) -> None:
     c[2].metric("Spearman", f"{rep['spearman']:.3f}")
     c[3].metric("top-pair recall", f"{rep['top_pair_recall']:.3f}")
     c[4].metric(*last)
+
+
+def sampling_row(cols, key: str) -> dict:
+    """The comparison pages' temperature and seed, every row's override (two columns given)."""
+    temperature = cols[0].slider(
+        "temperature", 0.1, 2.0, 1.0, 0.1, key=f"{key}_temp",
+        help="Every row samples its values at this temperature (a comparison of samplers, not of argmax paths).",
+    )  # fmt: skip
+    seed = cols[1].number_input("seed", 0, 10_000, 0, key=f"{key}_seed", help="The draws' seed, shared by every row.")
+    return {"temperature": float(temperature), "seed": int(seed)}
+
+
+def uploaded_text(label: str, key: str, max_kb: int, types=("fasta", "fa", "faa", "txt"), col=None):
+    """(text, file name) of an uploaded file, (None, None) when none, or (None, a message) when it is
+    over max_kb: the one upload block of the input widgets (what it holds is checked by the caller)."""
+    up = (col or st).file_uploader(label, type=list(types), key=key, max_upload_size=max(1, -(-max_kb // 1024)))
+    if up is None:
+        return None, None
+    if up.size > max_kb * 1024:
+        return None, f"{up.name} is larger than {max_kb:,} KB: upload the one record."
+    return up.getvalue().decode("utf-8", errors="replace"), up.name
 
 
 def cancel_button(what: str, key: str, keeps: str = "") -> None:

@@ -14,7 +14,7 @@ import torch
 
 from mi_viz.core.errors import UserError
 from mi_viz.core.samplers import SamplerConfig, Trace, decode
-from mi_viz.domains.antibody import DATA, MASKS, Infill, chains_of, infill, read_infills
+from mi_viz.domains.antibody import DATA, MASKS, AntibodyDomain, Infill, chains_of, infill, read_infills
 from mi_viz.domains.antibody import DOMAIN as ANTIBODY
 from mi_viz.domains.antibody import SCOPE as ANTIBODY_SCOPE
 from mi_viz.domains.antibody.chains import read_chains, read_user_chains
@@ -25,7 +25,7 @@ from ..kit import caches
 from ..kit.models import Backbone, backbone_model, head_model
 from ..kit.runtime import RESULTS
 from ..kit.sweeps import SweepPlan
-from ..kit.widgets import chart, report_metrics
+from ..kit.widgets import chart, report_metrics, sampling_row, uploaded_text
 from .base import Hint, Item
 from .protein import ProteinView
 
@@ -57,7 +57,7 @@ def region_of(it: Infill, i: int) -> str:
     return ""
 
 
-class AntibodyView(ProteinView):
+class AntibodyView(ProteinView[AntibodyDomain]):
     estimator_label = "AntiBERTy (antibody CDRs)"
     eb_presets = (2.0, 4.0)  # a CDR3 position carries about 2-2.8 nats under AntiBERTy
 
@@ -89,16 +89,11 @@ class AntibodyView(ProteinView):
             )
             return rid, chains[rid][1], "test chain"
         text = st.text_area("A heavy or light V domain (amino acids; FASTA works too)", key=f"{key}_text", height=90)
-        up = st.file_uploader(
-            f"... or a FASTA file (its first record; at most {UPLOAD_KB} KB)",
-            type=["fasta", "fa", "txt"],
-            key=f"{key}_file",
-            max_upload_size=1,
-        )
-        if up is not None:
-            if up.size > UPLOAD_KB * 1024:
-                return None, "", f"{up.name} is larger than {UPLOAD_KB} KB: upload the one chain."
-            text = up.getvalue().decode("utf-8", errors="replace")
+        got, name = uploaded_text(f"... or a FASTA file (its first record; at most {UPLOAD_KB} KB)", f"{key}_file",
+                                  UPLOAD_KB)  # fmt: skip
+        if got is None and name is not None:
+            return None, "", name  # over the limit: said
+        text = got if got is not None else text
         if not text or not text.strip():
             return None, "", Hint("Paste a heavy or light chain's V domain to start.")
         try:
@@ -125,29 +120,34 @@ class AntibodyView(ProteinView):
         label = f"{rid}, {CHAIN_NAMES.get(it.locus, it.locus)} chain ({where}), {mask} masked ({int(it.masked.sum())})"
         return Item(f"{rid}:{it.sequence}:{mask}", it, label, solution=it.sequence), None
 
-    def decode_input(self, key: str, dom) -> tuple[Item | None, str | None]:
+    def decode_input(self, key: str, dom: AntibodyDomain) -> tuple[Item | None, str | None]:
         st.subheader("Input")
         return self._item(key)
 
-    def compare_input(self, key: str, dom) -> tuple[Item | None, str | None, dict]:
+    def compare_input(self, key: str, dom: AntibodyDomain) -> tuple[Item | None, str | None, dict]:
         item, problem = self._item(key)
-        c = st.columns(2)
-        temperature = c[0].slider("temperature", 0.1, 2.0, 1.0, 0.1, key=f"{key}_temp")
-        seed = c[1].number_input("seed", 0, 10_000, 0, key=f"{key}_seed")
-        return item, problem, {"temperature": float(temperature), "seed": int(seed)}
+        return item, problem, sampling_row(st.columns(2), key)
 
-    def labels(self, dom, item: Item, L: int) -> list[str]:
+    def labels(self, dom: AntibodyDomain, item: Item, L: int) -> list[str]:
+        """Each residue by its IMGT number and region ("111A CDR3"); #n (its place in the chain) where
+        the numbering left it unnumbered."""
         it: Infill = item.value
-        return [f"position {i + 1} {region_of(it, i)}".strip() for i in range(L)]
+        imgt = it.numbered.imgt if it.numbered is not None else ()
+        return [f"{imgt[i] if i < len(imgt) and imgt[i] else f'#{i + 1}'} {region_of(it, i)}".strip() for i in range(L)]
 
-    def state_figure(self, dom, item: Item, trace: Trace, t: int, focus=None, title: str = "", small: bool = False):
+    def regions(self, dom: AntibodyDomain, item: Item) -> list[tuple[str, int, int]] | None:
+        return [(name, s, e) for name, (s, e) in item.value.regions.items()] or None
+
+    def state_figure(
+        self, dom: AntibodyDomain, item: Item, trace: Trace, t: int, focus=None, title: str = "", small: bool = False
+    ):
         it: Infill = item.value
         seq = dom.decode(torch.tensor([trace.tokens_at(t)]))[0]
         sel = trace.steps[t - 1].selected if 0 < t <= len(trace.steps) else []
         regions = " · ".join(f"{n.upper()} {s + 1}-{e}" for n, (s, e) in it.regions.items())
         return track_figure(seq, selected=sel, focus=focus, title=(title + " " if title else "") + regions, width=900)
 
-    def presets(self, dom, has_head: bool) -> tuple[dict, list[str]]:
+    def presets(self, dom: AntibodyDomain, has_head: bool) -> tuple[dict, list[str]]:
         presets, start = super().presets(dom, has_head)
         presets = {k: v for k, v in presets.items() if not k.startswith("top-k k=8")}
         presets["top-k k=3"] = SamplerConfig("topk", k=3)
@@ -156,7 +156,7 @@ class AntibodyView(ProteinView):
     def mi_presets(self) -> dict:
         return {"MI gamma=4 lam=1": SamplerConfig("mi", gamma=4.0, lam=1.0)}
 
-    def decode_extras(self, dom, key: str, item=None, trace=None, b=None, cfg=None) -> None:
+    def decode_extras(self, dom: AntibodyDomain, key: str, item=None, trace=None, b=None, cfg=None) -> None:
         """The design beside the native: the region as decoded under the natural chain's own residues,
         recovery and both pseudo-log-likelihoods under the backbone; then N sampled infills of the same
         chain (seeds 0..N-1) as a logo of the region."""
@@ -204,7 +204,7 @@ class AntibodyView(ProteinView):
             "likeliest residues first); what a parallel rule loses shows as a drop at fewer passes.",
         )
 
-    def sweep_extras(self, key: str, dom) -> None:
+    def sweep_extras(self, key: str, dom: AntibodyDomain) -> None:
         """Nothing of the small protein model's (its Figure 3 is not AntiBERTy's): the antibody sweep
         stands with its committed validation rows."""
 

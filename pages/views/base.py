@@ -9,11 +9,12 @@ discovered from a domain object."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import streamlit as st
 
+from mi_viz.core.protocol import AppDomain
 from mi_viz.core.samplers import Trace
 
 from ..kit.models import Backbone, models_or_error
@@ -45,8 +46,11 @@ class PagePlan:
     icon: str
 
 
+D = TypeVar("D", bound=AppDomain)  # the domain a view draws (typed: what its pages read of it, mypy-checked)
+
+
 @dataclass
-class View:
+class View(Generic[D]):
     name: str = ""  # the navigation section's name
     unit: str = "position"  # what one position is called ("cell" on a Sudoku board)
     kind: str = "track"  # how the in-browser viewer draws a state: "board" (9 x 9) or "track"
@@ -79,17 +83,17 @@ class View:
         return self
 
     # --- inputs ----------------------------------------------------------------------------
-    def decode_input(self, key: str, dom) -> tuple[Item | None, str | None]:
+    def decode_input(self, key: str, dom: D) -> tuple[Item | None, str | None]:
         """The decode page's input from the sidebar: (item, None), or (None, why not)."""
         raise NotImplementedError
 
-    def compare_input(self, key: str, dom) -> tuple[Item | None, str | None, dict]:
+    def compare_input(self, key: str, dom: D) -> tuple[Item | None, str | None, dict]:
         """The comparison page's input, and overrides of every row's setting ({"temperature": ...})."""
         with st.sidebar:
             item, why = self.decode_input(key, dom)
         return item, why, {}
 
-    def presets(self, dom, has_head: bool) -> tuple[dict, list[str]]:
+    def presets(self, dom: D, has_head: bool) -> tuple[dict, list[str]]:
         """The comparison page's presets (label -> SamplerConfig) and the labels of its first rows."""
         return {}, []
 
@@ -98,38 +102,44 @@ class View:
         return key
 
     # --- drawings ----------------------------------------------------------------------------
-    def labels(self, dom, item: Item, L: int) -> list[str]:
+    def labels(self, dom: D, item: Item, L: int) -> list[str]:
         """A name per position (maps' axes, hover)."""
         return [f"position {i + 1}" for i in range(L)]
 
-    def symbols(self, dom) -> list[str]:
+    def symbols(self, dom: D) -> list[str]:
         return list(dom.value_names)
 
-    def state_figure(self, dom, item: Item, trace: Trace, t: int, focus=None, title: str = "", small: bool = False):
+    def state_figure(self, dom: D, item: Item, trace: Trace, t: int, focus=None, title: str = "", small: bool = False):
         """The state after t passes (t = 0: the input), with step t's batch outlined (plotly, clickable)."""
         raise NotImplementedError
 
-    def contact_caption(self, dom, masked, maps: dict) -> str:
+    def contact_caption(self, dom: D, masked, maps: dict) -> str:
         """The state's contact precision of each map (has_structure)."""
         return ""
 
-    def contacts(self, dom) -> np.ndarray | None:
+    def regions(self, dom: D, item: Item) -> list[tuple[str, int, int]] | None:
+        """Named spans of the input (name, start, end exclusive) the viewer draws as bands (an antibody's)."""
+        return None
+
+    def contacts(self, dom: D) -> np.ndarray | None:
         """(L, L) bool known contacts drawn as dots on the viewer's maps (a family's)."""
         return None
 
     # --- numbers ------------------------------------------------------------------------------
-    def compare_row(self, dom, item: Item, trace: Trace, t: int) -> dict:
+    def compare_row(self, dom: D, item: Item, trace: Trace, t: int) -> dict:
         """The comparison table's columns of one decode (besides sampler and passes)."""
         return {}
 
-    def exports(self, dom, item: Item, trace: Trace, cfg, stem: str) -> list[tuple[str, Any, str, str]]:
+    def exports(self, dom: D, item: Item, trace: Trace, cfg, stem: str) -> list[tuple[str, Any, str, str]]:
         """The decode's result as files beside its trace: (label, data, file name, mime) each."""
         return []
 
-    def state_extras(self, dom, key: str, masked, maps: dict, focus) -> None:
+    def state_extras(self, dom: D, key: str, masked, maps: dict, focus) -> None:
         """A step's maps on what the domain knows beyond the sequence (has_structure: a family's 3D)."""
 
-    def decode_extras(self, dom, key: str, item: Item | None = None, trace=None, b: Backbone | None = None, cfg=None):
+    def decode_extras(
+        self, dom: D, key: str, item: Item | None = None, trace=None, b: Backbone | None = None, cfg=None
+    ):
         """What the decode page shows under the maps (a family's averaged map; an antibody's design beside
         its native region)."""
 
@@ -139,7 +149,7 @@ class View:
         view: its inputs, judge and metric, after drawing its own widgets; None: no sweep here."""
         return None
 
-    def sweep_extras(self, key: str, dom) -> None:
+    def sweep_extras(self, key: str, dom: D) -> None:
         """What the sweep tab shows under its chart (a Figure 3 of the committed sets)."""
 
     def estimator(self, key: str) -> None:
@@ -156,7 +166,7 @@ class Opened:
     head_path: str | None  # None when no head fits this backbone
     model: Any
     head: Any
-    dom: Any
+    dom: AppDomain
 
 
 def open_page(view: View, title: str, key: str) -> Opened:

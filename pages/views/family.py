@@ -11,11 +11,12 @@ import numpy as np
 import streamlit as st
 
 from mi_viz.core.samplers import SamplerConfig
+from mi_viz.domains.family import FamilyDomain
 from mi_viz.domains.family.alignment import AlignmentError, parse_alignment, read_alignment
 from mi_viz.domains.family.drawing import contact_map_figure
 from mi_viz.domains.family.pairstats import FamilyReference
 from mi_viz.domains.family.predictors import HOW, NAMES, committed_maps
-from mi_viz.domains.family.structure import state_precision
+from mi_viz.domains.family.structure import ContactMap, state_precision
 from mi_viz.domains.family.train import data_for
 
 from ..kit import caches
@@ -23,7 +24,7 @@ from ..kit.models import Backbone
 from ..kit.runtime import RESULTS, ROOT
 from ..kit.structure3d import structure_view
 from ..kit.sweeps import SweepPlan
-from ..kit.widgets import chart, pca_panel
+from ..kit.widgets import chart, pca_panel, sampling_row
 from .base import Hint, Item
 from .protein import ProteinView
 from .protein_backbones import APP_FAMILIES, protein_backbones
@@ -37,7 +38,14 @@ WHERE_ALIGNMENTS = (
 )
 
 
-def family_alignment(dom) -> Path | None:
+def structure_of(dom: FamilyDomain) -> ContactMap:
+    """The family's contact map; only asked for where the view offers a structure (a bug otherwise)."""
+    if dom.contact_map is None:
+        raise RuntimeError(f"family {dom.family}: a structure was asked for but the family has no contact map")
+    return dom.contact_map
+
+
+def family_alignment(dom: FamilyDomain) -> Path | None:
     """The alignment a family backbone was trained on, where this machine has it: MI_VIZ_FAMILY_DATA/
     NAME/NAME.align.80.fasta, the project's shared data beside the checkout, or the file the app kept
     when it trained the family; None when absent (the page then asks for an upload)."""
@@ -55,13 +63,13 @@ def family_backbones() -> dict[str, Backbone]:
     return {k: b for k, b in protein_backbones().items() if b.domain == "family"}
 
 
-class FamilyView(ProteinView):
+class FamilyView(ProteinView[FamilyDomain]):
     def __init__(self, parent: ProteinView, b: Backbone | None = None):
         super().__init__()
         self.keys = {**parent.keys, "sweep": "fsw"}  # its sweep's widgets have other ranges than the protein's
         self.has_structure = True
 
-    def decode_input(self, key: str, dom) -> tuple[Item | None, str | None]:
+    def decode_input(self, key: str, dom: FamilyDomain) -> tuple[Item | None, str | None]:
         """All masked at the alignment's width, the structure's own sequence with a share of its
         columns masked, or a row of the user's ('_' = masked)."""
         st.subheader("Input")
@@ -74,13 +82,16 @@ class FamilyView(ProteinView):
         if mode.startswith("All masked"):
             return Item("_" * L, "_" * L, f"unconditional, {L} columns"), None
         if mode.startswith("The structure"):
-            share = st.slider("share masked", 0.05, 1.0, 0.3, 0.05, key=f"{key}_fshare")
-            seed = st.number_input("mask seed", 0, 10_000, 0, key=f"{key}_fseed")
+            share = st.slider(
+                "share masked", 0.05, 1.0, 0.3, 0.05, key=f"{key}_fshare",
+                help="The share of the sequence's columns masked, at random, for the decode to fill.",
+            )  # fmt: skip
+            seed = st.number_input("mask seed", 0, 10_000, 0, key=f"{key}_fseed", help="Which columns are masked.")
             g = np.random.default_rng(int(seed))
-            row = list(dom.contact_map.sequence)
+            row = list(structure_of(dom).sequence)
             for i in g.choice(L, max(1, round(share * L)), replace=False):
                 row[i] = "_"
-            where = dom.contact_map.source.get("structure", "the structure")
+            where = structure_of(dom).source.get("structure", "the structure")
             return Item("".join(row), "".join(row), f"{where}, {share:.0%} masked"), None
         text = st.text_area(
             f"A row of {L} columns: the 20 amino acids, '-' for a gap, '_' where a symbol is to be generated",
@@ -109,38 +120,32 @@ class FamilyView(ProteinView):
     def rows_key(self, key: str) -> str:
         return f"{key}_f"
 
-    def compare_input(self, key: str, dom) -> tuple[Item | None, str | None, dict]:
+    def compare_input(self, key: str, dom: FamilyDomain) -> tuple[Item | None, str | None, dict]:
         c = st.columns(3)
         c[0].metric("Columns (the alignment's width)", dom.width)
-        temperature = c[1].slider("temperature", 0.1, 2.0, 1.0, 0.1, key=f"{key}_temp")
-        seed = c[2].number_input("seed", 0, 10_000, 0, key=f"{key}_seed")
         prompt = "_" * dom.width
-        return (
-            Item(prompt, prompt, f"{dom.width} columns"),
-            None,
-            {"temperature": float(temperature), "seed": int(seed)},
-        )
+        return Item(prompt, prompt, f"{dom.width} columns"), None, sampling_row(c[1:], key)
 
-    def labels(self, dom, item: Item, L: int) -> list[str]:
+    def labels(self, dom: FamilyDomain, item: Item, L: int) -> list[str]:
         return [dom.position_name(i, L) for i in range(L)]
 
-    def contacts(self, dom) -> np.ndarray | None:
+    def contacts(self, dom: FamilyDomain) -> np.ndarray | None:
         return dom.contact_map.contacts() if dom.contact_map is not None else None
 
-    def contact_caption(self, dom, masked, maps: dict) -> str:
+    def contact_caption(self, dom: FamilyDomain, masked, maps: dict) -> str:
         """This state's contact precision of each map among its masked columns."""
         parts = []
         for name, mp in maps.items():
-            prec = state_precision(mp, masked, dom.contact_map) if mp is not None else None
+            prec = state_precision(mp, masked, structure_of(dom)) if mp is not None else None
             if prec is not None:
                 parts.append(f"{name} {prec[0]:.2f} (top {prec[1]} pairs)")
         return (
-            "Red circles: residue contacts in " + dom.contact_map.source.get("structure", "the structure")
+            "Red circles: residue contacts in " + structure_of(dom).source.get("structure", "the structure")
             + " (C-beta < 8 A, at least 6 residues apart along the chain). Contact precision of this state's "
             "map among its masked columns: " + ("; ".join(parts) if parts else "no scored pair is masked")
         )  # fmt: skip
 
-    def state_extras(self, dom, key: str, masked, maps: dict, focus) -> None:
+    def state_extras(self, dom: FamilyDomain, key: str, masked, maps: dict, focus) -> None:
         """The state's top MI pairs among its masked columns on the structure, the focus in gold."""
         name, mp = next(((n, m) for n, m in maps.items() if m is not None), (None, None))
         if mp is None or dom.contact_map is None:
@@ -153,7 +158,7 @@ class FamilyView(ProteinView):
                 "contact, red: not; width by MI; gold: the focus column)."
             )
 
-    def decode_extras(self, dom, key: str, item=None, trace=None, b=None, cfg=None) -> None:
+    def decode_extras(self, dom: FamilyDomain, key: str, item=None, trace=None, b=None, cfg=None) -> None:
         with st.expander("This family's MI averaged over natural rows, beside the structure's contacts"):
             averaged_map_view(dom, f"{key}_avg")
 
@@ -213,7 +218,7 @@ class FamilyView(ProteinView):
             after=floor,
         )
 
-    def sweep_extras(self, key: str, dom) -> None:
+    def sweep_extras(self, key: str, dom: FamilyDomain) -> None:
         st.markdown(f"**Figure 3 for {dom.family}: generated members in the natural rows' principal components**")
         pca_panel(
             RESULTS / "family" / dom.family / "figure3.json",
@@ -223,7 +228,7 @@ class FamilyView(ProteinView):
         )
 
 
-def reading_folder(dom) -> Path:
+def reading_folder(dom: FamilyDomain) -> Path:
     """Where a family's contact reading lives: its committed results (results/family/NAME) when it
     has a contact report there, else the app's folder for it (runs/app_families/NAME.reading)."""
     committed = RESULTS / "family" / dom.family
@@ -232,7 +237,7 @@ def reading_folder(dom) -> Path:
     return APP_FAMILIES / f"{dom.family}.reading"
 
 
-def averaged_map_view(dom, key: str) -> None:
+def averaged_map_view(dom: FamilyDomain, key: str) -> None:
     """A family's contact maps (every predictor's in its reading folder: predictors.committed_maps)
     above its structure's contacts, with a radio for which one, and the same top pairs on the
     structure in 3D; a message (and the command) when it has none yet."""

@@ -15,6 +15,7 @@ from mi_viz.core.errors import UserError
 from mi_viz.core.paths import portable
 from mi_viz.core.plots import sweep_figure
 from mi_viz.core.samplers import row_label
+from mi_viz.domains.family import FamilyDomain
 from mi_viz.domains.family.alignment import read_alignment
 from mi_viz.domains.family.predictors import ANCHORS, NAMES
 from mi_viz.domains.family.reading import JacobianBudget, contact_reading, jacobian_cost
@@ -24,12 +25,8 @@ from ..kit import caches
 from ..kit.models import Backbone, backbone_model
 from ..kit.runtime import RESULTS
 from ..kit.sweeps import committed_rows
-from ..kit.widgets import chart
-from .family import (
-    averaged_map_view,
-    family_alignment,
-    reading_folder,
-)
+from ..kit.widgets import cancel_button, cancelled, chart
+from .family import averaged_map_view, family_alignment, reading_folder, structure_of
 
 CLASS_COLUMNS = (  # contact_classes.json's precisions, by what the table calls them
     ("precision_all_L5", "top-L/5 (all >= 6)"),
@@ -94,7 +91,7 @@ def contacts_tab(families: dict[str, Backbone], label: str | None) -> None:
     averaged_map_view(dom, "fam_kind")
 
 
-def reading_control(b: Backbone, dom, folder: Path, again: bool) -> None:
+def reading_control(b: Backbone, dom: FamilyDomain, folder: Path, again: bool) -> None:
     """The contact reading of a family trained here: a budget (held-out rows), its cost stated
     before it starts, a progress bar and a Cancel button while it runs (nothing is half-written:
     each map is saved whole, the report last)."""
@@ -136,11 +133,11 @@ def reading_control(b: Backbone, dom, folder: Path, again: bool) -> None:
         f"`python -m mi_viz contacts --backbone {portable(dom.checkpoint)} --msa {portable(aln)} --out "
         f"{portable(folder)}/contacts.json`."
     )
-    if st.session_state.get("fam_read_cancel"):  # the rerun a Cancel click made
-        st.info("Contact reading cancelled: no report was written (a report is written whole, at the end).")
+    keeps = "no report was written (a report is written whole, at the end)"
+    cancelled("Contact reading", "fam_read_cancel", keeps=keeps)  # the rerun a Cancel click made
     if not st.button("Compute the contact reading again" if again else "Compute the contact reading", key="fam_read"):
         return
-    st.button("Cancel the reading", key="fam_read_cancel", help="Stops it at its next state; no report is written.")
+    cancel_button("reading", "fam_read_cancel", keeps=keeps)
     for stale in ("jacobian.npz", "attention.npz", "contact_classes.json"):  # a new budget: read anew
         (folder / stale).unlink(missing_ok=True)
     folder.mkdir(parents=True, exist_ok=True)
@@ -150,7 +147,7 @@ def reading_control(b: Backbone, dom, folder: Path, again: bool) -> None:
         bar.progress(done / max(total, 1), text=f"{what}: {done} of {total} states")
 
     try:
-        contact_reading(folder, dom.family, model, data, dom.contact_map, budget,
+        contact_reading(folder, dom.family, model, data, structure_of(dom), budget,
                         ["ardca", "plmdca"] if anchors else [], progress=progress)  # fmt: skip
     except UserError as e:
         st.error(f"The contact reading failed: {e}")

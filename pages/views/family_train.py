@@ -59,6 +59,7 @@ def train_tab() -> None:
         [0.25, 0.5, *range(1, 31)],
         5,
         key="fam_minutes",
+        help="The training's wall-clock budget on this machine; the run stops and saves at its end.",
     )
     if not st.button("Train", key="fam_train", type="primary"):
         return

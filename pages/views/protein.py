@@ -18,8 +18,8 @@ from ..kit import caches
 from ..kit.models import Backbone
 from ..kit.runtime import RESULTS
 from ..kit.sweeps import SweepPlan
-from ..kit.widgets import pca_panel
-from .base import Hint, Item, PagePlan, View
+from ..kit.widgets import pca_panel, sampling_row, uploaded_text
+from .base import D, Hint, Item, PagePlan, View
 from .protein_backbones import protein_backbones
 from .protein_estimator import protein_report
 
@@ -27,7 +27,7 @@ LENGTH_CAP = 300  # the longest protein the app decodes (a decode is L passes)
 UPLOAD_MB = 1  # a prompt is at most LENGTH_CAP residues: a megabyte is plenty
 
 
-class ProteinView(View):
+class ProteinView(View[D]):
     estimator_label = "the small ESM-C (Swiss-Prot)"  # the estimator page's name for this view's report
 
     def __init__(self, specialised: dict | None = None):
@@ -72,7 +72,7 @@ class ProteinView(View):
         return make(self, b) if make is not None else self
 
     # --- inputs -------------------------------------------------------------------------------------
-    def decode_input(self, key: str, dom) -> tuple[Item | None, str | None]:
+    def decode_input(self, key: str, dom: D) -> tuple[Item | None, str | None]:
         """All masked at a length, or a prompt ('_' generated), pasted or from a FASTA file."""
         st.subheader("Input")
         mode = st.radio(
@@ -87,44 +87,32 @@ class ProteinView(View):
             height=110,
             placeholder="MKT__LVA___GLL__________RS",
         )
-        up = st.file_uploader(
-            f"... or a FASTA file (its first record; at most {UPLOAD_MB} MB)",
-            type=["fasta", "fa", "faa", "txt"],
-            key=f"{key}_file",
-            max_upload_size=UPLOAD_MB,
-        )
-        source = "pasted prompt"
-        if up is not None:
-            if up.size > UPLOAD_MB * 2**20:
-                return None, f"{up.name} is larger than {UPLOAD_MB} MB: upload a FASTA of the one prompt."
-            text, source = up.getvalue().decode("utf-8", errors="replace"), f"{up.name}, first record"
+        got, name = uploaded_text(f"... or a FASTA file (its first record; at most {UPLOAD_MB} MB)", f"{key}_file",
+                                  UPLOAD_MB * 1024)  # fmt: skip
+        if got is None and name is not None:
+            return None, name  # over the limit: said
+        text, source = (got, f"{name}, first record") if got is not None else (text, "pasted prompt")
         prompt, problem = validate_prompt(text)
         return (Item(prompt, prompt, source), None) if prompt else (None, problem)
 
-    def compare_input(self, key: str, dom) -> tuple[Item | None, str | None, dict]:
+    def compare_input(self, key: str, dom: D) -> tuple[Item | None, str | None, dict]:
         c = st.columns(3)
         length = c[0].number_input(f"Length (1..{LENGTH_CAP})", 1, LENGTH_CAP, 60, key=f"{key}_len")
-        temperature = c[1].slider("temperature", 0.1, 2.0, 1.0, 0.1, key=f"{key}_temp")
-        seed = c[2].number_input("seed", 0, 10_000, 0, key=f"{key}_seed")
         prompt = "_" * int(length)
-        return (
-            Item(prompt, prompt, f"length {int(length)}"),
-            None,
-            {"temperature": float(temperature), "seed": int(seed)},
-        )
+        return Item(prompt, prompt, f"length {int(length)}"), None, sampling_row(c[1:], key)
 
     # --- drawings ---------------------------------------------------------------------------------------
-    def labels(self, dom, item: Item, L: int) -> list[str]:
+    def labels(self, dom: D, item: Item, L: int) -> list[str]:
         return [f"position {i + 1}" for i in range(L)]
 
-    def state_figure(self, dom, item: Item, trace: Trace, t: int, focus=None, title: str = "", small: bool = False):
+    def state_figure(self, dom: D, item: Item, trace: Trace, t: int, focus=None, title: str = "", small: bool = False):
         seq = dom.decode(torch.tensor([trace.tokens_at(t)]))[0]
         sel = trace.steps[t - 1].selected if 0 < t <= len(trace.steps) else []
         return track_figure(seq, selected=sel, focus=focus, title=title, width=900)
 
     eb_presets = (8.0, 16.0)  # proteins' positions carry about 2.8 nats each
 
-    def presets(self, dom, has_head: bool) -> tuple[dict, list[str]]:
+    def presets(self, dom: D, has_head: bool) -> tuple[dict, list[str]]:
         defaults = dom.sampler_defaults
         presets = {
             "sequential": SamplerConfig("sequential"),
@@ -148,13 +136,13 @@ class ProteinView(View):
     def mi_presets(self) -> dict:
         return {"MI gamma=2 lam=1 (paper)": SamplerConfig("mi", gamma=2.0, lam=1.0)}
 
-    def compare_row(self, dom, item: Item, trace: Trace, t: int) -> dict:
+    def compare_row(self, dom: D, item: Item, trace: Trace, t: int) -> dict:
         return {
             "final sequence": dom.decode(torch.tensor([trace.final]))[0],
             "max residues per pass": max(len(s.selected) for s in trace.steps),
         }
 
-    def exports(self, dom, item: Item, trace: Trace, cfg, stem: str) -> list:
+    def exports(self, dom: D, item: Item, trace: Trace, cfg, stem: str) -> list:
         final = dom.decode(torch.tensor([trace.final]))[0]
         fasta = f">mi-viz {item.label} {cfg.label()} passes={trace.steps[-1].passes}\n{final}\n"
         return [("The decoded sequence (FASTA)", fasta, f"{stem}.fasta", "text/plain")]
@@ -185,7 +173,7 @@ class ProteinView(View):
             "cluster histogram itself is coarse (README, the natural-vs-natural floor).",
         )
 
-    def sweep_extras(self, key: str, dom) -> None:
+    def sweep_extras(self, key: str, dom: D) -> None:
         figure3(key)
 
     # --- the estimator ------------------------------------------------------------------------------------------

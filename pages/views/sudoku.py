@@ -13,7 +13,7 @@ import streamlit as st
 import torch
 
 from mi_viz.core.samplers import SamplerConfig, Trace, config_for
-from mi_viz.domains.sudoku import PAPER_TABLE1
+from mi_viz.domains.sudoku import PAPER_TABLE1, SudokuDomain
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.drawing import CELL_NAMES, board_figure
 
@@ -39,11 +39,11 @@ def rating_text(row: dict) -> str:
     return "; ".join(parts)
 
 
-def digits(dom, tokens) -> list[int]:
+def digits(dom: SudokuDomain, tokens) -> list[int]:
     return list(dom.decode(torch.tensor([list(tokens)]))[0])
 
 
-class SudokuView(View):
+class SudokuView(View[SudokuDomain]):
     def __init__(self):
         super().__init__(
             name="Sudoku",
@@ -107,7 +107,7 @@ class SudokuView(View):
             )
 
     # --- inputs ----------------------------------------------------------------------------------
-    def decode_input(self, key: str, dom) -> tuple[Item | None, str | None]:
+    def decode_input(self, key: str, dom: SudokuDomain) -> tuple[Item | None, str | None]:
         """A puzzle from a set (by index, or at random) or pasted."""
         st.subheader("Puzzle")
         src = st.radio("Puzzle source", list(PUZZLE_SETS) + ["Paste your own"], key=f"{key}_src")
@@ -139,7 +139,9 @@ class SudokuView(View):
             key=f"{key}_rand",
             on_click=lambda: st.session_state.update({f"{key}_idx": random.randrange(len(rows))}),
         )
-        idx = st.number_input(f"Index (0..{len(rows) - 1})", 0, len(rows) - 1, key=f"{key}_idx")
+        idx = st.number_input(
+            f"Index (0..{len(rows) - 1})", 0, len(rows) - 1, key=f"{key}_idx", help="Which puzzle of the set."
+        )
         row = rows[int(idx)]
         board = S.parse_board(row["puzzle"])
         sol = S.parse_board(row["solution"]) if row.get("solution") else None
@@ -147,16 +149,18 @@ class SudokuView(View):
         return Item(S.board_to_string(board), board, f"{src} #{idx}", sol), None
 
     # --- drawings --------------------------------------------------------------------------------
-    def labels(self, dom, item: Item, L: int) -> list[str]:
+    def labels(self, dom: SudokuDomain, item: Item, L: int) -> list[str]:
         return list(CELL_NAMES)
 
-    def symbols(self, dom) -> list[str]:
+    def symbols(self, dom: SudokuDomain) -> list[str]:
         return [str(d) for d in range(1, 10)]
 
     def _wrong(self, item: Item, after) -> list[int]:
         return [i for i in range(81) if item.solution is not None and after[i] and after[i] != item.solution[i]]
 
-    def state_figure(self, dom, item: Item, trace: Trace, t: int, focus=None, title: str = "", small: bool = False):
+    def state_figure(
+        self, dom: SudokuDomain, item: Item, trace: Trace, t: int, focus=None, title: str = "", small: bool = False
+    ):
         after = digits(dom, trace.tokens_at(t))
         sel = trace.steps[t - 1].selected if 0 < t <= len(trace.steps) else []
         givens = [v != 0 for v in item.value]
@@ -170,7 +174,7 @@ class SudokuView(View):
             size=300 if small else 360,
         )
 
-    def presets(self, dom, has_head: bool) -> tuple[dict, list[str]]:
+    def presets(self, dom: SudokuDomain, has_head: bool) -> tuple[dict, list[str]]:
         mi = config_for("mi", dom.sampler_defaults)
         mi_label = f"MI gamma={mi.gamma:g} lam={mi.lam:g} (default)"
         presets = {
@@ -190,7 +194,7 @@ class SudokuView(View):
             presets = {k: v for k, v in presets.items() if not v.needs_head}
         return presets, ["sequential", "EB gamma=1e-4", mi_label]
 
-    def compare_row(self, dom, item: Item, trace: Trace, t: int) -> dict:
+    def compare_row(self, dom: SudokuDomain, item: Item, trace: Trace, t: int) -> dict:
         final = digits(dom, trace.final)
         return {
             "solved": S.is_solution(final, item.value),
@@ -198,7 +202,7 @@ class SudokuView(View):
             "max cells per pass": max(len(s.selected) for s in trace.steps),
         }
 
-    def exports(self, dom, item: Item, trace: Trace, cfg, stem: str) -> list:
+    def exports(self, dom: SudokuDomain, item: Item, trace: Trace, cfg, stem: str) -> list:
         final = "".join(map(str, digits(dom, trace.final))).replace("0", ".")
         return [("The final board (81 digits)", final + "\n", f"{stem}_board.txt", "text/plain")]
 

@@ -70,7 +70,19 @@ def stars(key: str, b: Backbone, head_path, src: str, rows: dict) -> tuple[list[
         key=f"{key}_live_on",
         help="Off by default: measuring runs every row on N puzzles, which a slider move would wait for.",
     )
-    n_live = st.slider("N puzzles behind the stars", 5, 100, 20, key=f"{key}_live", disabled=not live) if live else 0
+    n_live = (
+        st.slider(
+            "N puzzles behind the stars",
+            5,
+            100,
+            20,
+            key=f"{key}_live",
+            disabled=not live,
+            help="How many test puzzles the live points (stars, with their intervals) decode.",
+        )  # fmt: skip
+        if live
+        else 0
+    )
     markers = []
     for name, c in rows.items() if n_live else ():
         pt = live_point(b, head_path, str(PUZZLE_SETS[src]), n_live, c)
