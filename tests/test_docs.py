@@ -105,3 +105,16 @@ def test_every_path_the_docs_name_exists():
                     continue
                 missing.append(f"{doc.relative_to(ROOT)}:{n}: {path}")
     assert not missing, "the docs name files the tree does not have:\n" + "\n".join(missing)
+
+
+def test_the_readme_python_api_runs_as_written(monkeypatch):
+    """The README's Python API block, executed as a user would paste it (from the checkout): it
+    decodes a shipped puzzle, computes its exact maps and draws the viewer for a notebook."""
+    import re
+
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"## Python API\n\n```python\n(.*?)```", text, re.S).group(1)
+    monkeypatch.chdir(ROOT)
+    scope: dict = {}
+    exec(compile(block, "README.md (Python API)", "exec"), scope)  # noqa: S102 - our own README
+    assert scope["res"].passes.item() < 57 and "<iframe" in scope["mi_viz"].show(scope["trace"])._repr_html_()
