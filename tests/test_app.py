@@ -630,3 +630,25 @@ def test_the_decode_page_draws_demask_tv_beside_mi():
         assert any("No TV influence (DEMASK) head for this backbone" in i.value for i in at.info)
     else:
         assert any(st.get("mi") for st in tv["steps"]) and tv["steps"][0]["mi"] != mi["steps"][0]["mi"]
+
+
+def test_a_masked_lm_folder_is_a_backbone_and_a_folder_that_is_not_one_is_named(tmp_path):
+    """Issue 59: a Hugging Face masked LM folder chosen in the app decodes (no MI head: said); a path
+    that is no folder, and a folder without config.json, get a message naming what is wrong."""
+    from test_antibody import _esm_dir
+
+    at = _run("pages/protein_decode.py")
+    at.selectbox(key="pdec_backbone").set_value("A masked LM folder on this machine ...").run()
+    assert any("Type the path of a masked LM folder" in i.value for i in at.info) and not at.exception
+    at.text_input(key="pdec_lmdir").input(str(tmp_path / "nowhere")).run()
+    assert any("is not a directory" in e.value for e in at.error) and not at.exception
+    (tmp_path / "empty").mkdir()
+    at.text_input(key="pdec_lmdir").input(str(tmp_path / "empty")).run()
+    assert any("has no config.json" in e.value for e in at.error) and not at.exception
+    d = _esm_dir(tmp_path)
+    at.text_input(key="pdec_lmdir").input(str(d)).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("MiB" in c.value and ("first load" in c.value or "last load" in c.value) for c in at.caption)
+    assert any("No MI head for this backbone" in i.value for i in at.info)
+    at.number_input(key="pdec_len").set_value(12).run()
+    assert len(_viewer_data(at)["labels"]) == 12

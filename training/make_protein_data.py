@@ -141,7 +141,7 @@ def split_by_component(
     return {rid: split_of_comp.get(comp_of[rid], "train") for rid in rep_of}
 
 
-def references(candidates: list, split_of: dict, rep_of: dict, by_split: dict, a) -> tuple[dict, dict, list, set]:
+def references(candidates: list, split_of: dict, rep_of: dict, by_split: dict, a) -> tuple[dict, dict, list, dict]:
     """The committed sets: two disjoint test references and a validation one (one candidate per
     cluster, length 50..100), and held-out sequences of any length for the backbone's loss (one per
     test cluster, those with a covering hit in the training split left out). -> (files, the held-out

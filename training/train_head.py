@@ -316,7 +316,7 @@ def train(a, bb: Backbone, data: Targets, head: MIHead) -> None:
         return out_of_time  # a pause: the same command continues
 
     if state["step"] < min(a.steps, a.stop_at or a.steps):
-        fit(head, opt, tc, batch_loss, after, state["step"], state["wall"], stop_at_step=a.stop_at or None)
+        fit(head, opt, tc, batch_loss, after, int(state["step"]), state["wall"], stop_at_step=a.stop_at or None)
     csv_log.close()
     if state.get("out_of_time"):
         print("time budget reached; run the same command again to continue", flush=True)

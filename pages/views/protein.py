@@ -5,17 +5,21 @@ the k-means JSD to natural proteins as the sweeps' measure. A family backbone sp
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 import torch
 
+from mi_viz.core.errors import UserError
 from mi_viz.core.samplers import SamplerConfig, Trace, config_for
 from mi_viz.domains.protein import PAPER_TABLE2, prompts_of_lengths
 from mi_viz.domains.protein.alphabet import SequenceError, clean, encode
 from mi_viz.domains.protein.drawing import track_figure
 from mi_viz.domains.protein.fasta import parse_fasta
+from mi_viz.domains.protein.masked_lm import directory_files
 
 from ..kit import caches
-from ..kit.models import Backbone
+from ..kit.models import Backbone, load_note
 from ..kit.runtime import RESULTS
 from ..kit.sweeps import SweepPlan
 from ..kit.widgets import pca_panel, sampling_row, uploaded_text
@@ -25,6 +29,36 @@ from .protein_estimator import protein_report
 
 LENGTH_CAP = 300  # the longest protein the app decodes (a decode is L passes)
 UPLOAD_MB = 1  # a prompt is at most LENGTH_CAP residues: a megabyte is plenty
+
+
+LM_FOLDER = "A masked LM folder on this machine ..."
+
+
+def masked_lm_folder(key: str) -> Backbone | None:
+    """A Hugging Face masked protein LM saved on this machine (config.json, weights, tokenizer): its
+    files checked before anything loads, what it weighs and what its first load took here said; None
+    after a message (nothing typed yet, or a folder that is not a masked LM: what it lacks, named)."""
+    text = st.text_input(
+        "Folder (config.json, model.safetensors or pytorch_model.bin, tokenizer files)",
+        key=f"{key}_lmdir",
+        placeholder="/models/esm2_t6_8M_UR50D",
+        help="A folder written by save_pretrained (transformers). Its residues are read in the 20 amino acids; "
+        "it has no MI head: the estimated maps and the MI samplers are off, the exact maps on demand.",
+    )
+    if not text.strip():
+        st.info("Type the path of a masked LM folder to load it.")
+        return None
+    try:
+        files = directory_files(Path(text.strip()).expanduser())
+    except UserError as e:
+        st.error(str(e))
+        return None
+    b = Backbone(f"masked LM · {files.name}", "protein", spec=str(files.config_dir.resolve()),
+                 help=f"{files.config_dir} ({files.weights.stat().st_size / 2**20:.0f} MiB of weights)")  # fmt: skip
+    st.caption(
+        f"{files.weights.name}: {files.weights.stat().st_size / 2**20:.0f} MiB; " + load_note(b).removesuffix(" ...")
+    )
+    return b
 
 
 class ProteinView(View[D]):
@@ -52,12 +86,15 @@ class ProteinView(View[D]):
         st.subheader("Backbone")
         label = st.selectbox(
             "Protein backbone",
-            list(opts),
+            [*opts, LM_FOLDER],
             key=f"{key}_backbone",
             help="small ESM-C: trained here on Swiss-Prot; ESM-C 300M: EvolutionaryScale's, when its weights are "
-            "on this machine; AntiBERTy: a pretrained antibody masked LM (CDR infilling); family: a backbone "
-            "trained on one Pfam family's alignment (Protein families page).",
+            "on this machine; AntiBERTy, Sapiens: pretrained antibody masked LMs (CDR infilling); family: a backbone "
+            "trained on one Pfam family's alignment (Protein families page); a masked LM folder: any Hugging Face "
+            "masked protein LM saved on this machine (an ESM-2), read from disk, never downloaded.",
         )
+        if label == LM_FOLDER:
+            return masked_lm_folder(key)
         if "ESM-C 300M" not in opts and opts[label].domain == "protein":
             st.caption(
                 "ESM-C 300M is not on this machine: `python -m mi_viz fetch-esmc` downloads its weights "

@@ -19,6 +19,7 @@ import torch
 
 from .alphabet import AMINO_ACIDS, MASK, MAX_LENGTH, PAD, SequenceError, decode, encode
 from .backbone import ESMC_300M, load_backbone
+from .masked_lm import lm_weights, load_masked_lm
 from .metrics import Reference, default_judge
 
 REPO = Path(__file__).resolve().parents[3]
@@ -60,10 +61,18 @@ class ProteinDomain:
 
     def load_model(self, spec=None, device: str = "cpu"):
         """'protein_mdm' or None (the shipped small backbone), 'esmc_300m' (the local Hugging Face
-        cache; BackboneUnavailable if absent), a .pth of ESM-C 300M weights, or a checkpoint path."""
+        cache; BackboneUnavailable if absent), a .pth of ESM-C 300M weights, a checkpoint path, or a
+        Hugging Face masked LM folder on disk (an ESM-2 saved with save_pretrained: masked_lm.py)."""
         if spec in (None, "protein_mdm"):
             spec = self.default_model
+        if Path(str(spec)).is_dir():  # a folder is a masked LM or nothing: MaskedLMError names what it lacks
+            return load_masked_lm(spec, device)
         return load_backbone(spec, device=device)
+
+    def weights(self, spec=None) -> Any:
+        """The file a backbone's fingerprint reads: a masked LM folder's weights file, else the spec."""
+        spec = self.default_model if spec in (None, "protein_mdm") else spec
+        return lm_weights(spec) if Path(str(spec)).is_dir() else spec
 
     def default_head(self):
         p = CHECKPOINTS / "protein_mi_head"
