@@ -11,6 +11,7 @@ import re
 import numpy as np
 import streamlit as st
 
+from mi_viz.core.attention import LAST, Site
 from mi_viz.core.errors import UserError
 from mi_viz.core.models import head_path
 from mi_viz.core.plots import PALETTE_NAME
@@ -58,6 +59,7 @@ def render(view: View, title: str) -> None:
                 "total-variation influence (Ringel et al. 2026), both from the same conditioned passes.",
             )
         ]
+        site = attention_picker(key, b)
         try:
             twin = twin_picker(key, cfg, head is not None, dom.sampler_defaults)
         except UserError as e:
@@ -97,6 +99,7 @@ def render(view: View, title: str) -> None:
         twin,
         stem,
         measure,
+        site,
     )
     if twin is None:
         exports(view, dom, item, trace, cfg, stem, key, b)
@@ -114,7 +117,7 @@ def render(view: View, title: str) -> None:
 def show_decode(
     view: View,
     b,
-    dom,
+    dom: AppDomain,
     item,
     trace,
     tkey,
@@ -126,6 +129,7 @@ def show_decode(
     twin=None,
     stem="decode",
     measure="mi",
+    site: Site = LAST,
 ) -> None:
     """Every step of the decode packed once for the in-browser viewer; with a twin setting, its
     decode of the same input beside it on one timeline of passes. head_path: the MI head the decodes
@@ -142,7 +146,8 @@ def show_decode(
                     value_tokens=backbone_model(b).value_tokens.tolist(),
                     mask_id=dom.mask_id,
                     est=caches.estimates_for(b, map_head, k, tr, measure),
-                    att=caches.attention_for(b, k, tr),
+                    att=caches.attention_for(b, k, tr, site),
+                    attention_name=site_name,
                     contacts=view.contacts(dom),
                     title=title,
                     gt_eps=eps,
@@ -152,8 +157,11 @@ def show_decode(
 
         return caches.cached("payload", payload_key(k, title), pack, max_entries=32)
 
-    def payload_key(k, title=""):  # what a payload depends on: its decode, head, title, eps, palette, measure
-        return (k, map_head, title, eps, PALETTE_NAME.get(), measure)
+    def payload_key(k, title=""):  # what a payload depends on: its decode, head, title, eps, palette, measure, site
+        return (k, map_head, title, eps, PALETTE_NAME.get(), measure, site)
+
+    shape = caches.attention_sites(b)
+    site_name = site.name(shape[0]) if shape is not None else ""
 
     twin_tokens_of = None
     if twin is None:
@@ -224,6 +232,26 @@ def structure_section(view: View, b, dom: AppDomain, trace, head_path, eps, key:
 
 MEASURE_KEYS = {"MI": "mi", "TV influence (DEMASK)": "tv"}
 MEASURE_NAMES = {v: k for k, v in MEASURE_KEYS.items()}
+
+
+def attention_picker(key: str, b) -> Site:
+    """The attention map's block and head (the last block, its heads averaged: DAWN's, by default);
+    only the chosen one is computed and sent to the browser."""
+    shape = caches.attention_sites(b) if b is not None else None
+    if shape is None:
+        return LAST
+    n_layers, n_heads = shape
+    with st.expander("Attention map: block and head"):
+        block = st.select_slider(
+            "block", list(range(1, n_layers + 1)), value=n_layers, key=f"{key}_att_block",
+            help="Which transformer block's attention the viewer's attention map shows (DAWN reads the last).",
+        )  # fmt: skip
+        head = st.selectbox(
+            "head", ["mean of the heads", *(f"head {h}" for h in range(1, n_heads + 1))], key=f"{key}_att_head",
+            help="One attention head, or the mean over the block's heads (DAWN's).",
+        )  # fmt: skip
+    return Site(block - 1 - n_layers if block == n_layers else block - 1,
+                None if head.startswith("mean") else int(head.split()[1]) - 1)  # fmt: skip
 
 
 def tv_head_of(dom: AppDomain, b) -> str | None:

@@ -652,3 +652,17 @@ def test_a_masked_lm_folder_is_a_backbone_and_a_folder_that_is_not_one_is_named(
     assert any("No MI head for this backbone" in i.value for i in at.info)
     at.number_input(key="pdec_len").set_value(12).run()
     assert len(_viewer_data(at)["labels"]) == 12
+
+
+def test_the_attention_map_reads_the_block_and_head_chosen():
+    """Issue 59: the viewer's attention map is the chosen block's chosen head (recomputed for it on
+    the server, the only one sent), named in the payload; the default is the last block's mean."""
+    at = _run("pages/sudoku_decode.py")
+    d = _viewer_data(at)
+    assert "attName" in d and d["attName"].endswith("mean of its heads") and d["attName"].startswith("block 6 of 6")
+    default = [s.get("att") for s in d["steps"]]
+    at.select_slider(key="dec_att_block").set_value(1).run()
+    at.selectbox(key="dec_att_head").set_value("head 2").run()
+    d = _viewer_data(at)
+    assert d["attName"] == "block 1 of 6, head 2" and not at.exception
+    assert [s.get("att") for s in d["steps"]] != default

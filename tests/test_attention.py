@@ -9,7 +9,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from mi_viz.core.attention import NoAttention, dependency_map, recording, sinks
+from mi_viz.core.attention import NoAttention, Site, attention_shape, dependency_map, recording, sinks
+from mi_viz.core.errors import InputError
 from mi_viz.domains.family.backbone import FamilyBackbone, FamilyMDMConfig
 from mi_viz.domains.protein.backbone import ESMCBackbone, ProteinMDMConfig
 from mi_viz.domains.sudoku.mdm import MDMConfig, SudokuMDM
@@ -71,3 +72,49 @@ def test_a_model_without_attention_is_named():
     with pytest.raises(NoAttention, match="Linear does not expose its attention"):
         with recording(torch.nn.Linear(2, 2)):
             pass
+
+
+def explicit_attentions(model, tokens, monkeypatch) -> list[torch.Tensor]:
+    """Every fused attention call's weights in block order, (B, H, T, T) each (one head apiece)."""
+    seen = []
+    fused = F.scaled_dot_product_attention
+
+    def sdpa(q, k, v, attn_mask=None, **kw):
+        s = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5
+        if attn_mask is not None:
+            s = s.masked_fill(~attn_mask, float("-inf"))
+        seen.append(torch.softmax(s, -1))
+        return fused(q, k, v, attn_mask, **kw)
+
+    monkeypatch.setattr(F, "scaled_dot_product_attention", sdpa)
+    monkeypatch.setattr(esm_attention.F, "scaled_dot_product_attention", sdpa)
+    with torch.inference_mode():
+        model.forward_tokens(tokens)
+    return seen
+
+
+@pytest.mark.parametrize("kind", ["sudoku", "protein"])
+@pytest.mark.parametrize("site", [Site(0, None), Site(0, 1), Site(-1, 0), Site(1, None)])
+def test_any_block_and_head_is_the_pass_attention(kind, site, monkeypatch):
+    """Issue 59: the viewer's choice of block and head reads that block's that head (or its heads'
+    mean), equal to the fused call's own weights; a block or head the model lacks is named."""
+    torch.manual_seed(1)
+    if kind == "sudoku":
+        model = SudokuMDM(MDMConfig(n_layers=2, n_heads=2, d_model=16)).eval()
+        x = torch.randint(0, 9, (2, 81))
+    else:
+        model = ESMCBackbone(ProteinMDMConfig(d_model=32, n_heads=2, n_layers=2)).eval()
+        x = model.value_tokens[torch.randint(0, 20, (2, 30))]
+    x[:, ::3] = model.mask_id
+    assert attention_shape(model) == (2, 2)
+    with torch.inference_mode(), recording(model, site) as box:
+        model.forward_tokens(x)
+    per_head = explicit_attentions(model, x, monkeypatch)[site.layer]  # (B, H, T, T)
+    want = per_head.mean(1) if site.head is None else per_head[:, site.head]
+    if kind != "sudoku":
+        want = want[:, 1:-1, 1:-1]
+    assert torch.allclose(box[0], want, atol=1e-6)
+    for bad, match in ((Site(2, None), "block 3 does not exist"), (Site(0, 2), "head 3 does not exist")):
+        with pytest.raises(InputError, match=match):
+            with recording(model, bad):
+                pass

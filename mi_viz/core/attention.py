@@ -5,7 +5,8 @@ A model that exposes its attention says where its last block's attention is and 
 that module's inputs into weights (`attention_probe`); `recording` hooks it for the length of
 a pass and recomputes the weights from the very inputs that pass fed it: no second backbone
 pass, one extra Q / K projection and an L x L softmax per head (counted in wall time, not as a
-pass). The map is the last block's, averaged over its heads, as DAWN reads LLaDA's.
+pass). The map is the last block's, averaged over its heads, as DAWN reads LLaDA's; a Site names
+another block or one head (the app's viewer lets a user pick them).
 
     with recording(model) as box:
         out = model.forward_tokens(tokens)
@@ -16,32 +17,66 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import torch
 from torch import nn
 
-from .errors import UserError
+from .errors import InputError, UserError
 
-# (the hooked module's positional args, its keyword args) -> (B, L, L) head-averaged weights
+# (the hooked module's positional args, its keyword args) -> (B, L, L) weights (one head's, or their mean)
 WeightsFn = Callable[[tuple, dict], torch.Tensor]
+
+
+@dataclass(frozen=True)
+class Site:
+    """Which attention is read: a block (0-based; -1 the last, DAWN's) and one head (None: the mean
+    over the block's heads)."""
+
+    layer: int = -1
+    head: int | None = None
+
+    def name(self, n_layers: int) -> str:
+        block = n_layers + self.layer + 1 if self.layer < 0 else self.layer + 1
+        heads = "mean of its heads" if self.head is None else f"head {self.head + 1}"
+        return f"block {block} of {n_layers}, {heads}"
+
+
+LAST = Site()  # the last block, its heads averaged: what DAWN and the viewer read by default
+
+
+def check_site(site: Site, n_layers: int, n_heads: int) -> None:
+    """A site the backbone has, or InputError naming the blocks and heads it has."""
+    if not -n_layers <= site.layer < n_layers:
+        raise InputError(f"attention block {site.layer + 1} does not exist: the backbone has blocks 1..{n_layers}")
+    if site.head is not None and not 0 <= site.head < n_heads:
+        raise InputError(f"attention head {site.head + 1} does not exist: each block has heads 1..{n_heads}")
 
 
 class NoAttention(UserError, ValueError):
     """The backbone does not expose its attention (a rule or report that reads it cannot run)."""
 
 
-def probe_of(model) -> tuple[nn.Module, WeightsFn]:
+def probe_of(model, site: Site = LAST) -> tuple[nn.Module, WeightsFn]:
     probe = getattr(model, "attention_probe", None)
     if probe is None:
         raise NoAttention(f"{type(model).__name__} does not expose its attention (no attention_probe)")
-    return probe()
+    return probe(site)
+
+
+def attention_shape(model) -> tuple[int, int]:
+    """(blocks, heads a block) of a backbone that exposes its attention (NoAttention otherwise)."""
+    shape = getattr(model, "attention_shape", None)
+    if shape is None:
+        raise NoAttention(f"{type(model).__name__} does not expose its attention (no attention_shape)")
+    return shape()
 
 
 @contextmanager
-def recording(model) -> Iterator[list[torch.Tensor]]:
-    """Within it, each forward pass of `model` appends its last block's head-averaged attention
-    (B, L, L) to the yielded list."""
-    module, weights = probe_of(model)
+def recording(model, site: Site = LAST) -> Iterator[list[torch.Tensor]]:
+    """Within it, each forward pass of `model` appends the site's attention (B, L, L) to the yielded
+    list (by default the last block's, its heads averaged)."""
+    module, weights = probe_of(model, site)
     box: list[torch.Tensor] = []
     handle = module.register_forward_pre_hook(
         lambda m, args, kwargs: box.append(weights(args, kwargs)), with_kwargs=True
@@ -52,9 +87,13 @@ def recording(model) -> Iterator[list[torch.Tensor]]:
         handle.remove()
 
 
-def softmax_weights(q: torch.Tensor, k: torch.Tensor, allowed: torch.Tensor | None = None) -> torch.Tensor:
-    """(B, H, L, Dh) queries and keys -> (B, L, L) softmax attention averaged over the heads, as
-    scaled_dot_product_attention weighs them (allowed (B, 1, L, L) bool: where attention may go)."""
+def softmax_weights(
+    q: torch.Tensor, k: torch.Tensor, allowed: torch.Tensor | None = None, head: int | None = None
+) -> torch.Tensor:
+    """(B, H, L, Dh) queries and keys -> (B, L, L) softmax attention averaged over the heads (or one
+    head's), as scaled_dot_product_attention weighs them (allowed (B, 1, L, L) bool: where attention may go)."""
+    if head is not None:
+        q, k = q[:, head : head + 1], k[:, head : head + 1]
     s = (q.float() @ k.float().transpose(-1, -2)) / q.shape[-1] ** 0.5  # (B, H, L, L)
     if allowed is not None:
         s = s.masked_fill(~allowed, float("-inf"))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import torch
 
-from .attention import dependency_map, recording
+from .attention import LAST, Site, dependency_map, recording
 from .mi import marginals
 from .protocol import ModelOutput
 
@@ -27,11 +27,11 @@ class Reading:
     attention: torch.Tensor | None = None  # (B, L, L) the last block's head-averaged attention, when asked
 
 
-def read_state(model, tokens: torch.Tensor, head=None, attention: bool = False) -> Reading:
+def read_state(model, tokens: torch.Tensor, head=None, attention: bool = False, site: Site = LAST) -> Reading:
     """One backbone pass over tokens (B, L) and, with a head, its MI map from the same pass;
     with attention, the pass's last-block attention too (core.attention: no second pass).
     Autograd follows the caller's mode (decode and the app run under inference_mode)."""
-    ctx: AbstractContextManager[list[torch.Tensor]] = recording(model) if attention else nullcontext([])
+    ctx: AbstractContextManager[list[torch.Tensor]] = recording(model, site) if attention else nullcontext([])
     with ctx as box:
         out = head.backbone_pass(model, tokens) if head is not None else model.forward_tokens(tokens)
     masked = tokens == model.mask_id
@@ -41,7 +41,7 @@ def read_state(model, tokens: torch.Tensor, head=None, attention: bool = False) 
 
 
 def read_steps(
-    model, states: list[list[int]], head=None, attention: bool = False, batch: int = 64
+    model, states: list[list[int]], head=None, attention: bool = False, batch: int = 64, site: Site = LAST
 ) -> tuple[list[torch.Tensor] | None, list[torch.Tensor] | None]:
     """Every step's state of a decode (the trace's StepRecord.tokens) read in batched passes, never
     a pass per step: the head's map of each state (None without a head) and, with attention, the
@@ -52,7 +52,7 @@ def read_steps(
     x = torch.tensor(states)  # (T, L)
     with torch.inference_mode():
         for i in range(0, len(x), batch):
-            r = read_state(model, x[i : i + batch], head, attention=attention)
+            r = read_state(model, x[i : i + batch], head, attention=attention, site=site)
             if r.mi is not None:
                 est += list(r.mi)
             if r.attention is not None:

@@ -204,7 +204,7 @@ function mountViewer(root, data, callbacks) {
   const ME = Object.assign({ name: "MI", unit: "nats" }, data.measure || {});
   const estCanvas = panel(`Estimated ${ME.name} (the head, same pass)`, "mv-est");
   // the backbone's own attention read as a dependency graph (DAWN's proxy): a share, not nats, on its own scale
-  const attCanvas = S.some((st) => st.att) ? panel("Attention (last block, sinks removed)", "mv-att") : null;
+  const attCanvas = S.some((st) => st.att) ? panel(`Attention (${data.attName || "last block"}, sinks removed)`, "mv-att") : null;
   const gtCanvas = panel(`Ground-truth ${ME.name}`, "mv-gt");
   // where the head is wrong: truth minus head, on a diverging scale (shown once a truth is there)
   const diffCanvas = S.some((st) => st.mi) ? panel("Difference: truth minus head", "mv-diff") : null;

@@ -87,6 +87,7 @@ def viewer_payload(
     gt_eps: float | None = None,
     measure: str = "mi",
     regions: list[tuple[str, int, int]] | None = None,
+    attention_name: str = "",
 ) -> dict:
     """trace: a recorded decode (StepRecord per pass); kind: "board" (a 9 x 9 Sudoku) or "track"
     (a sequence); labels: a name per position; symbols: a display name per value (value_tokens
@@ -99,7 +100,8 @@ def viewer_payload(
     counted by mi.expansions on the recorded marginals, rounded to 4 decimals); measure: what the
     maps hold, "mi" (nats) or "tv" (DEMASK's expected TV influence, 0..1: the viewer names it);
     regions: named spans (name, start, end exclusive, 0-based) drawn as bands under the residues and
-    along the maps' axes, with a legend (an antibody's IMGT regions).
+    along the maps' axes, with a legend (an antibody's IMGT regions); attention_name: which block and
+    head `att` holds (the viewer's panel title; empty: the last block, its heads averaged).
     """
     sym_of = {int(t): k for k, t in enumerate(value_tokens)}
     initial = [-1 if t == mask_id else sym_of.get(int(t), -1) for t in trace.initial]
@@ -142,6 +144,8 @@ def viewer_payload(
     }
     if measure != "mi":  # an MI payload reads as it always did
         out["measure"] = MEASURES[measure]
+    if attention_name:
+        out["attName"] = attention_name
     if regions:
         out["regions"] = [[str(n), int(a), int(b)] for n, a, b in regions]
     if contacts is not None:

@@ -18,7 +18,7 @@ import streamlit as st
 import torch
 
 from mi_viz.core import strict_json
-from mi_viz.core.attention import NoAttention
+from mi_viz.core.attention import LAST, NoAttention, Site, attention_shape
 from mi_viz.core.checkpoints import fingerprint
 from mi_viz.core.errors import UserError
 from mi_viz.core.mi import ground_truth_cost, ground_truth_mi
@@ -143,21 +143,30 @@ def estimates_for(
     return cached("estimates", (key, head_path), run, max_entries=32)
 
 
-def attention_for(b: Backbone, key: tuple, trace: Trace) -> list[np.ndarray] | None:
+def attention_for(b: Backbone, key: tuple, trace: Trace, site: Site = LAST) -> list[np.ndarray] | None:
     """The backbone's own attention read as a dependency map (core.attention.dependency_map, the
     graph DAWN decodes on) for every step's state, in batched passes; None for a backbone that
-    does not expose it."""
+    does not expose it. site: the block and head read (the last block's heads averaged: DAWN's),
+    recomputed on request for the one chosen: the viewer's payload carries that one only."""
     if not trace.steps:
         return None
 
     def run():
         try:
-            _, att = read_steps(backbone_model(b), [s.tokens for s in trace.steps], attention=True)
+            _, att = read_steps(backbone_model(b), [s.tokens for s in trace.steps], attention=True, site=site)
         except NoAttention:
             return None
         return None if att is None else [m.numpy() for m in att]
 
-    return cached("attention", key, run, max_entries=32)
+    return cached("attention", (key, site), run, max_entries=32)
+
+
+def attention_sites(b: Backbone) -> tuple[int, int] | None:
+    """(blocks, heads a block) of the backbone's attention, or None when it exposes none."""
+    try:
+        return attention_shape(backbone_model(b))
+    except NoAttention:
+        return None
 
 
 def estimate_of(b: Backbone, head_path: str, tokens: tuple) -> np.ndarray:

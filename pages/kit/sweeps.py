@@ -172,7 +172,7 @@ def own_inputs(plan: SweepPlan, key: str) -> list | None:
 
 
 def run_sweep_now(
-    dom,
+    dom: AppDomain,
     model,
     head,
     cfgs: list[SamplerConfig],

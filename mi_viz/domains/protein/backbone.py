@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 
-from ...core.attention import softmax_weights
+from ...core.attention import LAST, Site, check_site, softmax_weights
 from ...core.checkpoints import CheckpointError, checkpoint_paths, load_module, load_state_strict, save_module
 from ...core.errors import MissingFileError, UserError
 from ...core.objective import masked_cross_entropy
@@ -112,11 +112,17 @@ class ESMCBackbone(nn.Module, ConfiguredModel):
         layers = {i: hidden[i][:, 1:-1] for i in hidden_layers}  # type: ignore[index]  # hidden: (n_layers, B, T, D)
         return logits[:, 1:-1, v0:v1], emb[:, 1:-1], layers  # (B, L, 20): the 20 standard amino acids only
 
-    def attention_probe(self):
-        """The last block's attention module, and its head-averaged weights (B, L, L) over the
-        residues (BOS / EOS dropped) recomputed as esm's MultiHeadAttention forms them: the QKV
-        projection, q / k LayerNorms, rotary, the sequence-id mask (core.attention.recording)."""
-        m = self.esmc.transformer.blocks[-1].attn
+    def attention_shape(self) -> tuple[int, int]:
+        blocks = self.esmc.transformer.blocks
+        return len(blocks), blocks[0].attn.n_heads
+
+    def attention_probe(self, site: Site = LAST):
+        """The site's attention module (the last block's by default), and its weights (B, L, L; the
+        heads averaged, or one head's) over the residues (BOS / EOS dropped), recomputed as esm's
+        MultiHeadAttention forms them: the QKV projection, q / k LayerNorms, rotary, the sequence-id
+        mask (core.attention.recording)."""
+        check_site(site, *self.attention_shape())
+        m = self.esmc.transformer.blocks[site.layer].attn
 
         def weights(args, kwargs):
             x, seq_id = args  # (B, T, D), (B, T) bool
@@ -125,7 +131,7 @@ class ESMCBackbone(nn.Module, ConfiguredModel):
             B, T, D = q.shape
             q, k = (t.view(B, T, m.n_heads, D // m.n_heads).transpose(1, 2) for t in (q, k))  # (B, H, T, Dh)
             allowed = None if seq_id is None else (seq_id.unsqueeze(-1) == seq_id.unsqueeze(-2)).unsqueeze(1)
-            return softmax_weights(q, k, allowed)[:, 1:-1, 1:-1]
+            return softmax_weights(q, k, allowed, head=site.head)[:, 1:-1, 1:-1]
 
         return m, weights
 

@@ -31,7 +31,7 @@ import torch
 import torch.nn as nn
 from safetensors.torch import load_file
 
-from ...core.attention import softmax_weights
+from ...core.attention import LAST, Site, check_site, softmax_weights
 from ...core.checkpoints import CheckpointError
 from ...core.errors import UserError
 from ...core.protocol import ModelOutput
@@ -190,11 +190,20 @@ class MaskedLMBackbone(nn.Module):
         keep = (tokens != PAD).float()[..., None]  # (B, L, 1)
         return (h.float() * keep).sum(1) / keep.sum(1).clamp_min(1)
 
-    def attention_probe(self):
-        """The last block's self-attention module and its head-averaged weights (B, L, L) over the
-        residues, recomputed from that module's own query / key projections (rotary embeddings
-        applied where the model has them, as ESM-2 does), the padding masked out."""
-        attn = [m for m in self.lm.modules() if hasattr(m, "query") and hasattr(m, "key")][-1]
+    def _attention_modules(self) -> list:
+        return [m for m in self.lm.modules() if hasattr(m, "query") and hasattr(m, "key")]
+
+    def attention_shape(self) -> tuple[int, int]:
+        mods = self._attention_modules()
+        return len(mods), mods[0].num_attention_heads
+
+    def attention_probe(self, site: Site = LAST):
+        """The site's self-attention module (the last block's by default) and its weights (B, L, L;
+        the heads averaged, or one head's) over the residues, recomputed from that module's own query
+        / key projections (rotary embeddings applied where the model has them, as ESM-2 does), the
+        padding masked out."""
+        check_site(site, *self.attention_shape())
+        attn = self._attention_modules()[site.layer]
         a = len(self.prefix)
 
         def weights(args, kwargs):
@@ -206,7 +215,7 @@ class MaskedLMBackbone(nn.Module):
             if getattr(attn, "rotary_embeddings", None) is not None:
                 q, k = attn.rotary_embeddings(q, k)
             allowed = None if mask is None else (mask > torch.finfo(mask.dtype).min / 2).expand(B, 1, T, T)
-            w = softmax_weights(q, k, allowed)  # (B, T, T)
+            w = softmax_weights(q, k, allowed, head=site.head)  # (B, T, T)
             L = T - a - len(self.suffix)
             return w[:, a : a + L, a : a + L]
 

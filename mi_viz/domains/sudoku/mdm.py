@@ -15,7 +15,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from ...core.attention import softmax_weights
+from ...core.attention import LAST, Site, check_site, softmax_weights
 from ...core.checkpoints import load_module, save_module
 from ...core.objective import random_mask
 from ...core.protocol import ConfiguredModel, ModelOutput
@@ -109,17 +109,21 @@ class SudokuMDM(nn.Module, ConfiguredModel):
         h = self.ln_f(x)
         return (self.head(h), h, layers) if keep else (self.head(h), h)
 
-    def attention_probe(self):
-        """The last block, and its head-averaged attention (B, L, L) from that block's input
-        (core.attention.recording)."""
-        blk = self.blocks[-1]
+    def attention_shape(self) -> tuple[int, int]:
+        return len(self.blocks), int(self.config.n_heads)
+
+    def attention_probe(self, site: Site = LAST):
+        """The site's block, and its attention (B, L, L; the heads averaged, or one head's) from that
+        block's input (core.attention.recording)."""
+        check_site(site, *self.attention_shape())
+        blk = self.blocks[site.layer]
 
         def weights(args, kwargs):
             x = args[0]  # (B, L, D): the block's input
             B, L, D = x.shape
             q, k, _ = blk.qkv(blk.ln1(x)).split(D, dim=2)
             q, k = (t.view(B, L, blk.n_head, D // blk.n_head).transpose(1, 2) for t in (q, k))  # (B, H, L, Dh)
-            return softmax_weights(q, k)
+            return softmax_weights(q, k, head=site.head)
 
         return blk, weights
 
