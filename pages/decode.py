@@ -68,6 +68,8 @@ def render(view: View, title: str) -> None:
     if item is None:
         (st.info if isinstance(problem, Hint) else st.error)(problem or "Choose an input in the sidebar.")
         st.stop()
+    root = item.key  # the sidebar's input: an edit made below replaces it until undone or the input changes
+    item = edited_input(key, item)
     if head is None:
         st.info(
             "No MI head for this backbone: the estimated MI map and the MI samplers are off; the exact ground "
@@ -109,6 +111,8 @@ def render(view: View, title: str) -> None:
             tr = trace if c is cfg else caches.trace_for(b, head_path, item.key, item.value, c)
             s_ = stem if c is cfg else export_stem(view.name, item.label, setting_name(c, short=True))
             exports(view, dom, item, tr, c, s_, f"{key}_{side}", b)
+    if view.editable:
+        edit_section(view, dom, item, trace, key, root)
     if view.has_structure:
         structure_section(view, b, dom, trace, head_path, eps, key)
     view.decode_extras(dom, key, item, trace, b, cfg)
@@ -207,6 +211,51 @@ def exports(view: View, dom: AppDomain, item, trace, cfg, stem: str, key: str, b
             label, data, file_name=name, mime=mime, key=f"{key}_file{i}",
             on_click="ignore",  # no rerun: a second export clicked meanwhile keeps its file
         )  # fmt: skip
+
+
+def edited_input(key: str, item):
+    """The edited state the user decodes from, when one was made from this input (else the input),
+    with a line saying so and a way back."""
+    made = st.session_state.get(f"{key}_edit")
+    if not made or made[0] != item.key:
+        return item
+    c = st.columns([4, 1])
+    c[0].info(f"Decoding an edited state: {made[1].label}.")
+    c[1].button("Back to the input", key=f"{key}_edit_undo", on_click=lambda: st.session_state.pop(f"{key}_edit", None))
+    return made[1]
+
+
+def edit_section(view: View, dom: AppDomain, item, trace, key: str, root: str) -> None:
+    """Edit one position of a step's state (set a value, or mask it again) and decode from there with
+    the same setting: the decode above is replaced by the decode of the edited state. An edit that
+    makes the input invalid (a Sudoku contradiction) is refused by name; nothing else changes."""
+    n = len(trace.steps)
+    with st.expander("Edit a step and decode from there"):
+        c = st.columns(3)
+        t = c[0].number_input(f"after step (0..{n})", 0, n, min(1, n), key=f"{key}_edit_t",
+                              help="The state after this many steps of the decode above is edited.")  # fmt: skip
+        tokens = list(trace.tokens_at(int(t)))
+        given = {i for i, v in enumerate(trace.initial) if v != dom.mask_id}
+        labels = view.labels(dom, item, len(tokens))
+        free = [i for i in range(len(tokens)) if i not in given]
+        if not free:
+            st.caption("Every position is given: nothing to edit.")
+            return
+        pos = c[1].selectbox("position", free, format_func=lambda i: labels[i], key=f"{key}_edit_pos",
+                             help="A position the decode writes (the givens stay).")  # fmt: skip
+        symbols = view.symbols(dom)
+        choice = c[2].selectbox("set it to", ["(mask it again)", *symbols], key=f"{key}_edit_val",
+                                help="A value to fix there, or mask it so the decode writes it again.")  # fmt: skip
+        value = None if choice == "(mask it again)" else symbols.index(choice)
+        if not st.button("Decode from this edited state", key=f"{key}_edit_go", icon=":material/edit:"):
+            return
+        try:
+            new = view.edited(dom, item, tokens, int(pos), value, int(t))
+        except UserError as e:
+            st.error(f"Not decoded: {e}")
+            return
+        st.session_state[f"{key}_edit"] = (root, new)
+        st.rerun()
 
 
 def structure_section(view: View, b, dom: AppDomain, trace, head_path, eps, key: str) -> None:

@@ -666,3 +666,46 @@ def test_the_attention_map_reads_the_block_and_head_chosen():
     d = _viewer_data(at)
     assert d["attName"] == "block 1 of 6, head 2" and not at.exception
     assert [s.get("att") for s in d["steps"]] != default
+
+
+def test_edit_a_step_and_decode_from_there():
+    """Issue 59: a cell set at a step and decoded from there (the decode replaced, said, undone by a
+    button); a digit its row already holds is refused by name and nothing changes."""
+    at = _run("pages/sudoku_decode.py")
+    d = _viewer_data(at)
+    first = d["steps"][0]
+    at.number_input(key="dec_edit_t").set_value(0).run()
+    pos = at.selectbox(key="dec_edit_pos").value
+    row = [p for p in range(81) if p // 9 == pos // 9 and d["initial"][p] >= 0]
+    clash = str(d["initial"][row[0]] + 1)  # a digit its row holds already
+    at.selectbox(key="dec_edit_val").set_value(clash).run()
+    at.button(key="dec_edit_go").click().run()
+    assert any("breaks the rules" in e.value for e in at.error) and not at.exception
+    assert _viewer_data(at)["steps"][0] == first  # nothing changed
+    sel = first["sel"][0]  # the digit the decode wrote first, fixed there now: a legal edit
+    val = str(first["val"][0] + 1)
+    at.selectbox(key="dec_edit_pos").set_value(sel).run()
+    at.selectbox(key="dec_edit_val").set_value(val).run()
+    at.button(key="dec_edit_go").click().run()
+    assert not at.exception and any("Decoding an edited state" in i.value for i in at.info)
+    d2 = _viewer_data(at)
+    assert d2["initial"][sel] == first["val"][0] and sel not in d2["steps"][0]["masked"]
+    at.button(key="dec_edit_undo").click().run()
+    assert _viewer_data(at)["steps"][0] == first and not any("Decoding an edited" in i.value for i in at.info)
+
+
+def test_an_antibody_step_edited_keeps_the_native_beside_it():
+    """Issue 59: a CDR3 residue the decode wrote at step 1, masked again and decoded from there: the
+    edited chain decodes (one more masked than the decode had left), the native region still read."""
+    at = _run("pages/protein_decode.py")
+    at.selectbox(key="pdec_backbone").set_value(ANTIBERTY).run()
+    d = _viewer_data(at)
+    sel = d["steps"][0]["sel"][0]
+    at.number_input(key="pdec_edit_t").set_value(1).run()
+    at.selectbox(key="pdec_edit_pos").set_value(sel).run()
+    at.selectbox(key="pdec_edit_val").set_value("(mask it again)").run()
+    at.button(key="pdec_edit_go").click().run()
+    assert not at.exception and not at.error and any("Decoding an edited state" in i.value for i in at.info)
+    d2 = _viewer_data(at)
+    assert sel in d2["steps"][0]["masked"] and len(d2["steps"][0]["masked"]) == len(d["steps"][1]["masked"]) + 1
+    assert any(c.value.startswith("native  ") for c in at.code)

@@ -3,6 +3,7 @@ regions (IMGT, by riot-na) named on every map's axis and in the track's title.""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 from functools import lru_cache
@@ -12,7 +13,7 @@ import plotly.graph_objects as go
 import streamlit as st
 import torch
 
-from mi_viz.core.errors import UserError
+from mi_viz.core.errors import InputError, UserError
 from mi_viz.core.samplers import SamplerConfig, Trace, decode
 from mi_viz.domains.antibody import DATA, MASKS, AntibodyDomain, Infill, chains_of, infill, read_infills
 from mi_viz.domains.antibody import DOMAIN as ANTIBODY
@@ -48,6 +49,18 @@ SWEEP_SET = NATURAL / "sabdab_val.tsv.gz"  # the app's sweeps run on validation 
 def test_chains(light: bool = False) -> dict[str, tuple[str, str]]:
     """id -> (chain type, V domain) of the shipped natural test chains (heavy, or light)."""
     return {rid: (c.chain, c.sequence) for rid, c in read_chains(LIGHT_TEST_SET if light else TEST_SET)}
+
+
+def runs(flags: list[bool]) -> list[tuple[int, int]]:
+    """[(start, end exclusive)] of the runs of True."""
+    out, start = [], None
+    for i, f in enumerate([*flags, False]):
+        if f and start is None:
+            start = i
+        elif not f and start is not None:
+            out.append((start, i))
+            start = None
+    return out
 
 
 def region_of(it: Infill, i: int) -> str:
@@ -127,6 +140,28 @@ class AntibodyView(ProteinView[AntibodyDomain]):
     def compare_input(self, key: str, dom: AntibodyDomain) -> tuple[Item | None, str | None, dict]:
         item, problem = self._item(key)
         return item, problem, sampling_row(st.columns(2), key)
+
+    def edited(
+        self, dom: AntibodyDomain, item: Item, tokens: list[int], pos: int, value: int | None, step: int
+    ) -> Item:
+        """The chain after `step` passes with one residue set (or masked again): the residues still
+        masked become the region to infill; the chain keeps the native residue under each of them, so
+        recovery and the native's PLL still read it."""
+        it: Infill = item.value
+        state = dom.decode(torch.tensor([tokens]))[0]  # '_' where masked
+        masked = [c == "_" for c in state]
+        masked[pos] = value is None
+        letters = [it.sequence[i] if m else state[i] for i, m in enumerate(masked)]
+        if value is not None:
+            letters[pos] = dom.value_names[value]
+        if not any(masked):
+            raise InputError("after that edit no residue is masked: nothing would be infilled")
+        spans = tuple((s, e) for s, e in runs(masked))
+        name = self.labels(dom, item, len(state))[pos]
+        what = f"{name} = {letters[pos]}" if value is not None else f"{name} masked again"
+        edited = dataclasses.replace(it, sequence="".join(letters), spans=spans, mask=f"{it.mask}, from step {step}")
+        label = f"{item.label}, after step {step} with {what}"
+        return Item(f"{item.key} | {label} | {''.join(letters)} | {spans}", edited, label)
 
     def labels(self, dom: AntibodyDomain, item: Item, L: int) -> list[str]:
         """Each residue by its IMGT number and region ("111A CDR3"); #n (its place in the chain) where

@@ -102,6 +102,15 @@ class View(Generic[D]):
         return key
 
     # --- drawings ----------------------------------------------------------------------------
+    # the decode page offers "edit a step and decode from there" (edited()); a class attribute, not a field
+    editable = False
+
+    def edited(self, dom: D, item: Item, tokens: list[int], pos: int, value: int | None, step: int) -> Item:
+        """The state `tokens` (a step of item's decode) with position pos set to value (an index into
+        symbols(); None: masked again), as a new input to decode from; a UserError names an edit that
+        makes it invalid (a Sudoku contradiction)."""
+        raise NotImplementedError
+
     def labels(self, dom: D, item: Item, L: int) -> list[str]:
         """A name per position (maps' axes, hover)."""
         return [f"position {i + 1}" for i in range(L)]

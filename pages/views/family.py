@@ -68,6 +68,7 @@ class FamilyView(ProteinView[FamilyDomain]):
         super().__init__()
         self.keys = {**parent.keys, "sweep": "fsw"}  # its sweep's widgets have other ranges than the protein's
         self.has_structure = True
+        self.editable = False  # a row's gaps and columns are the alignment's: not offered (docs/app.md)
 
     def decode_input(self, key: str, dom: FamilyDomain) -> tuple[Item | None, str | None]:
         """All masked at the alignment's width, the structure's own sequence with a share of its

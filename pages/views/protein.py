@@ -10,7 +10,7 @@ from pathlib import Path
 import streamlit as st
 import torch
 
-from mi_viz.core.errors import UserError
+from mi_viz.core.errors import InputError, UserError
 from mi_viz.core.samplers import SamplerConfig, Trace, config_for
 from mi_viz.domains.protein import PAPER_TABLE2, prompts_of_lengths
 from mi_viz.domains.protein.alphabet import SequenceError, clean, encode
@@ -137,6 +137,20 @@ class ProteinView(View[D]):
         length = c[0].number_input(f"Length (1..{LENGTH_CAP})", 1, LENGTH_CAP, 60, key=f"{key}_len")
         prompt = "_" * int(length)
         return Item(prompt, prompt, f"length {int(length)}"), None, sampling_row(c[1:], key)
+
+    editable = True
+
+    def edited(self, dom: D, item: Item, tokens: list[int], pos: int, value: int | None, step: int) -> Item:
+        """The sequence after `step` passes with one residue set (or masked again), as a prompt; a
+        prompt with no masked position left is refused (nothing would be decoded)."""
+        prompt = list(dom.decode(torch.tensor([tokens]))[0])  # '_' where masked
+        prompt[pos] = "_" if value is None else dom.value_names[value]
+        text, problem = validate_prompt("".join(prompt))
+        if text is None:
+            raise InputError(str(problem))
+        what = f"{pos + 1} = {prompt[pos]}" if value is not None else f"{pos + 1} masked again"
+        label = f"{item.label}, after step {step} with {what}"
+        return Item(text, text, label)
 
     # --- drawings ---------------------------------------------------------------------------------------
     def labels(self, dom: D, item: Item, L: int) -> list[str]:

@@ -148,6 +148,25 @@ class SudokuView(View[SudokuDomain]):
         st.caption(rating_text(row))
         return Item(S.board_to_string(board), board, f"{src} #{idx}", sol), None
 
+    editable = True
+
+    def edited(self, dom: SudokuDomain, item: Item, tokens: list[int], pos: int, value: int | None, step: int) -> Item:
+        """The board after `step` passes with one cell set (or blanked), checked as a pasted puzzle is:
+        a digit its row, column or box holds already, or a board with no solution, is refused by name."""
+        board = list(dom.decode(torch.tensor([tokens]))[0])  # 0 = blank
+        board[pos] = 0 if value is None else value + 1
+        try:
+            board_t = S.parse_board(S.board_to_string(board))
+        except S.BoardError as e:
+            raise S.BoardError(f"that edit breaks the rules: {e}") from None
+        res = S.solve(board_t, limit=2)
+        if res.count == 0:
+            raise S.BoardError("after that edit the board has no solution: the givens contradict each other further on")
+        what = f"{CELL_NAMES[pos]} = {value + 1}" if value is not None else f"{CELL_NAMES[pos]} blanked"
+        label = f"{item.label}, after step {step} with {what}"
+        solution = res.solution if res.count == 1 else None
+        return Item(S.board_to_string(board_t) + f" edited {label}", board_t, label, solution)
+
     # --- drawings --------------------------------------------------------------------------------
     def labels(self, dom: SudokuDomain, item: Item, L: int) -> list[str]:
         return list(CELL_NAMES)
