@@ -99,6 +99,21 @@ CRITERIA = {
         "to the fewer passes",
         budgets=(2.0, 4.0),
     ),  # fmt: skip
+    # Sapiens VH, the second pretrained model (issue 56; fixed before its test rows were read): the human
+    # heavy validation chains (--in-scope), CDR-H3 at temperature 1, judged by its own PLL as AntiBERTy's
+    # criterion is by AntiBERTy's; the same budgets
+    "antibody-sapiens": Criterion(
+        2.5,
+        "pll",
+        True,
+        0.01,
+        None,
+        ("avg_passes", "pll"),
+        3,
+        "highest validation infill PLL (Sapiens VH, human heavy chains) at <= 1/2.5 of sequential's passes; ties "
+        "within 0.01 nats to the fewer passes",
+        budgets=(2.0, 4.0),
+    ),  # fmt: skip
     # the germline (OLGA) chains' criterion, as it chose results/antibody/olga/val_sweep/choice.json
     "antibody-olga": Criterion(
         3,
@@ -197,7 +212,11 @@ def choose_family(families: list[str]) -> dict:
     return res
 
 
-WHERE = {"antibody-olga": "antibody/olga", "sudoku-demask": "sudoku/demask"}  # a criterion's results folder
+WHERE = {
+    "antibody-olga": "antibody/olga",
+    "antibody-sapiens": "antibody/sapiens",
+    "sudoku-demask": "sudoku/demask",
+}  # a criterion's results folder
 
 
 def main(argv=None):

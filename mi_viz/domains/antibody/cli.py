@@ -22,6 +22,7 @@ import torch
 
 from ...core import driver
 from ...core.cli_contract import DomainCLI, report_run, run_of
+from ...core.errors import InputError
 from ...core.mi_data import right_padded
 from ...core.mi_report import midway_state
 from ...core.models import load_models, require_head
@@ -34,9 +35,17 @@ def add_arguments(command: str, p):
     p.add_argument("--fasta", default=str(DATA / "test.tsv"), help="V domains (FASTA, or the shipped .tsv sets)")
     p.add_argument("--mask", default="cdr3", help="cdr3, cdrs, fwr1..fwr4, cdr1+cdr2, or a span 95-108")
     p.add_argument("--limit", type=int, default=None, help="the first N chains only")
-    p.add_argument("--backbone", default=None, help="antiberty (default) or a masked LM directory")
+    p.add_argument(
+        "--backbone", default=None, help="antiberty (default), sapiens-vh, sapiens-vl, or a masked LM directory"
+    )
     p.add_argument("--head", default=None, help="MI head checkpoint (default: checkpoints/antibody_mi_head)")
     p.add_argument("--tv-head", default=None, help="TV (DEMASK) head checkpoint, for demask (default: the shipped one)")
+    p.add_argument(
+        "--in-scope",
+        action="store_true",
+        help="keep only the chains inside what the backbone was trained on (its species and chain types, as the "
+        "numbering calls them: Sapiens VH, human heavy chains); the others are counted, not infilled",
+    )
     if command == "mi-report":
         p.add_argument(
             "--target", choices=("mi", "tv"), default="mi", help="report the MI head, or the TV head against exact TV"
@@ -84,7 +93,16 @@ def read(a) -> list:
         )
     scope = SCOPE.get(str(a.backbone or "antiberty"))
     outside = [it for it in got.items if scope is not None and scope.warning("", it.numbered)]
-    if outside:
+    a.outside = 0
+    if outside and a.in_scope:
+        driver.warn(
+            f"{len(outside)} of {len(got.items)} chains are outside {a.backbone or 'antiberty'}'s scope: left out"
+        )
+        a.outside = len(outside)
+        got.items[:] = [it for it in got.items if it not in outside]
+        if not got.items:
+            raise InputError(f"no chain of {a.fasta} is inside {a.backbone or 'antiberty'}'s scope")
+    elif outside:
         driver.warn(
             f"{len(outside)} of {len(got.items)} chains are outside what {a.backbone or 'antiberty'} was trained on "
             f"({', '.join(scope.species)}; {', '.join(scope.loci)}; {scope.source}): infilled all the same"  # type: ignore[union-attr]
@@ -107,7 +125,9 @@ def run(command: str, a, cfg_or_grid, dev: str):
     backbone = a.backbone or "antiberty"
     scorer = DOMAIN.judge(model, a.reference, items=items, k=a.clusters, unirep=not a.no_judge,
                           backbone=backbone, others=not a.no_other_lms)  # fmt: skip
-    what = f"{Path(a.fasta).name}:{a.mask}" + (f":first{a.limit}" if a.limit else "")
+    what = (
+        f"{Path(a.fasta).name}:{a.mask}" + (f":first{a.limit}" if a.limit else "") + (":in-scope" if a.in_scope else "")
+    )
     reference = Path(a.reference).name if a.reference else "none"
     task = driver.Task(
         DOMAIN,
@@ -119,7 +139,13 @@ def run(command: str, a, cfg_or_grid, dev: str):
         tv_head=a.tv_head,
         model=model,
         score=lambda r: scorer(r.rows),
-        columns={"inputs": what, "backbone": backbone, "skipped": a.skipped, "trimmed": a.trimmed},
+        columns={
+            "inputs": what,
+            "backbone": backbone,
+            "skipped": a.skipped,
+            "trimmed": a.trimmed,
+            **({"outside_scope": a.outside} if a.in_scope else {}),
+        },  # fmt: skip
         tail={"reference": reference},
         ids=[it.id for it in items],
         title=f"Antibodies ({a.mask} infill): pseudo-log-likelihood vs passes",
