@@ -529,3 +529,23 @@ def test_a_backbone_is_built_once_a_process(tmp_path, capsys):
     assert masked_lm.LOADS[str(d)] == 1  # the same process: the same model
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert summary["points"] == 3
+
+
+@pytest.mark.parametrize("spec", ["antiberty", "sapiens-vh"])
+def test_each_shipped_head_loads_on_its_backbone_only(spec):
+    """Every backbone with a shipped MI head gets it by default, fingerprint-checked; the other
+    backbone's head is refused by name (a head read on a backbone it was not trained on)."""
+    from mi_viz.core.errors import UserError
+    from mi_viz.core.models import load_models
+    from mi_viz.core.reading import read_state
+    from mi_viz.domains.antibody import DOMAIN, SHIPPED_HEADS, infill
+
+    model, head = load_models(DOMAIN, spec, None, need_head=True)
+    x = DOMAIN.encode([infill("h", VH, "cdr3")])
+    with torch.inference_mode():
+        r = read_state(model, x, head)
+    m = r.mi[0][r.masked[0]][:, r.masked[0]]
+    assert torch.isfinite(m).all() and (m >= 0).all() and m.abs().sum() > 0
+    other = next(s for s in SHIPPED_HEADS if s != spec)
+    with pytest.raises(UserError):
+        load_models(DOMAIN, spec, str(ROOT / "checkpoints" / SHIPPED_HEADS[other]), need_head=True)
