@@ -5,7 +5,8 @@
 
 Never a test set: Sudoku's 200 validation puzzles (training distribution), the proteins' and the
 antibodies' validation references, each family's *training* rows (another sample seed). The
-criteria, each fixed before its sweep ran (CRITERIA below; docs/samplers.md has the table):
+criteria, each fixed before its sweep ran, are declared by the domains (`criteria` beside their
+sampler_defaults: mi_viz/core/choice.py; docs/samplers.md has the table):
 - sudoku: among a sampler's rows that average at most 1/3.5 of sequential's passes, the highest
   solve rate; ties within one puzzle go to the fewer passes; rule-4 rows only for the mi rules
   (rule-3 rows are mi-pairs').
@@ -27,105 +28,17 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.report import best_row, params_of, save, setting
 from mi_viz.core.samplers import PARAMS, columns
+from mi_viz.domains import get_domain
 from mi_viz.domains.family import SHIPPED
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@dataclass(frozen=True)
-class Criterion:
-    share: float  # the budget: at most sequential's passes / share
-    metric: str  # the column judged
-    higher: bool  # higher is better
-    tie: float  # rows within this of the best go to the fewer passes (sudoku: of one puzzle, set from n)
-    samplers: tuple[str, ...] | None  # those chosen for (None: every sampler of the sweep)
-    figures: tuple[str, ...]  # what a choice records beside its parameters
-    digits: int  # max_passes' rounding in the file
-    text: str
-    top_level: bool = False  # protein's file keeps each choice at its top level
-    budgets: tuple[float, ...] = ()  # further shares chosen at by the same criterion ("at_budget": the test's fronts)
-
-
-CRITERIA = {
-    "sudoku": Criterion(
-        3.5,
-        "solved_frac",
-        True,
-        0.5,
-        ("mi", "mi-tc", "mi-zero", "mi-pairs", "eb", "threshold", "margin", "klass", "dilated", "dawn"),
-        ("avg_passes", "solved_frac"),
-        2,
-        "highest validation solve rate at <= 1/3.5 of sequential's passes; ties within one puzzle to the fewer passes",
-    ),  # fmt: skip
-    "protein": Criterion(
-        5,
-        "jsd",
-        False,
-        1e-3,
-        ("mi-pairs", "eb", "mi-zero"),
-        ("avg_passes", "jsd", "jsd_unirep"),
-        2,
-        "lowest validation JSD at <= 1/5 of sequential's passes; ties within 0.001 to the fewer passes",
-        top_level=True,
-    ),  # fmt: skip
-    # DEMASK's rule (issue 57): Sudoku's criterion, on its own validation sweep (results/sudoku/demask/)
-    "sudoku-demask": Criterion(
-        3.5,
-        "solved_frac",
-        True,
-        0.5,
-        ("demask",),
-        ("avg_passes", "solved_frac"),
-        2,
-        "highest validation solve rate at <= 1/3.5 of sequential's passes; ties within one puzzle to the fewer passes",
-    ),  # fmt: skip
-    # natural chains (issue 56; fixed before any SAbDab test row was read): 128 SAbDab validation heavy
-    # chains, CDR-H3 infilled at temperature 1; the judge AntiBERTy's PLL of the infill; the headline
-    # budget 1/2.5 of sequential's passes, and the same criterion at 1/2 and 1/4 for the test's fronts
-    "antibody": Criterion(
-        2.5,
-        "pll",
-        True,
-        0.01,
-        None,
-        ("avg_passes", "pll", "pll_sapiens"),
-        3,
-        "highest validation infill PLL (AntiBERTy) at <= 1/2.5 of sequential's passes; ties within 0.01 nats "
-        "to the fewer passes",
-        budgets=(2.0, 4.0),
-    ),  # fmt: skip
-    # Sapiens VH, the second pretrained model (issue 56; fixed before its test rows were read): the human
-    # heavy validation chains (--in-scope), CDR-H3 at temperature 1, judged by its own PLL as AntiBERTy's
-    # criterion is by AntiBERTy's; the same budgets
-    "antibody-sapiens": Criterion(
-        2.5,
-        "pll",
-        True,
-        0.01,
-        None,
-        ("avg_passes", "pll"),
-        3,
-        "highest validation infill PLL (Sapiens VH, human heavy chains) at <= 1/2.5 of sequential's passes; ties "
-        "within 0.01 nats to the fewer passes",
-        budgets=(2.0, 4.0),
-    ),  # fmt: skip
-    # the germline (OLGA) chains' criterion, as it chose results/antibody/olga/val_sweep/choice.json
-    "antibody-olga": Criterion(
-        3,
-        "pll",
-        True,
-        0.01,
-        None,
-        ("avg_passes", "pll"),
-        3,
-        "highest validation infill PLL at <= 1/3 of sequential's passes; ties within 0.01 nats to the fewer passes",
-    ),  # fmt: skip
-}
+CRITERIA = {name: c for d in ("sudoku", "protein", "antibody") for name, c in get_domain(d).criteria.items()}
 RULE4 = ("mi", "mi-tc", "mi-zero")  # Sudoku's mi rules: their rule-4 rows (rule 3's are mi-pairs')
 MAX_DROP = 0.02  # the family criterion's pair-correlation margin
 
@@ -212,11 +125,10 @@ def choose_family(families: list[str]) -> dict:
     return res
 
 
-WHERE = {
-    "antibody-olga": "antibody/olga",
-    "antibody-sapiens": "antibody/sapiens",
-    "sudoku-demask": "sudoku/demask",
-}  # a criterion's results folder
+def folder_of(name: str) -> str:
+    """results/FOLDER of a criterion's validation sweep and choice (family: results/family)."""
+    c = CRITERIA.get(name)
+    return (c.folder or name) if c is not None else name
 
 
 def main(argv=None):
@@ -233,14 +145,14 @@ def main(argv=None):
     )
     a = ap.parse_args(argv)
     if a.grid:
-        where = ROOT / "results" / WHERE.get(a.domain, a.domain) / "val_sweep"
+        where = ROOT / "results" / folder_of(a.domain) / "val_sweep"
         only = tuple(filter(None, a.samplers.split(","))) or None
         print(test_grid(json.loads(Path(a.out or where / "choice.json").read_text()), only))
         return
     if a.domain == "family":
         save(choose_family(a.families), a.out or ROOT / "results" / "family" / "choice.json")
         return
-    where = ROOT / "results" / WHERE.get(a.domain, a.domain) / "val_sweep"
+    where = ROOT / "results" / folder_of(a.domain) / "val_sweep"
     sweep = a.sweep or str(where / "sweep.csv")
     with open(sweep, newline="") as f:
         rows = list(csv.DictReader(f))

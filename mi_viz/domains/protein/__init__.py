@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ...core.choice import Criterion
 from .alphabet import AMINO_ACIDS, MASK, MAX_LENGTH, PAD, SequenceError, decode, encode
 from .backbone import ESMC_300M, load_backbone
 from .masked_lm import lm_weights, load_masked_lm
@@ -50,6 +51,20 @@ class ProteinDomain:
     # but the first residue's entropy (docs/samplers.md).
     default_temperature = 1.0  # sampled: argmax makes repeats in proteins
     unsaved_columns: tuple[str, ...] = ()  # the generated sequences are what the JSD noise is measured on
+    # how sampler_defaults were chosen on validation (core.choice; benchmarks/defaults.py reads them)
+    criteria = {
+        "protein": Criterion(
+            5,
+            "jsd",
+            False,
+            1e-3,
+            ("mi-pairs", "eb", "mi-zero"),
+            ("avg_passes", "jsd", "jsd_unirep"),
+            2,
+            "lowest validation JSD at <= 1/5 of sequential's passes; ties within 0.001 to the fewer passes",
+            top_level=True,
+        ),  # fmt: skip
+    }
     sampler_defaults = {
         "eb": {"gamma": 16.0},
         "mi": {"gamma": 16.0, "lam": 1.0},

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ...core.choice import Criterion
 from . import board as S
 from .mdm import MASK_TOKEN, boards_to_tokens, load_mdm, tokens_to_boards
 from .symmetries import apply_symmetry, permute_pairs, random_symmetries
@@ -77,6 +78,33 @@ class SudokuDomain:
     # bytes) are the puzzle file's line i and a re-decode's output
     unsaved_columns: tuple[str, ...] = ("puzzle", "output")
     default_temperature = 0.0  # argmax: a puzzle has one answer
+    # how sampler_defaults were chosen on validation (core.choice; benchmarks/defaults.py reads them)
+    criteria = {
+        "sudoku": Criterion(
+            3.5,
+            "solved_frac",
+            True,
+            0.5,
+            ("mi", "mi-tc", "mi-zero", "mi-pairs", "eb", "threshold", "margin", "klass", "dilated", "dawn"),
+            ("avg_passes", "solved_frac"),
+            2,
+            "highest validation solve rate at <= 1/3.5 of sequential's passes; ties within one puzzle to the "
+            "fewer passes",
+        ),  # fmt: skip
+        # DEMASK's rule (issue 57): Sudoku's criterion, on its own validation sweep (results/sudoku/demask/)
+        "sudoku-demask": Criterion(
+            3.5,
+            "solved_frac",
+            True,
+            0.5,
+            ("demask",),
+            ("avg_passes", "solved_frac"),
+            2,
+            "highest validation solve rate at <= 1/3.5 of sequential's passes; ties within one puzzle to the "
+            "fewer passes",
+            folder="sudoku/demask",
+        ),  # fmt: skip
+    }
     sampler_defaults: dict = {
         "eb": {"gamma": 1e-4},
         "mi": {"gamma": 0.04, "lam": 10.0},
