@@ -118,7 +118,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         head = heads[a.target] if isinstance(heads, dict) else heads
         states = infill_states(model, items, a.states, a.seed, dev).to(dev)
         more = {"chains": Path(a.fasta).name, "mask": a.mask, "backbone": a.backbone or "antiberty"}
-        used = require_head(DOMAIN, a.target, a.head if a.target == "mi" else a.tv_head)
+        used = require_head(DOMAIN, a.target, a.head if a.target == "mi" else a.tv_head, a.backbone)
         report = driver.ReportTask(model, head, states=states, more=lambda rep: {**more, "head": portable(used)})
         return driver.report(report, report_run(a))
     model = DOMAIN.load_model(a.backbone, dev)
