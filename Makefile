@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8501
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: antibody-sapiens antibody-sapiens-results hmmer tv-overhead sudoku-tv-data sudoku-tv-head sudoku-demask olga antibody-data antibody-mi-data antibody-head antibody-results antibody-val-sweep antibody-natural-data antibody-olga-results antibody-olga-val-sweep anchors app app-dev test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
+.PHONY: antibody-sapiens antibody-sapiens-results sudoku-oracles hmmer tv-overhead sudoku-tv-data sudoku-tv-head sudoku-demask olga antibody-data antibody-mi-data antibody-head antibody-results antibody-val-sweep antibody-natural-data antibody-olga-results antibody-olga-val-sweep anchors app app-dev test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
         protein-data protein-mdm protein-results protein-mi-data protein-head protein-val-sweep protein-mi-results
 
 $(BIN)/activate:
@@ -134,6 +134,15 @@ sudoku-demask: setup data
 	$(BIN)/python -m benchmarks.defaults sudoku-demask
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$$($(BIN)/python -m benchmarks.defaults sudoku-demask --grid)" \
 	  --save-rows --out-dir results/sudoku/demask/test_hard --resume --jobs $(JOBS)
+# which measure is right? Both oracles (exact maps, no head between the measure and the rule; DEMASK's confidence
+# threshold off, so only the measure differs) over the same 100 hard test puzzles, fronts at matched passes with a
+# paired bootstrap (results/sudoku/demask/oracles/fronts.json); whole curves compared, no setting picked
+GRID_ORACLES := mi-gt:gamma=0.04,0.3,1,3:lam=10; demask-gt:tau=0.003,0.01,0.03,0.1:conf=0
+sudoku-oracles: setup data
+	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --limit 100 --grid "$(GRID_ORACLES)" --save-rows \
+	  --out-dir results/sudoku/demask/oracles --resume --jobs $(JOBS)
+	$(BIN)/python -m benchmarks.fronts sudoku --sweep-dir results/sudoku/demask/oracles --method "mi-gt lam=10" \
+	  --at 7,8,9,10,11,12 --out results/sudoku/demask/oracles/fronts.json
 
 # the rule-4 MI samplers and the samplers of the field, on the same validation puzzles (docs/samplers.md)
 GRID_VAL4 := mi:gamma=0.01,0.02,0.04,0.1,0.2,0.3,0.6:lam=1,4,10; mi-tc:gamma=0.02,0.04,0.1,0.2:lam=4,10; \
