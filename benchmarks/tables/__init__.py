@@ -119,6 +119,13 @@ BLOCKS = {
     "antibody_rabd": lambda: antibody_natural_table("rabd_test"),
     "antibody_rabd_fronts": lambda: antibody_natural_fronts_table("rabd_test"),
     "antibody_recovery": antibody_recovery_table,
+    "antibody_mi_natural": lambda: antibody_mi_table("mi_report.json", "make results/antibody/mi_report.json"),
+    "antibody_mi_sapiens": lambda: antibody_mi_table(
+        "sapiens/mi_report.json", "make results/antibody/sapiens/mi_report.json"
+    ),
+    "antibody_sapiens_val": lambda: antibody_val_table("sapiens"),
+    "antibody_sapiens_sabdab": lambda: antibody_natural_table("sabdab_test", "sapiens"),
+    "antibody_sapiens_fronts": lambda: antibody_natural_fronts_table("sabdab_test", "sapiens"),
     "models": models_table,
     "float16": float16_table,
     "viewer": viewer_table,

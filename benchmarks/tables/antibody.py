@@ -105,9 +105,11 @@ def antibody_paired_table() -> str:
     return markdown(pd.DataFrame(rows))
 
 
-def antibody_mi_table() -> str:
-    """The antibody head against exact ground truth on held-out test states."""
-    path = need(R / "antibody" / "olga" / "mi_report.json", "make antibody-olga-results")
+def antibody_mi_table(report: str = "olga/mi_report.json", command: str = "make antibody-olga-results") -> str:
+    """An antibody head against exact ground truth on held-out test states (the trivial baselines'
+    Pearson beside it where the report has them: the pair's separation along the chain, and the
+    entropies with it)."""
+    path = need(R / "antibody" / report, command)
     m = json.loads(path.read_text())
     rows = [
         ("held-out states (pairs)", f"{m['n_states']} ({m['n_pairs']:,}), {m['avg_masked']:.1f} masked on average", ""),
@@ -118,6 +120,11 @@ def antibody_mi_table() -> str:
          f"{m['gt_passes_per_state']:.0f} / {m['gt_seconds_per_state']:.1f}", ""),
         ("head: share of a backbone pass", f"{100 * m['head_over_forward']:.1f} %", "<= 10 %"),
     ]  # fmt: skip
+    if "pearson_baseline_separation" in m:  # the reports of issue 56 on: the head against what needs no head
+        best = max(m["pearson_baseline_separation"], m["pearson_baseline_entropy_separation"])
+        rows.insert(2, ("Pearson of trivial baselines: separation / entropies and separation",
+                        f"{m['pearson_baseline_separation']:.3f} / {m['pearson_baseline_entropy_separation']:.3f} "
+                        f"(head {m['pearson'] - best:+.3f} over the better)", "head >= +0.2"))  # fmt: skip
     return markdown(pd.DataFrame(rows, columns=["metric", "measured", "target"]))
 
 
@@ -148,9 +155,22 @@ def _budgets(choice: dict) -> dict[str, dict]:
     return {f"{choice['share']:g}": choice["chosen"], **{k: v["chosen"] for k, v in choice["at_budget"].items()}}
 
 
-def _validated_labels() -> dict[str, str]:
+# a backbone's folder under results/antibody ("": AntiBERTy's) -> its judges' columns and names: the generator first
+JUDGES = {
+    "": {"pll": "AntiBERTy", "pll_sapiens": "Sapiens"},
+    "sapiens": {"pll": "Sapiens VH", "pll_antiberty": "AntiBERTy"},
+}
+MAKE = {"": "make antibody-results", "sapiens": "make antibody-sapiens-results"}
+VAL_MAKE = {"": "make antibody-val-sweep", "sapiens": "make antibody-sapiens-results"}
+
+
+def _dir(folder: str):
+    return R / "antibody" / folder if folder else R / "antibody"
+
+
+def _validated_labels(folder: str = "") -> dict[str, str]:
     """label of every validated setting -> the budget(s) it was chosen at ("1/2.5, 1/2")."""
-    choice = json.loads(need(R / "antibody" / "val_sweep" / "choice.json", "make antibody-val-sweep").read_text())
+    choice = json.loads(need(_dir(folder) / "val_sweep" / "choice.json", VAL_MAKE[folder]).read_text())
     out: dict[str, list[str]] = {}
     for share, chosen in _budgets(choice).items():
         for name, row in chosen.items():
@@ -160,25 +180,26 @@ def _validated_labels() -> dict[str, str]:
     return {k: ", ".join(v) for k, v in out.items()}
 
 
-def antibody_natural_table(where: str = "sabdab_test") -> str:
-    """A test set's rows at the validated settings: passes, the infill's PLL under AntiBERTy (the
-    generator, +- its standard error over chains) and under Sapiens (a judge that did not generate),
-    recovery of the natural CDR3, OLGA's log10 Pgen of the human heavy chains' junctions; the natural
-    chains' own figures first. The budget each setting was chosen at is named."""
-    path = need(R / "antibody" / where / "sweep.csv", "make antibody-results")
-    rows, chosen = rows_of(path), _validated_labels()
+def antibody_natural_table(where: str = "sabdab_test", folder: str = "") -> str:
+    """A test set's rows at the validated settings: passes, the infill's PLL under the backbone (the
+    generator, +- its standard error over chains) and under the other pretrained LM (a judge that did
+    not generate), recovery of the natural CDR3, OLGA's log10 Pgen of the human heavy chains'
+    junctions; the natural chains' own figures first. The budget each setting was chosen at is named."""
+    path = need(_dir(folder) / where / "sweep.csv", MAKE[folder])
+    rows, chosen, judges = rows_of(path), _validated_labels(folder), JUDGES[folder]
     seq = next(r for r in rows if r["sampler"] == "sequential")
     natural = {"setting": f"*the natural CDR3s ({seq['n']} chains)*", "chosen at": "", "avg passes": "",
-               "PLL AntiBERTy": _f(seq["pll_natural"], 3), "PLL Sapiens": _f(seq.get("pll_sapiens_natural"), 3),
+               **{f"PLL {name}": _f(seq.get(f"{k}_natural"), 3) for k, name in judges.items()},
                "recovery": "100 %", "log10 Pgen (OLGA)": _f(seq.get("log10_pgen_natural"), 2)}  # fmt: skip
     body = []
     for r in sorted(rows, key=lambda r: (r["sampler"] != "sequential", -float(r["avg_passes"]))):
+        own, other = list(judges)
         body.append({
             "setting": label(r),
             "chosen at": chosen.get(label(r), ""),
             "avg passes": _f(r["avg_passes"], 2),
-            "PLL AntiBERTy": f"{float(r['pll']):.3f} +- {float(r['pll_se']):.3f}",
-            "PLL Sapiens": _f(r.get("pll_sapiens"), 3),
+            f"PLL {judges[own]}": f"{float(r['pll']):.3f} +- {float(r['pll_se']):.3f}",
+            f"PLL {judges[other]}": _f(r.get(other), 3),
             "recovery": f"{100 * float(r['recovery']):.1f} %",
             "log10 Pgen (OLGA)": _f(r.get("log10_pgen"), 2),
         })  # fmt: skip
@@ -189,15 +210,15 @@ def _ci(c: dict, key: str = "ci90") -> str:
     return f"{c['diff']:+.3f} ({c[key][0]:+.3f} .. {c[key][1]:+.3f})"
 
 
-def antibody_natural_fronts_table(where: str = "sabdab_test") -> str:
+def antibody_natural_fronts_table(where: str = "sabdab_test", folder: str = "") -> str:
     """At each budget, the validated MI rule against sequential (non-inferiority: the 90 % lower bound of
     the per-chain difference above -0.05 nats) and against every rival read at the MI rule's own test
     passes (linear between the rival's settings), chains paired; the family-wise interval beside."""
-    f = json.loads(need(R / "antibody" / where / "fronts.json", "python -m benchmarks.fronts antibody").read_text())
+    f = json.loads(need(_dir(folder) / where / "fronts.json", "python -m benchmarks.fronts antibody").read_text())
     out = []
     for share, b in f["budgets"].items():
         for m in f["metrics"]:
-            judge = {"pll": "AntiBERTy", "pll_sapiens": "Sapiens", "pll_antiberty": "AntiBERTy"}.get(m, m)
+            judge = JUDGES[folder].get(m, m)
             s = b["vs_sequential"][m]
             out.append({"budget": f"1/{share}", "judge": judge, "MI rule (passes)": f"{b['mi']} ({b['mi_passes']:.2f})",
                         "vs": f"sequential ({b['sequential_passes']:.2f})", "difference (90 %)": _ci(s),
@@ -281,22 +302,23 @@ def antibody_sets_table() -> str:
     return markdown(pd.DataFrame(out))
 
 
-def antibody_val_table() -> str:
-    """The validation sweep (results/antibody/val_sweep/sweep.csv): each rule's pass knob on 128 SAbDab
-    validation chains, every row, the chosen ones marked with the budget they were chosen at."""
+def antibody_val_table(folder: str = "") -> str:
+    """A validation sweep (results/antibody/[folder/]val_sweep/sweep.csv): each rule's pass knob on the
+    SAbDab validation chains, every row, the chosen ones marked with the budget they were chosen at."""
     rows, chosen = (
-        rows_of(need(R / "antibody" / "val_sweep" / "sweep.csv", "make antibody-val-sweep")),
-        _validated_labels(),
+        rows_of(need(_dir(folder) / "val_sweep" / "sweep.csv", VAL_MAKE[folder])),
+        _validated_labels(folder),
     )
+    own, other = list(JUDGES[folder])
     out = [
         {
             "setting": label(r),
             "chosen at": chosen.get(label(r), ""),
             "avg passes": _f(r["avg_passes"], 2),
-            "PLL AntiBERTy": f"{float(r['pll']):.3f} +- {float(r['pll_se']):.3f}",
-            "PLL Sapiens": _f(r.get("pll_sapiens"), 3),
+            f"PLL {JUDGES[folder][own]}": f"{float(r['pll']):.3f} +- {float(r['pll_se']):.3f}",
+            f"PLL {JUDGES[folder][other]}": _f(r.get(other), 3),
             "recovery": f"{100 * float(r['recovery']):.1f} %",
         }
         for r in sorted(rows, key=lambda r: (r["sampler"], float(r["avg_passes"])))
     ]
-    return markdown(pd.DataFrame(out))
+    return markdown(pd.DataFrame(out).replace("", pd.NA).dropna(axis=1, how="all").fillna(""))
