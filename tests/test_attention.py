@@ -18,21 +18,7 @@ from mi_viz.domains.sudoku.mdm import MDMConfig, SudokuMDM
 
 def explicit_last_attention(model, tokens, monkeypatch) -> torch.Tensor:
     """The last fused attention call's weights, (B, T, T) averaged over heads."""
-    seen = []
-    fused = F.scaled_dot_product_attention
-
-    def sdpa(q, k, v, attn_mask=None, **kw):
-        s = q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5
-        if attn_mask is not None:
-            s = s.masked_fill(~attn_mask, float("-inf"))
-        seen.append(torch.softmax(s, -1).mean(1))
-        return fused(q, k, v, attn_mask, **kw)
-
-    monkeypatch.setattr(F, "scaled_dot_product_attention", sdpa)
-    monkeypatch.setattr(esm_attention.F, "scaled_dot_product_attention", sdpa)
-    with torch.inference_mode():
-        model.forward_tokens(tokens)
-    return seen[-1]
+    return explicit_attentions(model, tokens, monkeypatch)[-1].mean(1)
 
 
 @pytest.mark.parametrize("kind", ["sudoku", "protein", "family"])
