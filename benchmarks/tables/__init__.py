@@ -33,6 +33,7 @@ from .antibody import (
 )
 from .app import attention_vs_mi_table, viewer_table
 from .common import ROOT, R, block
+from .demask import oracle_rows_table, tv_overhead_table
 from .family import (
     FAMILIES,
     family_anchors_table,
@@ -126,6 +127,12 @@ BLOCKS = {
     "antibody_sapiens_val": lambda: antibody_val_table("sapiens"),
     "antibody_sapiens_sabdab": lambda: antibody_natural_table("sabdab_test", "sapiens"),
     "antibody_sapiens_fronts": lambda: antibody_natural_fronts_table("sabdab_test", "sapiens"),
+    "tv_overhead": tv_overhead_table,
+    "demask_oracles": oracle_rows_table,
+    "demask_oracle_fronts": lambda: fronts_table(R / "sudoku" / "demask" / "oracles" / "fronts.json"),
+    "demask_tv_sapiens": lambda: antibody_mi_table(
+        "sapiens/tv_report.json", "make results/antibody/sapiens/tv_report.json", unit="a share, 0..1"
+    ),
     "models": models_table,
     "float16": float16_table,
     "viewer": viewer_table,

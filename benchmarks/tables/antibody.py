@@ -105,7 +105,9 @@ def antibody_paired_table() -> str:
     return markdown(pd.DataFrame(rows))
 
 
-def antibody_mi_table(report: str = "olga/mi_report.json", command: str = "make antibody-olga-results") -> str:
+def antibody_mi_table(
+    report: str = "olga/mi_report.json", command: str = "make antibody-olga-results", unit: str = "nats"
+) -> str:
     """An antibody head against exact ground truth on held-out test states (the trivial baselines'
     Pearson beside it where the report has them: the pair's separation along the chain, and the
     entropies with it)."""
@@ -114,7 +116,7 @@ def antibody_mi_table(report: str = "olga/mi_report.json", command: str = "make 
     rows = [
         ("held-out states (pairs)", f"{m['n_states']} ({m['n_pairs']:,}), {m['avg_masked']:.1f} masked on average", ""),
         ("Pearson / Spearman, head vs ground truth", f"**{m['pearson']:.3f}** / {m['spearman']:.3f}", ">= 0.85"),
-        ("mean absolute error (nats)", f"{m['mae']:.4f}", ""),
+        (f"mean absolute error ({unit})", f"{m['mae']:.4f}", ""),
         ("top-pair recall", f"{m['top_pair_recall']:.3f}", ""),
         (f"ground truth: passes / seconds a state ({m['torch_threads']} thread{'s' * (m['torch_threads'] > 1)})",
          f"{m['gt_passes_per_state']:.0f} / {m['gt_seconds_per_state']:.1f}", ""),

@@ -1,0 +1,36 @@
+"""DEMASK beside the MI rule (issue 57): the exact TV influence's cost, the two oracles on the same
+puzzles, a TV head against exact TV. Built as DataFrames, rendered by `markdown`."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from .common import R, label, markdown, need, rows_of
+
+
+def tv_overhead_table() -> str:
+    """The ground truth with DEMASK's TV beside the MI against the MI alone, the same passes, timed side by
+    side (benchmarks/tv_overhead.py)."""
+    f = json.loads(need(R / "tv_overhead.json", "make tv-overhead").read_text())
+    rows = [
+        {"backbone": {"sudoku": "Sudoku MDM (4.0 M)", "antibody": "AntiBERTy (26 M)"}.get(k, k),
+         "passes": v["passes"], "seconds, MI and TV": f"{v['seconds_with_tv']:.2f}",
+         "seconds, MI only": f"{v['seconds_mi_only']:.2f}", "ratio": f"{v['ratio']:.3f}"}
+        for k, v in f.items() if isinstance(v, dict)
+    ]  # fmt: skip
+    return markdown(pd.DataFrame(rows))
+
+
+def oracle_rows_table() -> str:
+    """The two exact rules on the same puzzles (make sudoku-oracles): passes, solve rate, and the exact
+    maps' passes a puzzle (what an oracle pays that its head-read twin would not)."""
+    rows = rows_of(need(R / "sudoku" / "demask" / "oracles" / "sweep.csv", "make sudoku-oracles"))
+    body = [
+        {"setting": label(r), "puzzles": r["n"], "avg passes": f"{float(r['avg_passes']):.2f}",
+         "solved": f"{100 * float(r['solved_frac']):.1f} %",
+         "exact-map passes a puzzle": f"{float(r['avg_oracle_passes']):.0f}"}
+        for r in sorted(rows, key=lambda r: (r["sampler"], float(r["avg_passes"])))
+    ]  # fmt: skip
+    return markdown(pd.DataFrame(body))
