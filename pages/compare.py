@@ -24,7 +24,7 @@ def render(view: View, title: str, tab_title: str) -> None:
     with tab1:
         item, problem, overrides = view.compare_input(key, dom)
         st.caption("Each row is one sampler with its own settings; a slider re-decodes that row only.")
-        rows = sampler_rows(view.rows_key(key), presets, start, head is not None, dom.sampler_defaults)
+        rows = sampler_rows(view.rows_key(key), presets, start, caches.head_kinds(b, head_path), dom.sampler_defaults)
         if item is None:
             (st.info if isinstance(problem, Hint) else st.error)(problem or "Choose an input.")
         elif not rows:
@@ -36,7 +36,7 @@ def render(view: View, title: str, tab_title: str) -> None:
         if plan is None:
             st.info("No sweep for this backbone.")
         else:
-            sweep_tab(plan, view.keys["sweep"], b, dom, model, head)
+            sweep_tab(plan, view.keys["sweep"], b, dom, model, head, head_path)
             view.sweep_extras(view.keys["sweep"], dom)
 
 

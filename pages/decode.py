@@ -38,7 +38,7 @@ def render(view: View, title: str) -> None:
         st.subheader("Sampler")
         cfg = sampler_picker(
             key,
-            has_head=head is not None,
+            has_head=caches.head_kinds(b, head_path),
             default="mi" if head is not None else "eb",
             temperature=dom.default_temperature,  # the domain's: one default, the CLI's too
             domain_defaults=dom.sampler_defaults,
@@ -61,7 +61,7 @@ def render(view: View, title: str) -> None:
         ]
         site = attention_picker(key, b)
         try:
-            twin = twin_picker(key, cfg, head is not None, dom.sampler_defaults)
+            twin = twin_picker(key, cfg, caches.head_kinds(b, head_path), dom.sampler_defaults)
         except UserError as e:
             st.error(str(e))
             twin = None

@@ -709,3 +709,21 @@ def test_an_antibody_step_edited_keeps_the_native_beside_it():
     d2 = _viewer_data(at)
     assert sel in d2["steps"][0]["masked"] and len(d2["steps"][0]["masked"]) == len(d["steps"][1]["masked"]) + 1
     assert any(c.value.startswith("native  ") for c in at.code)
+
+
+def test_demask_is_offered_where_a_tv_head_is_and_decodes_with_it():
+    """Issue 57: on Sapiens VH (a TV head beside its MI head) the decode page offers DEMASK and decodes
+    with its TV head, the TV map estimated by it; on AntiBERTy (no TV head) DEMASK is not offered."""
+    at = _run("pages/protein_decode.py")
+    at.selectbox(key="pdec_backbone").set_value(ANTIBERTY).run()
+    assert "demask" not in at.selectbox(key="pdec_sampler").options and "mi" in at.selectbox(key="pdec_sampler").options
+    sapiens = next(o for o in at.selectbox(key="pdec_backbone").options if o.startswith("Sapiens VH"))
+    at.selectbox(key="pdec_backbone").set_value(sapiens).run()
+    assert "demask" in at.selectbox(key="pdec_sampler").options
+    at.selectbox(key="pdec_sampler").set_value("demask").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    d = _viewer_data(at)
+    assert d["sampler"]["name"] == "demask" and len(d["steps"]) >= 1
+    at.radio(key="pdec_measure").set_value("TV influence (DEMASK)").run()
+    d = _viewer_data(at)
+    assert d["measure"]["name"].startswith("TV") and any(s.get("mi") for s in d["steps"])  # the TV head's maps

@@ -22,6 +22,7 @@ from mi_viz.core.attention import LAST, NoAttention, Site, attention_shape
 from mi_viz.core.checkpoints import fingerprint
 from mi_viz.core.errors import UserError
 from mi_viz.core.mi import ground_truth_cost, ground_truth_mi
+from mi_viz.core.models import head_path as models_head_path
 from mi_viz.core.reading import read_state, read_steps
 from mi_viz.core.samplers import SamplerConfig, Trace, decode
 
@@ -85,10 +86,27 @@ class LazyBar:
             self.bar.empty()
 
 
+def rule_head(b: Backbone, head_path: str | None, cfg: SamplerConfig) -> str | None:
+    """The head a setting's rule reads: none, the page's MI head, or the TV (DEMASK) head shipped
+    beside it for this backbone."""
+    if not cfg.needs_head:
+        return None
+    if cfg.head_kind == "mi":
+        return head_path
+    p = models_head_path(b.dom(), cfg.head_kind, None, b.spec)
+    return str(p) if p is not None else None
+
+
+def head_kinds(b: Backbone, head_path: str | None) -> set[str]:
+    """The maps this backbone has a head for ({"mi", "tv"}): what decides which rules a page offers."""
+    kinds = {"mi"} if head_path is not None else set()
+    return kinds | ({"tv"} if head_path is not None and models_head_path(b.dom(), "tv", None, b.spec) else set())
+
+
 def trace_key(b: Backbone, head_path: str | None, item_key: str, cfg: SamplerConfig) -> tuple:
-    """What a decode depends on: the backbone, the head (for a rule that reads it), the input and
-    the whole setting (parameters, temperature, seed)."""
-    return (b.key, head_path if cfg.needs_head else None, item_key, strict_json.dumps(cfg.to_dict(), sort_keys=True))
+    """What a decode depends on: the backbone, the head its rule reads, the input and the whole
+    setting (parameters, temperature, seed)."""
+    return (b.key, rule_head(b, head_path, cfg), item_key, strict_json.dumps(cfg.to_dict(), sort_keys=True))
 
 
 def trace_for(b: Backbone, head_path: str | None, item_key: str, item: Any, cfg: SamplerConfig) -> Trace:
@@ -97,7 +115,8 @@ def trace_for(b: Backbone, head_path: str | None, item_key: str, item: Any, cfg:
 
     def run() -> Trace:
         model = backbone_model(b)
-        head = head_model(head_path, f"{b.label} MI head") if cfg.needs_head and head_path else None
+        path = rule_head(b, head_path, cfg)
+        head = head_model(path, f"{b.label} {cfg.head_kind.upper()} head") if path else None
         x = b.dom().encode([item])
         bar = LazyBar(f"Decoding with {cfg.label()}")
         if cfg.is_oracle:

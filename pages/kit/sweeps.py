@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -23,7 +24,8 @@ from mi_viz.core.protocol import AppDomain
 from mi_viz.core.samplers import SamplerConfig, row_label
 from mi_viz.core.sweep import parse_grid
 
-from .caches import seconds_per_pass
+from .caches import head_kinds, rule_head, seconds_per_pass
+from .models import head_model
 from .widgets import cancel_button, cancelled, chart, grid_or_error
 
 
@@ -57,8 +59,9 @@ class SweepPlan:
     upload: Callable[[str], tuple[list, list[str]]] | None = None
 
 
-def sweep_tab(plan: SweepPlan, key: str, b, dom: AppDomain, model, head) -> None:
-    """The sweep tab of any view: N, the grid, its cost, Run; the table, decode order, chart."""
+def sweep_tab(plan: SweepPlan, key: str, b, dom: AppDomain, model, head, head_path: str | None = None) -> None:
+    """The sweep tab of any view: N, the grid, its cost, Run; the table, decode order, chart. A rule
+    reads its own head: the page's MI head, or the TV (DEMASK) head shipped beside it."""
     owner = b.key
     st.markdown(plan.intro)
     own = own_inputs(plan, key)  # the user's file, read and numbered (None: the shipped set)
@@ -77,7 +80,9 @@ def sweep_tab(plan: SweepPlan, key: str, b, dom: AppDomain, model, head) -> None
     tag = plan.tag if own is None else f"{plan.tag}:yours"
     if slot.button("Run sweep", key=f"{key}_run"):
         slot.button("Running the sweep ...", disabled=True, key=f"{key}_running")  # not clicked twice
-        cfgs = grid_or_error(grid, "Grid", head is not None, dom.sampler_defaults)
+        cfgs = grid_or_error(
+            grid, "Grid", head_kinds(b, head_path) if head is not None else set(), dom.sampler_defaults
+        )
         try:
             items = (plan.inputs(n) if own is None else own) if cfgs else []
             judge, kept = plan.judge(items) if cfgs and plan.judge else (None, {})
@@ -92,7 +97,11 @@ def sweep_tab(plan: SweepPlan, key: str, b, dom: AppDomain, model, head) -> None
             def keep(rows: list[dict], done: bool) -> None:  # every finished setting kept: a Cancel loses none
                 kept_sweep(key, owner, (tag, n, rows, kept, None if done else f"{len(rows)} of {len(cfgs)} settings"))
 
-            run_sweep_now(dom, model, head, cfgs, items, score, key, keep)
+            def head_for(cfg: SamplerConfig):
+                path = rule_head(b, head_path, cfg)
+                return head if cfg.head_kind == "mi" else head_model(path, f"{b.label} TV head") if path else None
+
+            run_sweep_now(dom, model, head_for, cfgs, items, score, key, keep)
             st.rerun()  # the finished sweep drawn without its running state (the disabled button, the Cancel)
     curves = {}
     result = kept_sweep(key, owner)
@@ -174,14 +183,15 @@ def own_inputs(plan: SweepPlan, key: str) -> list | None:
 def run_sweep_now(
     dom: AppDomain,
     model,
-    head,
+    head_for: Callable[[SamplerConfig], Any],
     cfgs: list[SamplerConfig],
     items: list,
     score: Callable[[BenchResult], dict] | None = None,
     key: str = "sweep",
     keep: Callable[[list[dict], bool], None] | None = None,
 ) -> list[dict]:
-    """Every setting over the items: run_bench's summary plus score(result) (set-level metrics),
+    """Every setting over the items (each rule reading head_for(its setting)): run_bench's summary plus
+    score(result) (set-level metrics),
     with a progress bar that moves within a setting and a Cancel button beside it: a click stops
     the run at its next step (Streamlit interrupts a script at its next call); keep(rows, done) is
     called as each setting finishes, so what was finished stays."""
@@ -202,7 +212,7 @@ def run_sweep_now(
                     )
 
             progress(0, 1)
-            res = run_bench(dom, model, items, cfg, head if cfg.needs_head else None, progress=progress)
+            res = run_bench(dom, model, items, cfg, head_for(cfg) if cfg.needs_head else None, progress=progress)
             out.append({**res.summary, **(score(res) if score else {}), ORDER: res.revealed})
             if keep is not None:
                 keep(list(out), k + 1 == len(cfgs))

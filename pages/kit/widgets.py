@@ -28,6 +28,14 @@ def kept(widget_key: str, default, options=None) -> dict:
     return kw
 
 
+def usable(name: str, heads) -> bool:
+    """A sampler this backbone can run: it reads no head, or a head of the map it reads is loaded.
+    heads: the kinds loaded ({"mi", "tv"}); True / False stand for {"mi"} / none."""
+    rule = SAMPLERS[name]
+    kinds = {"mi"} if heads is True else set() if heads is False else set(heads)
+    return not rule.needs_head or rule.head_kind in kinds
+
+
 def sampler_params(own: str, name: str, start: dict) -> dict:
     """The widgets of one rule's parameters, generated from its declaration (samplers.PARAMS and
     the rule's own help), starting at `start` (its defaults, or a row's preset); keys OWN_PARAM,
@@ -61,13 +69,18 @@ def sampler_help() -> str:
 
 
 def sampler_picker(
-    key: str, has_head: bool, default: str = "mi", temperature: float = 0.0, domain_defaults=None, scope: str = ""
+    key: str,
+    has_head: bool | set[str],
+    default: str = "mi",
+    temperature: float = 0.0,
+    domain_defaults=None,
+    scope: str = "",
 ) -> SamplerConfig:
     """The sampler and its parameters, starting at the domain's defaults (Domain.sampler_defaults).
     Each sampler keeps its own parameters (keys KEY[_SCOPE]_NAME_PARAM): switching mi -> eb -> mi
     leaves mi where the user put it; scope (a backbone of another domain on the page, AntiBERTy on
     the protein pages) gives that domain its own values, starting at its own defaults."""
-    names = [n for n in SAMPLERS if has_head or not SAMPLERS[n].needs_head]
+    names = [n for n in SAMPLERS if usable(n, has_head)]
     name = st.selectbox(
         "Sampler",
         names,
@@ -104,14 +117,16 @@ def palette_toggle() -> None:
     PALETTE_NAME.set("safe" if safe else "classic")
 
 
-def twin_picker(key: str, first: SamplerConfig, has_head: bool, domain_defaults=None) -> SamplerConfig | None:
+def twin_picker(
+    key: str, first: SamplerConfig, has_head: bool | set[str], domain_defaults=None
+) -> SamplerConfig | None:
     """A second sampler decoding the same input side by side, at the first one's temperature and
     seed (one timeline of passes in the viewer); None when off. ValueError when it is the same
     setting as the first (nothing to compare)."""
     about = "The same input and seed, one shared timeline of backbone passes; each decode keeps its own maps."
     if not st.toggle("Side by side: a second sampler", help=about, **kept(f"{key}_twin_on", False)):
         return None
-    names = [n for n in SAMPLERS if has_head or not SAMPLERS[n].needs_head]
+    names = [n for n in SAMPLERS if usable(n, has_head)]
     default = "dawn" if first.name != "dawn" else "eb"
     name = st.selectbox("Second sampler", names, **kept(f"{key}_twin", default, names))
     kw = sampler_params(f"{key}_twin_{name}", name, defaults_for(name, domain_defaults))
@@ -126,7 +141,7 @@ def grid_text(cfgs) -> str:
     return "; ".join(c.grid_text() for c in cfgs)
 
 
-def sampler_rows(key: str, presets: dict, start: list[str], has_head: bool, domain_defaults=None) -> dict:
+def sampler_rows(key: str, presets: dict, start: list[str], has_head: bool | set[str], domain_defaults=None) -> dict:
     """The samplers a comparison page compares, each a row with its own controls (its sampler and
     parameters, kept per row), added from the presets and removed freely; the presets are starting
     values. The rows as grid text can be copied out, and grid text read in. -> {row label: config}.
@@ -137,7 +152,7 @@ def sampler_rows(key: str, presets: dict, start: list[str], has_head: bool, doma
     if rows_key not in st.session_state:
         st.session_state[rows_key] = [[k, presets[name]] for k, name in enumerate(start) if name in presets]
     rows = st.session_state[rows_key]
-    names = [n for n in SAMPLERS if has_head or not SAMPLERS[n].needs_head]
+    names = [n for n in SAMPLERS if usable(n, has_head)]
     out = {}
     for rid, preset in list(rows):
         with st.container(border=True):
@@ -173,7 +188,7 @@ def sampler_rows(key: str, presets: dict, start: list[str], has_head: bool, doma
     return out
 
 
-def grid_or_error(text: str, widget: str, has_head: bool, domain_defaults=None):
+def grid_or_error(text: str, widget: str, has_head: bool | set[str], domain_defaults=None):
     """parse_grid (parameters not named take the domain's defaults), or None after a message
     naming the problem (unknown sampler or parameter, an empty grid, the mi sampler without a head)."""
     try:
@@ -181,8 +196,9 @@ def grid_or_error(text: str, widget: str, has_head: bool, domain_defaults=None):
     except UserError as e:
         st.error(f"{widget}: {e}")
         return None
-    if any(c.needs_head for c in cfgs) and not has_head:
-        st.error(f"{widget}: 'mi' needs an MI head, and none is loaded for this backbone.")
+    if missing := [c for c in cfgs if not usable(c.name, has_head)]:
+        st.error(f"{widget}: '{missing[0].name}' reads a {missing[0].head_kind.upper()} head, and none is loaded for "
+                 "this backbone.")  # fmt: skip
         return None
     return cfgs
 
