@@ -347,7 +347,7 @@ antibody-sapiens: setup olga
 SAPIENS := --backbone sapiens-vh --in-scope --mask cdr3
 # DEMASK's rule beside the others (issue 57): Sapiens VH is the antibody model with a TV head (trained on the TV maps
 # of the same states as its MI head: antibody-sapiens-tv); its tau and confidence bar chosen by the same criterion
-SAPIENS_VAL_GRID := $(AB_VAL_GRID); demask:tau=0.05,0.1,0.2,0.4,0.8,1.6:conf=0; demask:tau=0.2,0.8:conf=0.3
+SAPIENS_VAL_GRID := $(AB_VAL_GRID); demask:tau=0.05,0.1,0.2,0.4,0.7,1:conf=0; demask:tau=0.2,0.7:conf=0.3
 results/antibody/sapiens/mi_report.json:
 	$(MAKE) setup
 	$(BIN)/python -m mi_viz mi-report antibody $(SAPIENS) --fasta $(AB_NATURAL)/sabdab_test.tsv.gz --limit 32 \
