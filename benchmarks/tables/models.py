@@ -19,6 +19,10 @@ MODEL_DATA = {  # what each shipped checkpoint was trained on (words); every num
     "protein_mi_head": "675 ground-truth states made on the CPU (`data/protein/mi_states.safetensors`)",
     "antibody_mi_head": "527 ground-truth states of AntiBERTy (its PyPI wheel's weights) on OLGA chains "
     "(`make antibody-mi-data`)",
+    "antibody_sapiens_vh_mi_head": "598 ground-truth states of Sapiens VH (its PyPI wheel's weights) on OLGA "
+    "heavy chains (`make antibody-sapiens`)",
+    "antibody_sapiens_vh_tv_head": "the same 598 states' exact TV influence (DEMASK's measure; "
+    "`make antibody-sapiens-tv`)",
 }
 
 
