@@ -1,7 +1,8 @@
 """How each sampler spreads its parallelism over a family decode: the mean batch size of the
 first steps, from all-masked (docs/results-family.md: why top-k keeps pair statistics here).
 
-    python -m experiments.runs.family_batches [--family PF00076] [--n 40] [--out results/family/PF00076/batch_sizes.json]
+    python -m experiments.runs.family_batches [--family PF00076] [--n 40] \
+        [--out results/family/PF00076/batch_sizes.json]
 
 Budget samplers (EB, mi-zero, mi) take their largest batches first, when nothing is observed;
 top-k takes the same number every step. Temperature 1, sample seed 1 (the validation sweep's).
