@@ -40,19 +40,21 @@ def free_port() -> int:
     return port
 
 
-def start(checkout: Path = ROOT, python: str = sys.executable, warm: bool = True, **env_extra: str):
+def start(checkout: Path = ROOT, python: str = sys.executable, warm: bool = True, log_path: Path | None = None,
+          **env_extra: str):
     """A server for `checkout` on a free port, once it answers its health check: (url, process).
     warm: as `make app` starts it, its launcher (pages/serve.py: the imports done and the first
     pages run before the first request) where the checkout has one; else `streamlit run`, the
     first request paying for both (what the browser test wants: its first page decides the mode).
-    The server's output goes to a temporary file (a pipe nobody reads would fill and stall the
-    server), read back to name the cause when it does not start."""
+    The server's output goes to a file (a pipe nobody reads would fill and stall the server): a
+    temporary one, or log_path for a caller that reads what the warm-up printed; read back to name
+    the cause when it does not start."""
     port = free_port()
     env = dict(os.environ, STREAMLIT_BROWSER_GATHER_USAGE_STATS="false", PYTHONPATH=str(checkout), **env_extra)
     serve = warm and (checkout / "pages" / "serve.py").exists()
     launcher = ["-m", "pages.serve"] if serve else ["-m", "streamlit", "run", str(checkout / "app.py")]
     flags = ["--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1"]
-    log = tempfile.TemporaryFile()
+    log = open(log_path, "w+b") if log_path else tempfile.TemporaryFile()  # noqa: SIM115 - the server holds it
     proc = subprocess.Popen(
         [python, *launcher, *flags, "--server.fileWatcherType", "none"],
         cwd=checkout,

@@ -204,7 +204,8 @@ def exports(view: View, dom: AppDomain, item, trace, cfg, stem: str, key: str, b
     fingerprint: `mi_viz.show(path)` draws it in a notebook), and what the domain writes of a result
     (a sequence as FASTA, a board as digits)."""
     files = [("The trace (JSON: every pass's batch, values, entropies; mi_viz.show reads it)",
-              traced(view, dom, item, trace, b).to_json(), f"{stem}_trace.json", "application/json")]  # fmt: skip
+              traced(view, dom, item, trace, b).to_json,  # written on the click, not on every run (a second, long)
+              f"{stem}_trace.json", "application/json")]  # fmt: skip
     files += view.exports(dom, item, trace, cfg, stem)
     for i, (col, (label, data, name, mime)) in enumerate(zip(st.columns(len(files)), files)):
         col.download_button(

@@ -52,7 +52,7 @@ def warm(pages: tuple[str, ...] = WARM) -> None:
 def warm_backbones(labels: tuple[str, ...] | None = None) -> None:
     """Build the pretrained backbones (all of them, or those named), their shipped heads, and the rate
     each prices its ground truth at, printing what each took (the warm-up's own cost, reported)."""
-    opts = protein_backbones()
+    opts, start = protein_backbones(), time.perf_counter()
     for label in labels or tuple(k for k, b in opts.items() if b.domain == "antibody"):
         b, t0 = opts[label], time.perf_counter()
         try:
@@ -64,6 +64,7 @@ def warm_backbones(labels: tuple[str, ...] | None = None) -> None:
             print(f"warm: {label} failed ({type(e).__name__}: {e})", flush=True)
             continue
         print(f"warm: {label} in {time.perf_counter() - t0:.1f} s (in the background)", flush=True)
+    print(f"warm: every backbone ready in {time.perf_counter() - start:.1f} s (in the background)", flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
