@@ -27,8 +27,9 @@ from mi_viz.core import strict_json
 from mi_viz.core.cli_types import finite_float
 from mi_viz.core.models import load_models
 from mi_viz.domains import get_domain
-from mi_viz.domains.sudoku.board import read_puzzle_file, solve
+from mi_viz.domains.sudoku.board import read_puzzle_file
 from mi_viz.domains.sudoku.mdm import boards_to_tokens
+from mi_viz.domains.sudoku.solver import solve
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from mi_viz.core.mi_head import HeadConfig, MIHead, save_head
-from mi_viz.domains.sudoku import board as S
+from mi_viz.domains.sudoku import solver
 from mi_viz.domains.sudoku.mdm import MDMConfig, SudokuMDM, save_mdm
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,8 +42,8 @@ def puzzles():
     rng = random.Random(7)
     out = []
     for _ in range(4):
-        sol = S.random_grid(rng)
-        out.append((S.make_puzzle(sol, rng), sol))
+        sol = solver.random_grid(rng)
+        out.append((solver.make_puzzle(sol, rng), sol))
     return out
 
 

@@ -3,6 +3,7 @@ import random
 import pytest
 
 from mi_viz.domains.sudoku import board as S
+from mi_viz.domains.sudoku import rating, solver
 
 GOOD = "..8...5......3.....1.....96...49..21.7...8.....41..8.5.....73...9......83...869.."
 SOL = "268719543459632187713854296836495721175268439924173865681927354592341678347586912"
@@ -41,17 +42,17 @@ def test_rule_conflicts_name_row_column_and_box():
 
 
 def test_solver_counts_and_solves():
-    r = S.solve(S.parse_board(GOOD))
+    r = solver.solve(S.parse_board(GOOD))
     assert r.count == 1 and S.board_to_string(r.solution) == SOL
-    assert S.count_solutions([0] * 81, limit=2) == 2
-    assert S.count_solutions(S.parse_board("12" + "." * 79, check_rules=False), 2) == 2
+    assert solver.count_solutions([0] * 81, limit=2) == 2
+    assert solver.count_solutions(S.parse_board("12" + "." * 79, check_rules=False), 2) == 2
     # no rule broken by the givens, but r1c9 can hold nothing: zero solutions
     dead = S.parse_board("12345678." + "........9" + "." * 63)
-    assert S.count_solutions(dead, 2) == 0
+    assert solver.count_solutions(dead, 2) == 0
 
 
 def test_all_4x4_grids():
-    grids = S.all_solutions(2)
+    grids = solver.all_solutions(2)
     assert len(grids) == 288 and len(set(grids)) == 288
     assert all(S.is_solution(g, box=2) for g in grids)
 
@@ -59,11 +60,11 @@ def test_all_4x4_grids():
 def test_generator_gives_valid_grids_and_unique_puzzles():
     rng = random.Random(3)
     for _ in range(3):
-        sol = S.random_grid(rng)
+        sol = solver.random_grid(rng)
         assert S.is_solution(sol)
-        puz = S.make_puzzle(sol, rng)
-        assert S.count_solutions(puz, 2) == 1
-        assert S.solve(puz).solution == sol
+        puz = solver.make_puzzle(sol, rng)
+        assert solver.count_solutions(puz, 2) == 1
+        assert solver.solve(puz).solution == sol
         assert all(p in (0, s) for p, s in zip(puz, sol))
 
 
@@ -71,10 +72,10 @@ def test_rating_separates_singles_from_hard():
     easy = list(S.parse_board(SOL))
     for c in (0, 10, 20, 30, 40):
         easy[c] = 0
-    r = S.rate(easy)
+    r = rating.rate(easy)
     assert r.singles_solvable and r.singles_rounds == 1 and r.singles_filled == 5 and r.level == "medium"
     hard = S.parse_board(GOOD)  # from the generated hard set: singles get stuck
-    rh = S.rate(hard)
+    rh = rating.rate(hard)
     assert not rh.singles_solvable and rh.level == "hard" and rh.search_nodes > 1
 
 

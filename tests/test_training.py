@@ -12,6 +12,7 @@ from conftest import ROOT
 
 from mi_viz.core.paths import open_text
 from mi_viz.domains.sudoku import board as S
+from mi_viz.domains.sudoku import rating, solver
 from mi_viz.domains.sudoku.mdm import load_mdm
 
 pytestmark = pytest.mark.slow  # subprocesses: make test-fast leaves this file out
@@ -36,10 +37,10 @@ def test_data_generation_is_valid_and_disjoint(tiny_data):
     }
     for r in hard + medium:
         p = S.parse_board(r["puzzle"])
-        assert S.count_solutions(p) == 1 and S.board_to_string(S.solve(p).solution) == r["solution"]
+        assert solver.count_solutions(p) == 1 and S.board_to_string(solver.solve(p).solution) == r["solution"]
         assert r["solution"] not in train_sol
-    assert all(not S.rate(S.parse_board(r["puzzle"])).singles_solvable for r in hard)
-    assert all(S.rate(S.parse_board(r["puzzle"])).singles_solvable for r in medium)
+    assert all(not rating.rate(S.parse_board(r["puzzle"])).singles_solvable for r in hard)
+    assert all(rating.rate(S.parse_board(r["puzzle"])).singles_solvable for r in medium)
 
 
 def _train(run_dir, data, steps, extra=()):

@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 from mi_viz.domains.sudoku import board as S
+from mi_viz.domains.sudoku import rating, solver
 
 SPLIT_IDS = {"train_grid": 1, "train_puzzle": 2, "test": 3}
 
@@ -42,15 +43,15 @@ def _rng(seed: int, split: str, i: int) -> random.Random:
 
 def _grid(args):
     seed, i = args
-    return S.board_to_string(S.random_grid(_rng(seed, "train_grid", i)))
+    return S.board_to_string(solver.random_grid(_rng(seed, "train_grid", i)))
 
 
 def _puzzle(args):
     seed, split, i = args
     rng = _rng(seed, split, i)
-    sol = S.random_grid(rng)
-    puz = S.make_puzzle(sol, rng)
-    r = S.rate(puz)
+    sol = solver.random_grid(rng)
+    puz = solver.make_puzzle(sol, rng)
+    r = rating.rate(puz)
     return (
         S.board_to_string(puz),
         S.board_to_string(sol),

@@ -13,7 +13,7 @@ import streamlit as st
 import torch
 
 from mi_viz.core.samplers import SamplerConfig, Trace, config_for
-from mi_viz.domains.sudoku import PAPER_TABLE1, SudokuDomain
+from mi_viz.domains.sudoku import PAPER_TABLE1, SudokuDomain, solver
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.drawing import CELL_NAMES, board_figure
 
@@ -124,7 +124,7 @@ class SudokuView(View[SudokuDomain]):
                 board = S.parse_board(text)
             except S.BoardError as e:
                 return None, f"Invalid puzzle: {e}"
-            res = S.solve(board, limit=2)
+            res = solver.solve(board, limit=2)
             if res.count == 0:
                 return None, "This puzzle has no solution: the givens contradict each other further down the search."
             if res.count > 1:
@@ -159,7 +159,7 @@ class SudokuView(View[SudokuDomain]):
             board_t = S.parse_board(S.board_to_string(board))
         except S.BoardError as e:
             raise S.BoardError(f"that edit breaks the rules: {e}") from None
-        res = S.solve(board_t, limit=2)
+        res = solver.solve(board_t, limit=2)
         if res.count == 0:
             raise S.BoardError("after that edit the board has no solution: the givens contradict each other further on")
         what = f"{CELL_NAMES[pos]} = {value + 1}" if value is not None else f"{CELL_NAMES[pos]} blanked"

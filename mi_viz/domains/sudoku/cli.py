@@ -14,7 +14,7 @@ from ...core.cli_contract import DomainCLI, report_run, run_of
 from ...core.errors import InputError, MissingFileError
 from ...core.models import load_models
 from ...core.paths import stored_name
-from . import DOMAIN, PAPER_TABLE1
+from . import DOMAIN, PAPER_TABLE1, solver
 from . import board as S
 from .drawing import figure1
 from .report import structure_by_mask_ratio
@@ -84,7 +84,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
     def more(rep) -> dict:
         out: dict = {"puzzles": str(a.puzzles)}
         if a.structure_states:
-            solutions = DOMAIN.encode([S.solve(p).solution for p in puzzles[: a.structure_states]]).to(dev)
+            solutions = DOMAIN.encode([solver.solve(p).solution for p in puzzles[: a.structure_states]]).to(dev)
             out["structure_by_mask_ratio"] = structure_by_mask_ratio(
                 model, head, solutions, relations, n_states=a.structure_states, eps=a.eps, seed=a.seed
             )
