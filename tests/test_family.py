@@ -23,7 +23,8 @@ from mi_viz.domains.family.alignment import (
     sequence_weights,
     split_heldout,
 )
-from mi_viz.domains.family.structure import ContactMap, StructureError, apc, contact_map, contact_scores, precision_at
+from mi_viz.domains.family.scoring import apc, contact_scores, precision_at
+from mi_viz.domains.family.structure import ContactMap, StructureError, contact_map
 
 COUPLED = [(0, 6), (2, 9), (3, 8)]  # the toy family's couplings
 LETTERS = "LAGVSERT"
@@ -389,7 +390,8 @@ def test_family_sampler_defaults_are_the_validation_choice():
 def test_contact_precision_by_separation_class():
     """The field's classes on a hand-made map: a pair 5 columns apart is never scored, 6 and 11 are
     short, 12 and 23 medium, 24 long; precision at top L, L/2, L/5 within each class."""
-    from mi_viz.domains.family.structure import ContactMap, class_precisions
+    from mi_viz.domains.family.scoring import class_precisions
+    from mi_viz.domains.family.structure import ContactMap
 
     W = 41
     dist = np.full((W, W), 20.0)

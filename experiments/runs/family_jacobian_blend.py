@@ -23,7 +23,7 @@ from mi_viz.domains.family import family_domain
 from mi_viz.domains.family.alignment import read_alignment
 from mi_viz.domains.family.predictors import committed_maps
 from mi_viz.domains.family.reading import structure_free_choice
-from mi_viz.domains.family.structure import class_precisions
+from mi_viz.domains.family.scoring import class_precisions
 from mi_viz.domains.family.train import data_for
 
 ROOT = Path(__file__).resolve().parents[1]

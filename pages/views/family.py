@@ -16,7 +16,8 @@ from mi_viz.domains.family.alignment import AlignmentError, parse_alignment, rea
 from mi_viz.domains.family.drawing import contact_map_figure
 from mi_viz.domains.family.pairstats import FamilyReference
 from mi_viz.domains.family.predictors import HOW, NAMES, committed_maps
-from mi_viz.domains.family.structure import ContactMap, state_precision
+from mi_viz.domains.family.scoring import state_precision
+from mi_viz.domains.family.structure import ContactMap
 from mi_viz.domains.family.train import data_for
 
 from ..kit import caches

@@ -36,7 +36,7 @@ import torch
 
 from ...core.errors import UserError
 from .alignment import GAP, SYMBOLS, Q
-from .structure import apc
+from .scoring import apc
 
 
 class AnchorUnavailable(UserError, RuntimeError):

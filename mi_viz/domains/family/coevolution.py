@@ -24,7 +24,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from .alignment import Q, frequencies
-from .structure import apc
+from .scoring import apc
 
 
 def mip(rows: np.ndarray, weights: np.ndarray, pseudocount: float = 0.5) -> np.ndarray:

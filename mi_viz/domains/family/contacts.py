@@ -16,7 +16,7 @@ hundred states cover every pair many times over, and 90 % of a natural row still
 almost all of the context a contact's couplings act through. `frac` changes it.
 
 The head's map is read from one pass per state and averaged the same way. APC is applied
-to every averaged map before scoring, as to MIp and the Potts scores (structure.apc);
+to every averaged map before scoring, as to MIp and the Potts scores (scoring.apc);
 the raw truth is reported too.
 """
 

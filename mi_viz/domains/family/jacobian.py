@@ -5,7 +5,7 @@ coupling between the two columns.
 For a row x and a column i set to each symbol a in turn, J[i, a, j, b] = logit_{j,b}(x with x_i =
 a); centred over a and over b (what remains is the interaction: a constant of b, or a shift
 of every logit of j, is no coupling), the pair's score is the Frobenius norm of that 20 x 20
-block (the gap dropped), symmetrised, then APC (structure.apc) as every other predictor.
+block (the gap dropped), symmetrised, then APC (scoring.apc) as every other predictor.
 
 For an MDM the logits of an *unmasked* column carry no learned signal (the loss trains only
 masked outputs), so column j is read masked: each state masks a random `frac` of the row's

@@ -20,7 +20,8 @@ from .alignment import Alignment, read_alignment
 from .backbone import FamilyMDMConfig
 from .coevolution import Potts, fit_potts, mip
 from .contacts import averaged_mi
-from .structure import ContactMap, apc, contact_map, contact_scores
+from .scoring import apc, contact_scores
+from .structure import ContactMap, contact_map
 from .train import MAX_ROWS, FamilyData, TrainFamilyConfig, prepare, profile_of, train_family
 
 

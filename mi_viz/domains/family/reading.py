@@ -37,7 +37,8 @@ from .coevolution import mip
 from .jacobian import categorical_jacobian
 from .pairstats import FamilyReference
 from .predictors import ANCHORS, PREDICTORS
-from .structure import SEPARATION_CLASSES, ContactMap, apc, class_precisions
+from .scoring import SEPARATION_CLASSES, apc, class_precisions
+from .structure import ContactMap
 from .train import FamilyData, profile_of
 
 EXTRACTIONS = ("truth", "jacobian_rows")  # the backbone's two readouts of its couplings
