@@ -40,8 +40,13 @@ def free_port() -> int:
     return port
 
 
-def start(checkout: Path = ROOT, python: str = sys.executable, warm: bool = True, log_path: Path | None = None,
-          **env_extra: str):
+def start(
+    checkout: Path = ROOT,
+    python: str = sys.executable,
+    warm: bool = True,
+    log_path: Path | None = None,
+    **env_extra: str,
+):
     """A server for `checkout` on a free port, once it answers its health check: (url, process).
     warm: as `make app` starts it, its launcher (pages/serve.py: the imports done and the first
     pages run before the first request) where the checkout has one; else `streamlit run`, the
