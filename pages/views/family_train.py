@@ -8,6 +8,7 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -35,6 +36,16 @@ def train_tab() -> None:
         (st.success if kind == "success" else st.warning)(text)
     if st.session_state.get("fam_train_stop"):  # the rerun a Stop click made
         st.info("Training stopped: Train resumes it from its last evaluation (its steps so far are kept there).")
+    uploads, name, minutes = upload_form()
+    if not st.button("Train", key="fam_train", type="primary"):
+        return
+    inputs = checked_inputs(*uploads, name)
+    if inputs is not None:
+        train_with_progress(inputs, name, minutes)
+
+
+def upload_form() -> tuple[tuple[Any, Any, Any], str, float]:
+    """The three uploads (alignment, structure, column map), the family's name and the minutes."""
     st.markdown(
         f"Upload an alignment (aligned FASTA: every row the same width, '-' for gaps, upper case) of at most "
         f"**{MAX_ROWS_APP:,} rows x {MAX_COLS_APP} columns** ({MAX_MB} MB), and optionally a structure of one "
@@ -61,20 +72,24 @@ def train_tab() -> None:
         key="fam_minutes",
         help="The training's wall-clock budget on this machine; the run stops and saves at its end.",
     )
-    if not st.button("Train", key="fam_train", type="primary"):
-        return
+    return (up_msa, up_pdb, up_map), name, float(minutes)
+
+
+def checked_inputs(up_msa, up_pdb, up_map, name: str):
+    """The uploads read and checked in a temporary folder (nothing is kept if they fail: the error is
+    said and None returned); the alignment then copied beside where its model will be written."""
     problem = None
     if up_msa is None:
         st.error("Upload an alignment first.")
-        return
+        return None
     if not re.fullmatch(r"[A-Za-z0-9_-]{1,40}", name or ""):
         problem = "The name may hold letters, digits, '-' and '_' only (up to 40)."
     elif any(f is not None and f.size > MAX_MB * 2**20 for f in (up_msa, up_pdb, up_map)):
         problem = f"A file is larger than {MAX_MB} MB."
     if problem:
         st.error(problem)
-        return
-    with tempfile.TemporaryDirectory() as tmp:  # the uploads are checked here; nothing is kept if they fail
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
         msa = Path(tmp) / f"{name}.fasta"
         msa.write_bytes(up_msa.getvalue())
         pdb = idx = None
@@ -94,14 +109,21 @@ def train_tab() -> None:
             inputs = read_family_inputs(msa, pdb, idx)
         except AlignmentError as e:
             st.error(f"Invalid alignment: {e}")
-            return
+            return None
         except UserError as e:
             st.error(f"The structure cannot be used: {e}")
-            return
+            return None
         APP_FAMILIES.mkdir(parents=True, exist_ok=True)
         shutil.copy(
             msa, APP_FAMILIES / msa.name
         )  # the user's alignment, kept beside the model (its sweeps score on it)
+    return inputs
+
+
+def train_with_progress(inputs, name: str, minutes: float) -> None:
+    """The training itself, its bar moving with each step and held-out evaluation; its outcome said
+    after the rerun that puts the new family in the pickers (a warning when it does not beat the
+    alignment's column profile)."""
     st.button("Stop the training", key="fam_train_stop", help="Train again resumes it from its last evaluation.")
     bar = st.progress(0.0, text="training: the first steps ...")
     eval_every = TrainFamilyConfig().eval_every
