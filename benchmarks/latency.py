@@ -36,10 +36,7 @@ from mi_viz.core.bench import DECODE_BATCH
 from mi_viz.core.mi import ground_truth_mi, marginals
 from mi_viz.core.models import load_models
 from mi_viz.core.samplers import SamplerConfig, decode
-from mi_viz.domains import get_domain
-from mi_viz.domains.antibody import DATA, chains_of
-from mi_viz.domains.sudoku import board as S
-from mi_viz.domains.sudoku.mdm import boards_to_tokens
+from mi_viz.domains import DOMAINS, get_domain
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -74,11 +71,10 @@ def side_by_side(model, head, x, step: SamplerConfig | None, repeats: int, round
     return {k: statistics.median(v) for k, v in times.items()}
 
 
-def sudoku(a, model, head) -> dict:
-    x = boards_to_tokens(S.read_puzzle_file(a.puzzles).puzzles[: a.n_gt])
-    res = decode(model, x, SamplerConfig("sequential"), keep_states=True)
-    states = res.states or []  # (B, L) before each step
-    mid = torch.stack([states[len(sizes) // 2][b] for b, sizes in enumerate(res.batch_sizes)])  # (n_gt, 81)
+def board(a, model, head, dom) -> dict:
+    """Many short states (Sudoku): its typical states; a read eager and at the decoding batch beside
+    one; the ground truth of each; the decode page rerun."""
+    mid = dom.typical_states(model, a.n_gt)  # (n_gt, L): halfway through sequential decodes
     one = side_by_side(model, head, mid[:1], SamplerConfig("mi"), a.repeats, a.rounds, eager=True)
     big = torch.stack([m for m in mid for _ in range(a.batch // len(mid) + 1)])[: a.batch]  # (batch, 81)
     batch = side_by_side(model, head, big, None, max(3, a.repeats // 4), a.rounds)
@@ -114,20 +110,18 @@ def sudoku(a, model, head) -> dict:
     return row
 
 
-def protein(a, model, head, dom) -> dict:
-    """The protein domains (protein, antibody): one state, its step and its ground truth."""
+def sequence(a, model, head, dom) -> dict:
+    """One long state (the protein domains): its step and its ground truth; and, where the state is an
+    input (an antibody's masked CDR3), the whole infill the decode page runs from it (`mi` at the
+    domain's default, every step recorded)."""
+    state = dom.typical_states(model)  # (1, L)
     whole = {}
-    if a.domain == "antibody":  # the first test chain, its CDR3 masked: the decode page's first input
-        state = dom.encode(chains_of(DATA / "test.tsv", "cdr3", 1))  # (1, L)
+    if dom.name == "antibody":
         infill = SamplerConfig("mi", **dom.sampler_defaults.get("mi", {}), temperature=1.0)
         t0 = time.perf_counter()
         res = decode(model, state, infill, head=head, record=True)
         whole = {"infill_sampler": infill.label(), "infill_passes": int(res.passes[0]),
                  "infill_decode_s": round(time.perf_counter() - t0, 2)}  # fmt: skip
-    else:  # halfway through an EB decode of an all-masked protein: a typical mid-decode state
-        eb = SamplerConfig("eb", gamma=1.0, temperature=1.0)
-        res = decode(model, dom.encode(["_" * a.length]), eb, keep_states=True)
-        state = next(s for s in res.states or [] if int((s == model.mask_id).sum()) <= a.length // 2)  # (1, L)
     step = SamplerConfig("mi", gamma=2.0, lam=1.0, temperature=1.0)
     t = side_by_side(model, head, state, step, a.repeats, a.rounds)
     t0 = time.perf_counter()
@@ -151,14 +145,12 @@ def protein(a, model, head, dom) -> dict:
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("domain", choices=("sudoku", "protein", "antibody"))
+    ap.add_argument("domain", choices=[d for d in DOMAINS if d != "family"], help="a domain with typical_states")
     ap.add_argument("--backbone", default=None)
     ap.add_argument("--head", default=None)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=None, help="timings a round (default: sudoku 20, else 10)")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--length", type=int, default=100, help="protein: the decoded length")
-    ap.add_argument("--puzzles", default=str(ROOT / "data" / "sudoku" / "test_hard.txt"), help="sudoku")
     ap.add_argument("--n-gt", type=int, default=10, help="sudoku: mid-decode states for the ground truth")
     ap.add_argument("--batch", type=int, default=DECODE_BATCH, help="sudoku: the decoding batch")
     ap.add_argument("--skip-app", action="store_true", help="sudoku: without the AppTest rerun")
@@ -167,7 +159,7 @@ def main(argv=None):
     torch.set_num_threads(a.threads)
     dom = get_domain(a.domain)
     model, head = load_models(dom, a.backbone, a.head, need_head=True)
-    show(sudoku(a, model, head) if a.domain == "sudoku" else protein(a, model, head, dom))
+    show((board if a.domain == "sudoku" else sequence)(a, model, head, dom))
 
 
 if __name__ == "__main__":

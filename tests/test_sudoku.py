@@ -147,3 +147,23 @@ def test_sudoku_sampler_defaults_are_the_validation_choice():
         chosen = {k: v for k, v in row.items() if k in PARAMS}  # every declared parameter, scan included
         assert config_for(name, d) == config_for(name, {name: chosen}), name
     assert d["mi-gt"] == d["mi"]
+
+
+def test_typical_states_are_halfway_through_decodes_of_the_hard_puzzles():
+    """benchmarks/latency.py times the states the domain declares (issue 58: the domain's latency
+    state lives in its folder): each hard puzzle halfway through its sequential decode keeps its
+    givens, fills about half of its blanks and breaks no rule."""
+    import torch
+
+    from mi_viz.domains.sudoku import DOMAIN, HARD
+
+    model = DOMAIN.load_model()
+    states = DOMAIN.typical_states(model, 2)  # (2, 81)
+    puzzles = torch.tensor(S.read_puzzle_file(HARD).puzzles[:2])  # (2, 81), 0 = blank
+    assert states.shape == (2, 81)
+    for s, p, board in zip(states, puzzles, DOMAIN.decode(states)):
+        blank = p == 0
+        masked = s == DOMAIN.mask_id
+        assert not masked[~blank].any()  # the givens stay
+        assert abs(int(masked.sum()) - int(blank.sum()) / 2) <= 1  # half the blanks still masked
+        assert not S.rule_conflicts(board)

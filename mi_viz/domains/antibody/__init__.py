@@ -290,6 +290,11 @@ class AntibodyDomain:
             return {"recovery": 0.0}
         return {"recovery": round(float(np.mean([r["recovery"] for r in rows])), 4)}
 
+    def typical_states(self, model=None, n: int = 1) -> torch.Tensor:
+        """The state a step in the app meets (benchmarks/latency.py times it): the first germline test
+        chain with its CDR3 masked, the decode page's first input: (1, L); one state."""
+        return self.encode(chains_of(DATA / "test.tsv", "cdr3", 1))
+
 
 def infilled(item: Infill, infill: str) -> str:
     """The whole chain a saved row stands for: the item's V domain with its masked residues replaced,

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ...core import samplers
 from ...core.choice import Criterion
 from .alphabet import AMINO_ACIDS, MASK, MAX_LENGTH, PAD, SequenceError, decode, encode
 from .backbone import ESMC_300M, load_backbone
@@ -141,6 +142,13 @@ class ProteinDomain:
 
     def summarize(self, rows: list[dict]) -> dict:
         return {"mean_length": round(float(np.mean([r["length"] for r in rows])), 2) if rows else 0.0}
+
+    def typical_states(self, model, n: int = 1, length: int = 100) -> torch.Tensor:
+        """The state a step in the app meets (benchmarks/latency.py times it): an all-masked protein of
+        `length` halfway through an EB decode (half its residues still masked): (1, length); one state."""
+        eb = samplers.SamplerConfig("eb", gamma=1.0, temperature=1.0)
+        res = samplers.decode(model, self.encode(["_" * length]), eb, keep_states=True)
+        return next(s for s in res.states or [] if int((s == model.mask_id).sum()) <= length // 2)
 
 
 def prompts_of_lengths(n: int, lengths: tuple[int, int], seed: int = 0) -> list[str]:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ...core import samplers
 from ...core.choice import Criterion
 from . import board as S
 from .mdm import MASK_TOKEN, boards_to_tokens, load_mdm, tokens_to_boards
@@ -24,6 +25,7 @@ from .symmetries import apply_symmetry, permute_pairs, random_symmetries
 
 REPO = Path(__file__).resolve().parents[3]
 CHECKPOINTS = REPO / "checkpoints"
+HARD = REPO / "data" / "sudoku" / "test_hard.txt"  # the 1,000 hard test puzzles (make data)
 
 # The paper's Table 1 (1000 hard Sudoku), for plots and the tables; "ours": the labels of our rows
 # that run its setting (benchmarks/tables.py writes the paper's numbers beside them). Its MI rows
@@ -165,6 +167,15 @@ class SudokuDomain:
 
     def summarize(self, rows: list[dict]) -> dict:
         return {"solved_frac": round(sum(r["solved"] for r in rows) / max(1, len(rows)), 4)}
+
+    def typical_states(self, model, n: int = 1) -> torch.Tensor:
+        """States a step in the app meets (benchmarks/latency.py times them): each of the first n hard
+        test puzzles halfway through its sequential decode: (n, 81)."""
+        x = boards_to_tokens(S.read_puzzle_file(HARD).puzzles[:n])  # (n, 81)
+        with torch.inference_mode():  # as decode runs the pass
+            res = samplers.decode(model, x, samplers.SamplerConfig("sequential"), keep_states=True)
+        states = res.states or []  # (B, L) before each step
+        return torch.stack([states[len(sizes) // 2][b] for b, sizes in enumerate(res.batch_sizes)])
 
     def random_symmetry(self, tokens: torch.Tensor, pair_maps: torch.Tensor, generator: torch.Generator):
         """A fresh random validity-preserving symmetry per state: (tokens (B, 81), pair maps
