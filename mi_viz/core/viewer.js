@@ -284,7 +284,9 @@ function mountViewer(root, data, callbacks) {
       g.fillRect(x, head + (row + 1) * rowH - 2 - h, w, h);
     });
     g.fillStyle = "#333"; g.strokeStyle = "#999"; g.font = "10px sans-serif"; g.textAlign = "right";
+    const busy = new Set(S[t].masked.map(p => (track ? Math.floor(p / per) : 0)));  // rows that hold bars
     for (let row = 0; row < rows; row++) {
+      if (!busy.has(row)) continue;  // a row with nothing masked draws no axis (five "2.8"s read as a bug)
       const base = head + (row + 1) * rowH - 2, top = base - (rowH - 6);
       g.beginPath(); g.moveTo(ax - 3, top); g.lineTo(ax - 3, base); g.stroke();
       g.textBaseline = "top"; g.fillText(hmax.toFixed(1), ax - 6, top - 1);

@@ -292,7 +292,7 @@ def native_beside_design(it: Infill, final: str, b: Backbone, key: str) -> None:
     rec = float(np.mean([a == d for a, d in zip(native, design)]))
     how = "nats a residue under this backbone, each residue masked alone (higher: more coherent)"
     c = st.columns(4)
-    c[0].metric("masked region", f"{len(pos)} residues", where, delta_color="off")
+    c[0].metric("masked region", f"{len(pos)} residues", where, delta_color="off", delta_arrow="off")
     c[1].metric("recovery of the native", f"{100 * rec:.0f} %")
     c[2].metric("PLL of the design", f"{p_design:.2f}", help=how)
     c[3].metric("PLL of the native", f"{p_native:.2f}", help=how)
@@ -335,9 +335,9 @@ def logo_figure(regions: list[str], native: str):
             continue
         letters = [a if f >= 0.12 else "" for f in freq[a]]
         fig.add_bar(x=list(range(L)), y=freq[a], name=a, text=letters, textposition="inside",
-                    insidetextanchor="middle", marker_color=CLUSTALX.get(a, "#999"))  # fmt: skip
+                    insidetextanchor="middle", textangle=0, marker_color=CLUSTALX.get(a, "#999"))  # fmt: skip
     axis = dict(tickmode="array", tickvals=list(range(L)), ticktext=list(native), title="native residue")
-    fig.update_layout(barmode="stack", height=260, margin=dict(l=40, r=10, t=30, b=40), showlegend=False,
+    fig.update_layout(barmode="stack", height=260, margin=dict(l=60, r=10, t=30, b=40), showlegend=False,
                       title=f"{len(regions)} sampled infills", yaxis_title="share of samples", xaxis=axis)  # fmt: skip
     return fig
 
