@@ -363,17 +363,23 @@ def test_bench_antibody_cli_and_its_bad_input(tmp_path):
 
 def test_antibody_sampler_defaults_are_the_validation_choice():
     """The defaults the CLI and the app use are the rows benchmarks/defaults.py (antibody) chose on
-    the validation chains (mi-gt, the oracle, takes mi's)."""
+    the natural validation chains (mi-gt, the oracle, takes mi's); mi-cap and mi-tc, outside that
+    grid, the germline validation's."""
     import json
 
     from mi_viz.core.samplers import PARAMS
     from mi_viz.domains.antibody import DOMAIN
 
-    choice = json.loads((ROOT / "results" / "antibody" / "val_sweep" / "choice.json").read_text())
-    chosen = {s: {k: v for k, v in row.items() if k in PARAMS} for s, row in choice["chosen"].items() if row}
-    assert chosen and "mi" in chosen
-    assert {s: p for s, p in DOMAIN.sampler_defaults.items() if s != "mi-gt"} == chosen
-    assert DOMAIN.sampler_defaults["mi-gt"] == chosen["mi"]
+    def chosen(folder: str) -> dict:
+        choice = json.loads((ROOT / "results" / "antibody" / folder / "choice.json").read_text())
+        return {s: {k: v for k, v in row.items() if k in PARAMS} for s, row in choice["chosen"].items() if row}
+
+    natural, germline = chosen("val_sweep"), chosen("olga/val_sweep")
+    assert natural and "mi" in natural
+    own = {s: p for s, p in DOMAIN.sampler_defaults.items() if s != "mi-gt"}
+    # the natural validation's choice; a rule outside its grid keeps the germline validation's
+    assert own == {**{s: p for s, p in germline.items() if s not in natural}, **natural}
+    assert DOMAIN.sampler_defaults["mi-gt"] == natural["mi"]
 
 
 def test_cdr3_pair_statistics_anchor_both_ends_and_see_a_coupling():

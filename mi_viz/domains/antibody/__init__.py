@@ -148,7 +148,7 @@ SCOPE = {
     "sapiens-vl": Scope(("human",), ("igk", "igl"), "human light chains of OAS"),
 }  # fmt: skip
 SHIPPED_HEADS = {ANTIBERTY: "antibody_mi_head", "sapiens-vh": "antibody_sapiens_vh_mi_head"}  # backbone -> its MI head
-MI_DEFAULT = {"gamma": 12.0, "lam": 10.0, "scan": "stop"}
+MI_DEFAULT = {"gamma": 6.0, "lam": 1.0, "scan": "stop"}
 
 
 class AntibodyDomain:
@@ -161,8 +161,6 @@ class AntibodyDomain:
     # a sweep's saved rows keep each chain's infill, not the whole chain (infilled() rebuilds it from the
     # input file; the natural region and junction follow from the chain): a tenth of the bytes
     unsaved_columns: tuple[str, ...] = ("sequence", "natural", "junction")
-    # chosen on the validation chains (results/antibody/val_sweep/choice.json, benchmarks/defaults.py (antibody):
-    # the highest infill PLL at <= 1/3 of sequential's passes); mi-gt, the oracle, takes mi's
     # how sampler_defaults were chosen on validation (core.choice; benchmarks/defaults.py reads them)
     criteria = {
         # natural chains (issue 56; fixed before any SAbDab test row was read): 128 SAbDab validation heavy
@@ -209,14 +207,21 @@ class AntibodyDomain:
             folder="antibody/olga",
         ),  # fmt: skip
     }
+    # the natural validation choice (results/antibody/val_sweep/choice.json, criterion "antibody" above);
+    # mi-cap and mi-tc, outside that grid, keep the germline (OLGA) validation's (olga/val_sweep/choice.json)
     sampler_defaults: dict[str, dict] = {
+        "dawn": {"tau": 0.4, "induce": 0.4, "low": 0.2, "edge": 0.07, "sink": 10.0},
+        "dilated": {"k": 5, "d": 2},
         "eb": {"gamma": 4.0},
+        "klass": {"tau": 0.2, "kl": 0.1},
+        "margin": {"k": 4, "tau": 0.1},
         "mi": dict(MI_DEFAULT),
         "mi-gt": dict(MI_DEFAULT),
+        "mi-zero": {"gamma": 8.0},
+        "threshold": {"tau": 0.25},
+        "topk": {"k": 3},
         "mi-cap": {"gamma": 8.0, "lam": 1.0, "k": 4, "scan": "stop"},
         "mi-tc": {"gamma": 6.0, "lam": 1.0, "scan": "stop"},
-        "mi-zero": {"gamma": 8.0},
-        "topk": {"k": 4},
     }
 
     def load_model(self, spec=None, device: str = "cpu"):
