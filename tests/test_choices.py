@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.defaults import folder_of
 from benchmarks.report import defaults_from_choice, params_of, rows_for, setting
 from mi_viz.core.samplers import PARAMS, columns
 
@@ -38,15 +39,16 @@ def _check(chosen: dict, rows: list[dict], figures: tuple[str, ...]) -> None:
 
 
 @pytest.mark.parametrize(
-    "domain,figures",
+    "criterion,figures",
     [
         ("sudoku", ("avg_passes", "solved_frac")),
         ("protein", ("avg_passes", "jsd")),
         ("antibody", ("avg_passes", "pll")),
+        ("antibody-olga", ("avg_passes", "pll")),
     ],
 )
-def test_choice_rows_round_trip_to_their_sweep_row(domain, figures):
-    d = ROOT / "results" / domain / "val_sweep"
+def test_choice_rows_round_trip_to_their_sweep_row(criterion, figures):
+    d = ROOT / "results" / folder_of(criterion) / "val_sweep"  # a criterion's folder (its domain declares it)
     choice = json.loads((d / "choice.json").read_text())
     chosen = choice.get("chosen") or {k: v for k, v in choice.items() if isinstance(v, dict) and k != "sequential"}
     assert chosen
@@ -87,12 +89,13 @@ def test_defaults_from_a_choice_file_that_has_choices():
     assert defaults_from_choice({**chosen, "mi-gt": {"gamma": 1.0, "lam": 1.0}})["mi-gt"] == {"gamma": 1.0, "lam": 1.0}
 
 
-@pytest.mark.parametrize("domain", ["sudoku", "protein", "antibody", "family"])
-def test_one_defaults_benchmark_rewrites_every_committed_choice(domain, tmp_path, capsys):
-    """benchmarks/defaults.py, the one choosing script (the domain its argument), gives each
+@pytest.mark.parametrize("criterion", ["sudoku", "protein", "antibody", "antibody-olga", "family"])
+def test_one_defaults_benchmark_rewrites_every_committed_choice(criterion, tmp_path, capsys):
+    """benchmarks/defaults.py, the one choosing script (the criterion its argument), gives each
     committed choice file back byte for byte from its validation sweep."""
     from benchmarks import defaults
 
-    committed = ROOT / "results" / domain / ("choice.json" if domain == "family" else "val_sweep/choice.json")
-    defaults.main([domain, "--out", str(tmp_path / "choice.json")])
+    where = ROOT / "results" / folder_of(criterion)
+    committed = where / ("choice.json" if criterion == "family" else "val_sweep/choice.json")
+    defaults.main([criterion, "--out", str(tmp_path / "choice.json")])
     assert (tmp_path / "choice.json").read_bytes() == committed.read_bytes()
