@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 
 from ...core.protocol import ModelOutput
-from . import board as sudoku
+from .solver import all_solutions
 
 
 class ExactSudokuOracle:
@@ -24,7 +24,7 @@ class ExactSudokuOracle:
     n_layers = 0
 
     def __init__(self):
-        self.grids = torch.tensor(sudoku.all_solutions(2), dtype=torch.long) - 1  # (288, 16) tokens
+        self.grids = torch.tensor(all_solutions(2), dtype=torch.long) - 1  # (288, 16) tokens
         self.value_tokens = torch.arange(self.n)
 
     def consistent(self, tokens: torch.Tensor) -> torch.Tensor:
