@@ -114,7 +114,7 @@ def sequence(a, model, head, dom) -> dict:
     """One long state (the protein domains): its step and its ground truth; and, where the state is an
     input (an antibody's masked CDR3), the whole infill the decode page runs from it (`mi` at the
     domain's default, every step recorded)."""
-    state = dom.typical_states(model)  # (1, L)
+    state = dom.typical_states(model, length=a.length)  # (1, L)
     whole = {}
     if dom.name == "antibody":
         infill = SamplerConfig("mi", **dom.sampler_defaults.get("mi", {}), temperature=1.0)
@@ -151,6 +151,7 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=None, help="timings a round (default: sudoku 20, else 10)")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--length", type=int, default=100, help="protein: the decoded length")
     ap.add_argument("--n-gt", type=int, default=10, help="sudoku: mid-decode states for the ground truth")
     ap.add_argument("--batch", type=int, default=DECODE_BATCH, help="sudoku: the decoding batch")
     ap.add_argument("--skip-app", action="store_true", help="sudoku: without the AppTest rerun")

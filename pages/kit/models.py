@@ -12,6 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from mi_viz.core import strict_json
 from mi_viz.core.checkpoints import CheckpointError, cache_dir
 from mi_viz.core.errors import UserError
 from mi_viz.core.mi_head import check_head_fits, load_head
@@ -79,7 +80,7 @@ def _record_load_seconds(label: str, seconds: float) -> None:
         times = times if isinstance(times, dict) else {}
         times[label] = round(seconds, 2)
         tmp = path.with_suffix(f".{threading.get_ident()}.tmp")
-        tmp.write_text(json.dumps(times, indent=1))
+        tmp.write_text(strict_json.dumps(times, indent=1))
         tmp.replace(path)
 
 

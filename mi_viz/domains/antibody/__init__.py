@@ -295,9 +295,9 @@ class AntibodyDomain:
             return {"recovery": 0.0}
         return {"recovery": round(float(np.mean([r["recovery"] for r in rows])), 4)}
 
-    def typical_states(self, model=None, n: int = 1) -> torch.Tensor:
+    def typical_states(self, model=None, n: int = 1, length: int | None = None) -> torch.Tensor:
         """The state a step in the app meets (benchmarks/latency.py times it): the first germline test
-        chain with its CDR3 masked, the decode page's first input: (1, L); one state."""
+        chain with its CDR3 masked, the decode page's first input: (1, L); one state, its own length."""
         return self.encode(chains_of(DATA / "test.tsv", "cdr3", 1))
 
 
