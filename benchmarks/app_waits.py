@@ -145,9 +145,12 @@ def measure(browser, url: str) -> dict:
     page.get_by_test_id("mv-counter").wait_for()
     say("a step")
     page.get_by_test_id("mv-start").click()  # the viewer opens on the decode's last step
-    steps = int(re.match(r"Step \d+ / (\d+)", page.get_by_test_id("mv-counter").inner_text())[1])
+    counter = re.match(r"Step \d+ / (\d+)", page.get_by_test_id("mv-counter").inner_text())
+    if counter is None:
+        raise RuntimeError(f"the viewer's counter reads {page.get_by_test_id('mv-counter').inner_text()!r}")
+    steps = int(counter[1])
     out["steps"] = steps
-    out["step_ms"] = round(1000 * statistics.median(_time_step(page) for _ in range(steps - 1)), 1)
+    out["step_ms"] = round(1000 * statistics.median([_time_step(page) for _ in range(steps - 1)]), 1)
     say("AntiBERTy ground truth")
     out["antiberty_gt_cancel_visible_s"] = ground_truth_click(page)
     cancel = page.get_by_role("button", name="Cancel the ground truth")

@@ -69,7 +69,7 @@ def test_every_committed_sweep_row_was_decoded_by_shipped_weights():
     from mi_viz.domains.protein.masked_lm import lm_weights
 
     shipped = {fingerprint(p) for p in (ROOT / "checkpoints").glob("*.safetensors*")}
-    for wheel in ("antiberty", "sapiens-vh", "sapiens-vl"):  # installed from their PyPI wheels (make setup), not shipped
+    for wheel in ("antiberty", "sapiens-vh", "sapiens-vl"):  # installed from their wheels (make setup), not shipped
         shipped.add(fingerprint(lm_weights(wheel)))
     sweeps = sorted((ROOT / "results").rglob("sweep.csv"))
     assert len(sweeps) >= 10
