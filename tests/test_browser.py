@@ -342,7 +342,7 @@ def test_family_backbone_shows_its_contacts(server, browser):
     bad.write_text(">a\nLAG\n>b\nLA\n")
     uploads.nth(0).set_input_files(str(bad))
     _wait_idle(page)
-    page.get_by_role("button", name="Train").click()
+    page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text("has 2 columns, row 1 has 3").wait_for(timeout=60_000)
     rng = __import__("random").Random(0)
     rows = ["".join(rng.choice("LAGVSERT") for _ in range(12)) for _ in range(80)]
@@ -361,7 +361,7 @@ def test_family_backbone_shows_its_contacts(server, browser):
     junk.write_text("HEADER    NOT A STRUCTURE\nEND\n")
     uploads.nth(1).set_input_files(str(junk))  # a structure with no C-alpha: refused before training
     _wait_idle(page)
-    page.get_by_role("button", name="Train").click()
+    page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text("The structure cannot be used").wait_for(timeout=60_000)
     after = set(app_families.glob("*")) if app_families.exists() else set()
     assert after == before, sorted(map(str, after - before))  # nothing of the rejected upload stays behind
@@ -385,7 +385,7 @@ def test_family_backbone_shows_its_contacts(server, browser):
     uploads.nth(2).set_input_files(str(idx))
     _wait_idle(page)
     try:
-        page.get_by_role("button", name="Train").click()
+        page.get_by_role("button", name="Train", exact=True).click()
         page.get_by_text("Trained toy_browser").wait_for(timeout=240_000)
         # random rows carry nothing beyond their columns' frequencies: said, not called a success
         page.get_by_text("does not yet predict held-out rows better").wait_for(timeout=10_000)
@@ -418,7 +418,7 @@ def test_antibody_backbone_infills_a_cdr3(server, browser):
     ART.mkdir(exist_ok=True)
     ctx, page = _open(browser, server + "/protein_decode")
     _pick_backbone(page, "AntiBERTy")
-    page.get_by_text("cdr3 masked (14)").first.wait_for(timeout=120_000)
+    page.get_by_text(re.compile(r"cdr3 masked \(\d+\)")).first.wait_for(timeout=120_000)
     page.get_by_test_id("mv-counter").wait_for(timeout=120_000)
     _viewer_goto(page, min(3, _viewer_counter(page)[1]))  # steps in: fewer masked residues, a cheaper truth
     _viewer_ground_truth(page)  # its cost on the button first
@@ -560,7 +560,7 @@ def _viewer_ground_truth(page):
 
 
 def _sidebar_number(page, label, value):
-    box = page.get_by_label(label)
+    box = page.get_by_label(label, exact=True).and_(page.get_by_role("spinbutton"))
     box.fill(str(value))
     box.press("Enter")
     _wait_idle(page)
@@ -622,17 +622,20 @@ def test_a_sampler_keeps_its_parameters_across_a_switch(server, browser):
 
     def sliders(page):
         """The sidebar's sliders by label -> shown value (read again if a rerun redraws them)."""
+        err = None
         for _ in range(20):
             try:
                 return {
                     s.locator("label").first.inner_text().split(" (")[0]: s.get_by_role("slider").get_attribute(
                         "aria-valuetext", timeout=2000
                     )
-                    for s in page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').all()
+                    # the visible ones: a collapsed expander's sliders (attention block and head) draw no thumb
+                    for s in page.locator('[data-testid="stSidebar"] [data-testid="stSlider"] >> visible=true').all()
                 }
-            except Exception:  # a slider redrawn while read
+            except Exception as e:  # a slider redrawn while read
+                err = e
                 page.wait_for_timeout(500)
-        raise AssertionError("the sidebar's sliders never settled")
+        raise AssertionError(f"the sidebar's sliders never settled: {err}")
 
     def pick(page, name):
         page.locator('[data-testid="stSelectbox"]', has_text="Sampler").first.click()
