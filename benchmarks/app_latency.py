@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from benchmarks.app_server import ROOT, launch, start, stop
+from benchmarks.app_server import FIND, ROOT, launch, start, stop
 from benchmarks.report import save
 from mi_viz.core import models, strict_json
 from mi_viz.core.animation import decode_gif
@@ -61,24 +61,20 @@ def _time_step(page) -> float:
     Chromium's own clock (no server is involved: the in-browser viewer; the server's step view of
     apps before it, which this once timed by wall clock, is gone)."""
     return page.evaluate(
-        """() => new Promise(done => {
-             const root = [...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
-               .map(s => s.querySelector('[data-testid="mv-step"]')).find(Boolean)
-               || document.querySelector('[data-testid="mv-step"]');
+        f"""() => new Promise(done => {{
+             const root = ({FIND})('[data-testid="mv-step"]');
              const counter = root.getRootNode().querySelector('[data-testid="mv-counter"]');
              const before = counter.textContent, t0 = performance.now();
              root.click();
              const check = () => counter.textContent !== before ? done((performance.now() - t0) / 1000)
                                                                 : requestAnimationFrame(check);
-             check(); })"""
+             check(); }})"""
     )
 
 
 def _wait_decode(page):
     page.wait_for_function(
-        """() => !!([...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
-                    .map(s => s.querySelector('[data-testid="mv-counter"]')).find(Boolean)
-                 || document.querySelector('[data-testid="mv-counter"]'))""",
+        f"""() => !!({FIND})('[data-testid="mv-counter"]')""",
         timeout=300_000,
     )
     wait_idle(page)

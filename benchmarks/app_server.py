@@ -27,6 +27,12 @@ CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage")  # fmt: skip
 
 
+# JavaScript: the element a CSS selector names, in the page or in any open shadow root (the viewer's
+# component draws inside one): `(${FIND})('[data-testid="mv-counter"]')` in a page.evaluate
+FIND = """(s) => [...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
+                .map(r => r.querySelector(s)).find(Boolean) || document.querySelector(s)"""
+
+
 def launch(chromium, *extra_args: str):
     """Debian's Chromium through Playwright's browser type (sync or async: under async, await it)."""
     return chromium.launch(executable_path=CHROMIUM, headless=True, args=[*CHROMIUM_ARGS, *extra_args])

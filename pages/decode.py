@@ -13,7 +13,6 @@ import streamlit as st
 
 from mi_viz.core.attention import LAST, Site
 from mi_viz.core.errors import UserError
-from mi_viz.core.models import head_path
 from mi_viz.core.plots import PALETTE_NAME
 from mi_viz.core.protocol import AppDomain
 from mi_viz.core.samplers import SamplerConfig
@@ -31,6 +30,7 @@ def render(view: View, title: str) -> None:
     page = open_page(view, title, key)
     scope = "" if page.view is view else page.backbone.domain  # a specialised backbone: its own sampler values
     view, b, head_path, head, dom = page.view, page.backbone, page.head_path, page.head, page.dom
+    kinds = caches.head_kinds(b, head_path)  # the maps this backbone has heads for: the rules offered
     with st.sidebar:
         item, problem = view.decode_input(key, dom)
         if problem:
@@ -38,7 +38,7 @@ def render(view: View, title: str) -> None:
         st.subheader("Sampler")
         cfg = sampler_picker(
             key,
-            has_head=caches.head_kinds(b, head_path),
+            has_head=kinds,
             default="mi" if head is not None else "eb",
             temperature=dom.default_temperature,  # the domain's: one default, the CLI's too
             domain_defaults=dom.sampler_defaults,
@@ -61,7 +61,7 @@ def render(view: View, title: str) -> None:
         ]
         site = attention_picker(key, b)
         try:
-            twin = twin_picker(key, cfg, caches.head_kinds(b, head_path), dom.sampler_defaults)
+            twin = twin_picker(key, cfg, kinds, dom.sampler_defaults)
         except UserError as e:
             st.error(str(e))
             twin = None
@@ -82,7 +82,7 @@ def render(view: View, title: str) -> None:
     stem = export_stem(view.name, item.label, setting_name(cfg, short=True))
     map_head = head_path  # the head whose estimates are drawn; the decodes always read the MI head (head_path)
     if measure != "mi":  # the estimated maps from a head trained on that measure, where the backbone has one
-        map_head = tv_head_of(dom, b)
+        map_head = caches.tv_head(b)
         if map_head is None:
             st.info(f"No {MEASURE_NAMES[measure]} head for this backbone: its estimated map is off; the exact one is "
                     "on demand.")  # fmt: skip
@@ -302,12 +302,6 @@ def attention_picker(key: str, b) -> Site:
         )  # fmt: skip
     return Site(block - 1 - n_layers if block == n_layers else block - 1,
                 None if head.startswith("mean") else int(head.split()[1]) - 1)  # fmt: skip
-
-
-def tv_head_of(dom: AppDomain, b) -> str | None:
-    """The TV (DEMASK) head shipped beside this backbone's MI head, or None."""
-    p = head_path(dom, "tv", None, b.spec)
-    return str(p) if p is not None else None
 
 
 def traced(view: View, dom: AppDomain, item, trace, b=None):

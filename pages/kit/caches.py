@@ -86,21 +86,24 @@ class LazyBar:
             self.bar.empty()
 
 
+def tv_head(b: Backbone) -> str | None:
+    """The TV (DEMASK) head shipped beside this backbone's MI head, or None."""
+    p = models_head_path(b.dom(), "tv", None, b.spec)
+    return str(p) if p is not None else None
+
+
 def rule_head(b: Backbone, head_path: str | None, cfg: SamplerConfig) -> str | None:
-    """The head a setting's rule reads: none, the page's MI head, or the TV (DEMASK) head shipped
-    beside it for this backbone."""
+    """The head a setting's rule reads: none, the page's MI head, or the TV head beside it."""
     if not cfg.needs_head:
         return None
-    if cfg.head_kind == "mi":
-        return head_path
-    p = models_head_path(b.dom(), cfg.head_kind, None, b.spec)
-    return str(p) if p is not None else None
+    return head_path if cfg.head_kind == "mi" else tv_head(b)
 
 
 def head_kinds(b: Backbone, head_path: str | None) -> set[str]:
     """The maps this backbone has a head for ({"mi", "tv"}): what decides which rules a page offers."""
-    kinds = {"mi"} if head_path is not None else set()
-    return kinds | ({"tv"} if head_path is not None and models_head_path(b.dom(), "tv", None, b.spec) else set())
+    if head_path is None:
+        return set()
+    return {"mi"} | ({"tv"} if tv_head(b) else set())
 
 
 def trace_key(b: Backbone, head_path: str | None, item_key: str, cfg: SamplerConfig) -> tuple:
