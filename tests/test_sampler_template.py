@@ -92,7 +92,7 @@ def test_a_new_rule_gets_its_widgets(toy):
 
         from pages.kit.widgets import sampler_picker
 
-        cfg = sampler_picker("t", has_head=False, default="strided")
+        cfg = sampler_picker("t", has_head=set(), default="strided")
         st.write(cfg.label())
 
     at = AppTest.from_function(page).run()

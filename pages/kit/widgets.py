@@ -28,12 +28,11 @@ def kept(widget_key: str, default, options=None) -> dict:
     return kw
 
 
-def usable(name: str, heads) -> bool:
-    """A sampler this backbone can run: it reads no head, or a head of the map it reads is loaded.
-    heads: the kinds loaded ({"mi", "tv"}); True / False stand for {"mi"} / none."""
+def usable(name: str, heads: set[str]) -> bool:
+    """A sampler this backbone can run: it reads no head, or a head of the map it reads is loaded
+    (heads: the kinds loaded, {"mi", "tv"}: caches.head_kinds)."""
     rule = SAMPLERS[name]
-    kinds = {"mi"} if heads is True else set() if heads is False else set(heads)
-    return not rule.needs_head or rule.head_kind in kinds
+    return not rule.needs_head or rule.head_kind in heads
 
 
 def sampler_params(own: str, name: str, start: dict) -> dict:
@@ -70,7 +69,7 @@ def sampler_help() -> str:
 
 def sampler_picker(
     key: str,
-    has_head: bool | set[str],
+    has_head: set[str],
     default: str = "mi",
     temperature: float = 0.0,
     domain_defaults=None,
@@ -117,9 +116,7 @@ def palette_toggle() -> None:
     PALETTE_NAME.set("safe" if safe else "classic")
 
 
-def twin_picker(
-    key: str, first: SamplerConfig, has_head: bool | set[str], domain_defaults=None
-) -> SamplerConfig | None:
+def twin_picker(key: str, first: SamplerConfig, has_head: set[str], domain_defaults=None) -> SamplerConfig | None:
     """A second sampler decoding the same input side by side, at the first one's temperature and
     seed (one timeline of passes in the viewer); None when off. ValueError when it is the same
     setting as the first (nothing to compare)."""
@@ -141,7 +138,7 @@ def grid_text(cfgs) -> str:
     return "; ".join(c.grid_text() for c in cfgs)
 
 
-def sampler_rows(key: str, presets: dict, start: list[str], has_head: bool | set[str], domain_defaults=None) -> dict:
+def sampler_rows(key: str, presets: dict, start: list[str], has_head: set[str], domain_defaults=None) -> dict:
     """The samplers a comparison page compares, each a row with its own controls (its sampler and
     parameters, kept per row), added from the presets and removed freely; the presets are starting
     values. The rows as grid text can be copied out, and grid text read in. -> {row label: config}.
@@ -188,7 +185,7 @@ def sampler_rows(key: str, presets: dict, start: list[str], has_head: bool | set
     return out
 
 
-def grid_or_error(text: str, widget: str, has_head: bool | set[str], domain_defaults=None):
+def grid_or_error(text: str, widget: str, has_head: set[str], domain_defaults=None):
     """parse_grid (parameters not named take the domain's defaults), or None after a message
     naming the problem (unknown sampler or parameter, an empty grid, the mi sampler without a head)."""
     try:
