@@ -170,6 +170,13 @@ def _dir(folder: str):
     return R / "antibody" / folder if folder else R / "antibody"
 
 
+def _pll_columns(r: dict, folder: str) -> dict[str, str]:
+    """A row's two PLL columns: the generator's (+- its standard error over chains), the other judge's."""
+    (own, own_name), (other, other_name) = JUDGES[folder].items()
+    return {f"PLL {own_name}": f"{float(r[own]):.3f} +- {float(r['pll_se']):.3f}",
+            f"PLL {other_name}": _f(r.get(other), 3)}  # fmt: skip
+
+
 def _validated_labels(folder: str = "") -> dict[str, str]:
     """label of every validated setting -> the budget(s) it was chosen at ("1/2.5, 1/2")."""
     choice = json.loads(need(_dir(folder) / "val_sweep" / "choice.json", VAL_MAKE[folder]).read_text())
@@ -195,13 +202,11 @@ def antibody_natural_table(where: str = "sabdab_test", folder: str = "") -> str:
                "recovery": "100 %", "log10 Pgen (OLGA)": _f(seq.get("log10_pgen_natural"), 2)}  # fmt: skip
     body = []
     for r in sorted(rows, key=lambda r: (r["sampler"] != "sequential", -float(r["avg_passes"]))):
-        own, other = list(judges)
         body.append({
             "setting": label(r),
             "chosen at": chosen.get(label(r), ""),
             "avg passes": _f(r["avg_passes"], 2),
-            f"PLL {judges[own]}": f"{float(r['pll']):.3f} +- {float(r['pll_se']):.3f}",
-            f"PLL {judges[other]}": _f(r.get(other), 3),
+            **_pll_columns(r, folder),
             "recovery": f"{100 * float(r['recovery']):.1f} %",
             "log10 Pgen (OLGA)": _f(r.get("log10_pgen"), 2),
         })  # fmt: skip
@@ -311,14 +316,12 @@ def antibody_val_table(folder: str = "") -> str:
         rows_of(need(_dir(folder) / "val_sweep" / "sweep.csv", VAL_MAKE[folder])),
         _validated_labels(folder),
     )
-    own, other = list(JUDGES[folder])
     out = [
         {
             "setting": label(r),
             "chosen at": chosen.get(label(r), ""),
             "avg passes": _f(r["avg_passes"], 2),
-            f"PLL {JUDGES[folder][own]}": f"{float(r['pll']):.3f} +- {float(r['pll_se']):.3f}",
-            f"PLL {JUDGES[folder][other]}": _f(r.get(other), 3),
+            **_pll_columns(r, folder),
             "recovery": f"{100 * float(r['recovery']):.1f} %",
         }
         for r in sorted(rows, key=lambda r: (r["sampler"], float(r["avg_passes"])))

@@ -156,7 +156,7 @@ class AntibodyView(ProteinView[AntibodyDomain]):
             letters[pos] = dom.value_names[value]
         if not any(masked):
             raise InputError("after that edit no residue is masked: nothing would be infilled")
-        spans = tuple((s, e) for s, e in runs(masked))
+        spans = tuple(runs(masked))
         name = self.labels(dom, item, len(state))[pos]
         what = f"{name} = {letters[pos]}" if value is not None else f"{name} masked again"
         edited = dataclasses.replace(it, sequence="".join(letters), spans=spans, mask=f"{it.mask}, from step {step}")
