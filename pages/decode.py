@@ -291,13 +291,14 @@ def attention_picker(key: str, b) -> Site:
     if shape is None:
         return LAST
     n_layers, n_heads = shape
+    own = f"{key}_att_{b.label}"  # per backbone: a pick (or the last block) never carries over to another's blocks
     with st.expander("Attention map: block and head"):
         block = st.select_slider(
-            "block", list(range(1, n_layers + 1)), value=n_layers, key=f"{key}_att_block",
+            "block", list(range(1, n_layers + 1)), value=n_layers, key=f"{own}_block",
             help="Which transformer block's attention the viewer's attention map shows (DAWN reads the last).",
         )  # fmt: skip
         head = st.selectbox(
-            "head", ["mean of the heads", *(f"head {h}" for h in range(1, n_heads + 1))], key=f"{key}_att_head",
+            "head", ["mean of the heads", *(f"head {h}" for h in range(1, n_heads + 1))], key=f"{own}_head",
             help="One attention head, or the mean over the block's heads (DAWN's).",
         )  # fmt: skip
     return Site(block - 1 - n_layers if block == n_layers else block - 1,

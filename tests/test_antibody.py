@@ -37,7 +37,7 @@ def _bert_dir(tmp: Path) -> Path:
     return d
 
 
-def _esm_dir(tmp: Path) -> Path:
+def _esm_dir(tmp: Path, layers: int = 2) -> Path:
     from transformers import EsmConfig, EsmForMaskedLM, EsmTokenizer
 
     d = tmp / "tiny_esm"
@@ -63,7 +63,7 @@ def _esm_dir(tmp: Path) -> Path:
     cfg = EsmConfig(
         vocab_size=len(vocab),
         hidden_size=32,
-        num_hidden_layers=2,
+        num_hidden_layers=layers,
         num_attention_heads=4,
         intermediate_size=64,
         pad_token_id=1,

@@ -645,9 +645,11 @@ def test_a_masked_lm_folder_is_a_backbone_and_a_folder_that_is_not_one_is_named(
     (tmp_path / "empty").mkdir()
     at.text_input(key="pdec_lmdir").input(str(tmp_path / "empty")).run()
     assert any("has no config.json" in e.value for e in at.error) and not at.exception
-    d = _esm_dir(tmp_path)
+    d = _esm_dir(tmp_path, layers=6)  # deeper than the small ESM-C the page starts on
     at.text_input(key="pdec_lmdir").input(str(d)).run()
     assert not at.exception and not at.error, [e.value for e in at.error]
+    # the attention map starts on this backbone's last block, not on the block the last backbone ended on
+    assert _viewer_data(at)["attName"] == "block 6 of 6, mean of its heads"
     assert any("MiB" in c.value and ("first load" in c.value or "last load" in c.value) for c in at.caption)
     assert any("No MI head for this backbone" in i.value for i in at.info)
     at.number_input(key="pdec_len").set_value(12).run()
@@ -661,8 +663,8 @@ def test_the_attention_map_reads_the_block_and_head_chosen():
     d = _viewer_data(at)
     assert "attName" in d and d["attName"].endswith("mean of its heads") and d["attName"].startswith("block 6 of 6")
     default = [s.get("att") for s in d["steps"]]
-    at.select_slider(key="dec_att_block").set_value(1).run()
-    at.selectbox(key="dec_att_head").set_value("head 2").run()
+    next(w for w in at.select_slider if w.label == "block").set_value(1).run()
+    next(w for w in at.selectbox if w.label == "head").set_value("head 2").run()
     d = _viewer_data(at)
     assert d["attName"] == "block 1 of 6, head 2" and not at.exception
     assert [s.get("att") for s in d["steps"]] != default
