@@ -30,15 +30,17 @@ from mi_viz.core.samplers import SAMPLERS, SamplerConfig, decode
 L, V, MASK = 6, 3, 3
 
 
-class TwinsModel:
+class TwinsModel(torch.nn.Module):
     """Exact conditionals of the uniform joint over {x : x0 = x1, x2 = x3}; hidden states are a
-    fixed random embedding of the tokens, so an MI head has something to read."""
+    fixed random embedding of the tokens, so an MI head has something to read. An nn.Module, as
+    every backbone is (the app puts it in eval mode, caches fingerprint it)."""
 
     mask_id = MASK
     d_model = 8
     n_layers = 1
 
     def __init__(self):
+        super().__init__()
         allowed = [s for s in itertools.product(range(V), repeat=L) if s[0] == s[1] and s[2] == s[3]]
         self.seqs = torch.tensor(allowed)  # (81, L)
         self.value_tokens = torch.arange(V)
@@ -63,6 +65,8 @@ class TwinsDomain:
     mask_id = MASK
     sampler_defaults = {"eb": {"gamma": 0.5}}
     unsaved_columns = ()
+    default_temperature = 1.0  # outputs are sampled: argmax would write one twin pair every time
+    default_model = None  # nothing on disk: the model is built from the joint
 
     def load_model(self, spec=None, device="cpu"):
         return TwinsModel()
@@ -101,6 +105,9 @@ class TwinsDomain:
 
     def summarize(self, rows):
         return {"valid_frac": sum(r["valid"] for r in rows) / max(1, len(rows))}
+
+    def judge(self, model, reference=None):
+        return lambda rows: {}  # no set-level measure needs the model here
 
 
 DOMAIN = TwinsDomain()
@@ -207,3 +214,119 @@ def test_decode_order_is_the_step_that_wrote_each_position():
     np.testing.assert_allclose(got, [1 / 3, (1 / 3 + 1 / 2) / 2, 2 / 3, (2 / 3 + 1 / 2) / 2, 1, 1])
     with pytest.raises(ValueError, match="lengths"):
         order_map([np.array([1, 2]), np.array([1, 2, 3])])
+
+
+# --- the page half: the toy domain in the app, by the files a new domain touches ----------------
+
+TOY_VIEW = '''"""The twins' view: one decode page, no page file (app.py calls the decode page for it)."""
+
+from __future__ import annotations
+
+import plotly.graph_objects as go
+
+from ..kit.models import Backbone
+from .base import Item, PagePlan, View
+
+
+class TwinsView(View):
+    def __init__(self):
+        super().__init__(
+            name="Twins", keys={"decode": "tdec", "compare": "tcmp", "sweep": "tsw", "estimator": "tmie"},
+            pages=(PagePlan("", "Twins decode", ":material/link:", kind="decode", url="twins_decode"),),
+        )
+
+    def backbones(self):
+        return [Backbone("Twins joint", "twins")]
+
+    def backbone_picker(self, key):
+        return self.backbones()[0]
+
+    def decode_input(self, key, dom):
+        return Item("a_____", "a_____", "x0 = a, the rest masked"), None
+
+    def state_figure(self, dom, item, trace, t, focus=None, title="", small=False):
+        return go.Figure(go.Bar(y=list(trace.tokens_at(t))), layout={"title": title})
+
+
+VIEW = TwinsView()
+'''
+
+# what the toy domain writes outside its own folder: (path, how) -- the list a new domain follows
+TOY_OUTSIDE = (
+    ("mi_viz/domains/__init__.py", "its registry line"),
+    ("pages/views/twins.py", "its view (pages declared without files)"),
+    ("pyproject.toml", "the import contracts, naming it"),
+)
+
+
+def _toy_tree(root) -> list[str]:
+    """A copy of the library and the app with the twins domain added as docs/adding-a-domain.md
+    says; -> the paths written outside mi_viz/domains/twins/."""
+    import inspect
+    import re
+    import shutil
+
+    from conftest import ROOT
+
+    for part in ("mi_viz", "pages", "training", "benchmarks"):  # the packages the import contracts read
+        shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for part in ("app.py", "pyproject.toml"):
+        shutil.copy(ROOT / part, root / part)
+    folder = root / "mi_viz" / "domains" / "twins"
+    folder.mkdir()
+    head = "from __future__ import annotations\n\nimport itertools\n\nimport numpy as np\nimport torch\n\n"
+    head += "from mi_viz.core.protocol import ModelOutput\n\nL, V, MASK = 6, 3, 3\n\n\n"
+    body = inspect.getsource(TwinsModel) + "\n\n" + inspect.getsource(TwinsDomain) + "\n\nDOMAIN = TwinsDomain()\n"
+    (folder / "__init__.py").write_text(head + body)
+    reg = root / "mi_viz/domains/__init__.py"
+    text = reg.read_text()
+    line = '    "antibody": "mi_viz.domains.antibody",\n'
+    reg.write_text(text.replace(line, line + '    "twins": "mi_viz.domains.twins",\n'))
+    (root / "pages/views/twins.py").write_text(TOY_VIEW)
+    py = root / "pyproject.toml"
+    text = py.read_text()
+    text = text.replace(
+        '"mi_viz.domains.antibody", "pages"', '"mi_viz.domains.antibody", "mi_viz.domains.twins", "pages"'
+    )
+    text = re.sub(r'(name = "no page names a domain.*?forbidden_modules = \[[^\]]*)\]',
+                  r'\1, "mi_viz.domains.twins"]', text, flags=re.S)  # fmt: skip
+    py.write_text(text)
+    return ["mi_viz/domains/__init__.py", "pages/views/twins.py", "pyproject.toml"]
+
+
+def test_a_toy_domain_in_the_app_touches_at_most_six_files_outside_its_folder(tmp_path):
+    """Issue 58: the twins domain added to a copy of the tree (its folder, its registry line, one
+    view file, its contracts): the navigation lists its page, the decode page decodes it with no
+    exception, every import contract holds and names it; <= 6 files outside its folder."""
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    written = _toy_tree(tmp_path)
+    assert sorted(written) == sorted(p for p, _ in TOY_OUTSIDE) and len(written) <= 6
+    script = """
+import sys
+from streamlit.testing.v1 import AppTest
+from pages.views import VIEWS
+assert "twins" in VIEWS and [p.url for p in VIEWS["twins"].pages] == ["twins_decode"], VIEWS
+
+page = "from pages.decode import render; from pages.views import VIEWS; render(VIEWS['twins'], 'Twins decode')"
+at = AppTest.from_string(page, default_timeout=120).run()
+assert not at.exception, [e.value for e in at.exception]
+assert [t.value for t in at.title] == ["Twins decode"]
+line = [c.value for c in at.caption if "Twins joint" in c.value]  # the decode's own line: input, backbone, passes
+assert line and "x0 = a, the rest masked" in line[0] and "eb gamma=0.5" in line[0] and " passes" in line[0], line
+assert any("No MI head for this backbone" in i.value for i in at.info)
+"""
+    env = {**__import__("os").environ, "PYTHONPATH": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    lint = subprocess.run([str(ROOT / ".venv/bin/lint-imports")] if (ROOT / ".venv/bin/lint-imports").exists()
+                          else ["lint-imports"], cwd=tmp_path, env=env, capture_output=True, text=True)  # fmt: skip
+    assert lint.returncode == 0, lint.stdout[-3000:]
+    from test_house import uncovered
+
+    from mi_viz.domains import DOMAINS
+
+    assert uncovered((tmp_path / "pyproject.toml").read_text(), [*DOMAINS, "twins"]) == []

@@ -263,6 +263,8 @@ def weights_fingerprint(b: Backbone) -> str:
     def read() -> str:
         dom = b.dom()
         weights = dom.weights(b.spec) if hasattr(dom, "weights") else (b.spec or dom.default_model)
+        if weights is None:  # a model built from no file (a toy joint): nothing to fingerprint
+            return ""
         try:
             return fingerprint(weights)
         except (OSError, UserError):  # a name no file stands for (ESM-C 300M read from a hub cache): unnamed

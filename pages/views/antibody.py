@@ -362,3 +362,6 @@ def own_chains(text: str, mask: str) -> tuple[list[Infill], list[str]]:
 def first_state(mask: str) -> tuple:
     """The first test chain with `mask` masked, as tokens: the state a sweep's cost is timed on."""
     return tuple(ANTIBODY.encode(chains_of(SWEEP_SET, mask, 1))[0].tolist())
+
+
+SPECIALISES = ("protein", AntibodyView)  # AntiBERTy and Sapiens sit in the protein pages

@@ -39,11 +39,17 @@ class Hint(str):
 
 @dataclass(frozen=True)
 class PagePlan:
-    """A page of the navigation: its file under pages/, title and icon."""
+    """A page of the navigation: its file under pages/ (a two-line call of a page function), title
+    and icon; or, with no file, the page function it calls (kind: "decode" or "compare", app.py's
+    PAGES) at the address `url`, so a new domain's view needs no page file (tab: the compare page's
+    side-by-side tab title)."""
 
     file: str
     title: str
     icon: str
+    kind: str = ""
+    url: str = ""
+    tab: str = "Side by side"
 
 
 D = TypeVar("D", bound=AppDomain)  # the domain a view draws (typed: what its pages read of it, mypy-checked)
@@ -61,6 +67,8 @@ class View(Generic[D]):
     compare_columns: int = 1  # states side by side on the comparison page
     states_name: str = "sequences"  # what the comparison page's shared-pass slider shows
     timeline: tuple[str, str] = ("Positions decoded vs passes", "positions")  # title, y label
+    # domain -> the view class of its backbones, when they sit in this view's pages (views/__init__.py fills it)
+    specialised: dict[str, Any] = field(default_factory=dict)
 
     # --- the backbone and its head ------------------------------------------------------
     def backbones(self) -> list[Backbone]:

@@ -269,3 +269,6 @@ def averaged_map_view(dom: FamilyDomain, key: str) -> None:
             "turn, scroll to zoom): green cylinders join residues in contact, red ones pairs that are not; the "
             "thicker, the higher the score."
         )
+
+
+SPECIALISES = ("protein", FamilyView)  # a family backbone sits in the protein pages

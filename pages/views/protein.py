@@ -64,8 +64,7 @@ def masked_lm_folder(key: str) -> Backbone | None:
 class ProteinView(View[D]):
     estimator_label = "the small ESM-C (Swiss-Prot)"  # the estimator page's name for this view's report
 
-    def __init__(self, specialised: dict | None = None):
-        self.specialised = specialised or {}  # domain -> the view class of its backbones
+    def __init__(self):
         super().__init__(
             name="Proteins",  # a track of positions (View's defaults)
             keys={"decode": "pdec", "compare": "pcmp", "sweep": "psw", "estimator": "pmie"},
@@ -264,3 +263,6 @@ def validate_prompt(text: str | None) -> tuple[str | None, str | None]:
     if "_" not in p:
         return None, "The prompt has no masked position: put '_' where residues are to be generated."
     return p, None
+
+
+VIEW: View = ProteinView()

@@ -259,3 +259,6 @@ class SudokuView(View[SudokuDomain]):
     # --- the estimator ------------------------------------------------------------------------------
     def estimator(self, key: str) -> None:
         estimator_page(self, key)  # its own module (sudoku_estimator.py)
+
+
+VIEW = SudokuView()
