@@ -1,27 +1,36 @@
-"""Sampler fronts at matched passes, one domain a run: every sampler family's curve (its settings,
-each a point: average passes against the domain's measure) read at the same passes, linear
-between the two settings around them and absent outside, and the MI rule's lead there with an
+"""Sampler fronts at matched passes, one domain's plan a run: every sampler family's curve (its
+settings, each a point: average passes against the domain's measure) read at the same passes,
+linear between the two settings around them and absent outside, and the MI rule's lead there with an
 interval. The tables (benchmarks/tables/) only format what this writes.
 
     python -m benchmarks.fronts sudoku [--sweep-dir results/sudoku/test_hard] [--at 9,10,...] [--out FILE]
     python -m benchmarks.fronts family   [--out results/family/fronts.json]
+    python -m benchmarks.fronts antibody [--sweep-dir results/antibody/rabd_test] [--choice FILE]
     python -m benchmarks.fronts antibody-olga [--out results/antibody/olga/fronts.json]
 
-- sudoku: the solve rate; the interval a paired bootstrap over the puzzles (the per-puzzle rows
-  the sweep saved with --save-rows, resampled with replacement, the same draw for every setting;
-  every setting's passes and solve rate recomputed, the fronts read again, "the MI front minus
-  the other" taken: its 5-95 % quantiles over 1,000 draws). A sampler run at one setting only is
-  compared where it stands, the MI front read at that setting's own passes ("points"); a front
-  with no pass count in common by its settings and the MI front's best in at most as many passes
-  as its cheapest ("outside").
-- family: the pair-correlation Pearson against held-out members, per protein family and sweep;
-  each MI rule's lead over the best of its rivals, the interval from the two rows' bootstrap sds
-  (interpolated like the values; treated as independent, conservative: they share seeds).
-- antibody-olga: the germline chains' infill pseudo-log-likelihood under AntiBERTy on every test sweep (cdr3, cdrs) at
-  a quarter, a third and half of sequential's passes and at the validated `mi` default's own row
-  (where the all-CDR curves, which end well short of a quarter of sequential's passes, can be
-  compared at all); the best MI rule's lead over the best rival, the interval from the two rows'
-  standard errors over the chains (treated as independent: conservative).
+A subcommand is a plan a domain declares in its folder (`Domain.fronts`, a core.choice.Fronts):
+one of the four readings below and that reading's arguments (its rivals, pass counts, files), so a
+domain that reads its sweeps as another does adds no code here.
+
+- per-input bootstrap (sudoku): the solve rate; the interval a paired bootstrap over the puzzles
+  (the per-puzzle rows the sweep saved with --save-rows, resampled with replacement, the same draw
+  for every setting; every setting's passes and solve rate recomputed, the fronts read again, "the
+  MI front minus the other" taken: its 5-95 % quantiles over 1,000 draws). A sampler run at one
+  setting only is compared where it stands, the MI front read at that setting's own passes
+  ("points"); a front with no pass count in common by its settings and the MI front's best in at
+  most as many passes as its cheapest ("outside").
+- pair statistics (family): the pair-correlation Pearson against held-out members, per protein
+  family and sweep; each MI rule's lead over the best of its rivals, the interval from the two
+  rows' bootstrap sds (interpolated like the values; treated as independent, conservative: they
+  share seeds).
+- row errors (antibody-olga): the germline chains' infill pseudo-log-likelihood under AntiBERTy on
+  every test sweep (cdr3, cdrs) at a quarter, a third and half of sequential's passes and at the
+  validated `mi` default's own row (where the all-CDR curves, which end well short of a quarter of
+  sequential's passes, can be compared at all); the best MI rule's lead over the best rival, the
+  interval from the two rows' standard errors over the chains (treated as independent: conservative).
+- paired chains (antibody): the validated MI rule against sequential (non-inferiority) and against
+  every rival at matched passes, chains paired (a bootstrap over the chains), at each budget of the
+  validation choice; every judge by the species the numbering calls.
 
 Prints, last, a one-line JSON.
 """
@@ -40,26 +49,14 @@ import numpy as np
 from benchmarks.report import save
 from benchmarks.tables.antibody import antibody_defaults
 from benchmarks.tables.common import ROOT, R, interpolate, label, rows_of
+from mi_viz.core.choice import Fronts
 from mi_viz.core.paths import portable
 from mi_viz.core.plots import sweep_family
 from mi_viz.core.samplers import PARAMS, config_for, row_label
 from mi_viz.core.sweep import rows_path
-from mi_viz.domains.family import SHIPPED
+from mi_viz.domains import DOMAINS, get_domain
 
-# family: (label, MI rule, the samplers it must beat): the entropy budgets and top-k (mi-cap also its
-# own ablation, the capped entropy budget without MI: mi-cap k=8 lam=0), then the training-free rival
-# that reads dependencies from attention (issue 42: is the head worth its training?)
-FAMILY_AT = (12, 16, 24, 32)
-FAMILY_LEADS = (
-    ("mi lam=10", "mi lam=10", ("topk", "eb", "mi-zero")),
-    ("mi-cap k=8", "mi-cap k=8", ("topk", "eb", "mi-zero", "mi-cap k=8 lam=0")),
-    ("mi lam=10 vs dawn", "mi lam=10", ("dawn",)),
-    ("mi-cap k=8 vs dawn", "mi-cap k=8", ("dawn",)),
-)
-FAMILY_SWEEPS = ("sweep.csv", "val_sweep/sweep.csv")
-ANTIBODY_MASKS = ("cdr3", "cdrs")
-MI_RULES = ("mi", "mi-tc", "mi-cap", "mi-pairs")
-ANTIBODY_RIVALS = ("topk", "eb", "mi-zero", "threshold", "dawn")
+MI_RULES = ("mi", "mi-tc", "mi-cap", "mi-pairs")  # the MI family: what "the best MI rule" is read among
 
 
 def curves(rows: list[dict], measure: str, spread: str) -> tuple[dict[str, list], dict[str, list]]:
@@ -79,7 +76,7 @@ def quantiles(diffs: list[float]) -> list[float]:
 
 
 # --- sudoku: solve rate, a paired bootstrap over the puzzles ---------------------------------------
-def sudoku(a) -> None:
+def per_input_bootstrap(a, plan: Fronts) -> None:
     d = Path(a.sweep_dir).resolve()
     settings = []  # (front, solved (N,), passes (N,))
     for r in rows_of(d / "sweep.csv"):
@@ -145,14 +142,14 @@ def sudoku(a) -> None:
 
 
 # --- family: pair statistics, the rows' bootstrap sds ----------------------------------------------
-def family_fronts(rows: list[dict]) -> dict:
+def family_fronts(rows: list[dict], plan: Fronts) -> dict:
     """{x: {"curves": {family: value}, "leads": {label: {"diff", "sd_method", "sd_rival", "vs"}}}}"""
     value, spread = curves(rows, "pair_corr_pearson", "pair_corr_sd")
     out = {}
-    for x in FAMILY_AT:
+    for x in plan.at:
         at_x = {c: interpolate(v, x) for c, v in value.items()}  # every curve read once at x
         leads = {}
-        for name, method, rivals in FAMILY_LEADS:
+        for name, method, rivals in plan.leads:
             m = at_x.get(method)
             best = max(((at_x[c], c) for c in rivals if at_x.get(c) is not None), default=None)
             if m is None or best is None:
@@ -163,11 +160,11 @@ def family_fronts(rows: list[dict]) -> dict:
     return out
 
 
-def family(a) -> None:
-    res: dict = {"at": list(FAMILY_AT), "leads": [[n, m, list(r)] for n, m, r in FAMILY_LEADS], "families": {}}
-    for fam in SHIPPED:
-        for sweep in FAMILY_SWEEPS:
-            path = R / "family" / fam / sweep
+def pair_statistics(a, plan: Fronts) -> None:
+    res: dict = {"at": list(plan.at), "leads": [[n, m, list(r)] for n, m, r in plan.leads], "families": {}}
+    for fam in plan.members:
+        for sweep in plan.sweeps:
+            path = R / plan.sweep_dir / fam / sweep
             if not path.exists():
                 continue
             rows = rows_of(path)
@@ -176,20 +173,20 @@ def family(a) -> None:
                 "sequential": None
                 if seq is None
                 else {"pair_corr_pearson": float(seq["pair_corr_pearson"]), "avg_passes": float(seq["avg_passes"])},
-                "at": family_fronts(rows),
+                "at": family_fronts(rows, plan),
             }
     save(res, a.out, {"families": list(res["families"])})
 
 
 # --- antibody: infill pseudo-log-likelihood, the rows' standard errors -----------------------------
-def antibody_fronts(rows: list[dict], at: list[float]) -> dict:
+def antibody_fronts(rows: list[dict], at: list[float], rivals: tuple[str, ...]) -> dict:
     value, spread = curves([r for r in rows if r["sampler"] != "sequential" and r.get("pll_se")], "pll", "pll_se")
     out = {}
     for x in at:
         at_x = {c: interpolate(v, x) for c, v in value.items()}
         at_x = {c: v for c, v in at_x.items() if v is not None}
         mi = max(((v, c) for c, v in at_x.items() if c.split()[0] in MI_RULES), default=None)
-        rival = max(((v, c) for c, v in at_x.items() if c.split()[0] in ANTIBODY_RIVALS), default=None)
+        rival = max(((v, c) for c, v in at_x.items() if c.split()[0] in rivals), default=None)
         lead = None
         if mi and rival:
             sm, sr = interpolate(spread[mi[1]], x), interpolate(spread[rival[1]], x)
@@ -200,39 +197,28 @@ def antibody_fronts(rows: list[dict], at: list[float]) -> dict:
     return out
 
 
-def antibody_olga(a) -> None:
-    """The germline (OLGA) chains' fronts (results/antibody/olga/)."""
+def row_errors(a, plan: Fronts) -> None:
+    """The germline (OLGA) chains' fronts (results/antibody/olga/): each member a mask's sweep."""
     res: dict = {"masks": {}}
-    for mask in ANTIBODY_MASKS:
-        path = R / "antibody" / "olga" / mask / "sweep.csv"
+    for mask in plan.members:
+        path = R / plan.sweep_dir / mask / plan.sweeps[0]
         if not path.exists():
             continue
         rows = rows_of(path)
         seq = next(r for r in rows if r["sampler"] == "sequential")
         n = float(seq["avg_passes"])
         at = [round(n / k, 2) for k in (4, 3, 2)]  # a quarter, a third and half of sequential's passes
-        default = config_for("mi", antibody_defaults("olga")).label()
+        default = config_for("mi", antibody_defaults(plan.choice)).label()
         own = [round(float(r["avg_passes"]), 2) for r in rows if label(r) == default]  # the default's own row
         res["masks"][mask] = {
             "sequential": {k: float(seq[k]) for k in ("avg_passes", "pll", "pll_se", "pll_natural") if seq.get(k)},
-            "at": antibody_fronts(rows, sorted(set(at + own))),
+            "at": antibody_fronts(rows, sorted(set(at + own)), plan.rivals),
             "mi_default": {"label": default, "avg_passes": own[0] if own else None},
         }
     save(res, a.out, {"masks": list(res["masks"])})
 
 
 # --- antibody: natural chains, the validated settings, chains paired ------------------------------
-NATURAL_RIVALS = (
-    "dilated",
-    "margin",
-    "klass",
-    "threshold",
-    "dawn",
-    "eb",
-    "topk",
-)  # issue 56: every non-oracle rule outside the MI family
-
-
 def saved_chains(sweep_dir: Path, row: dict) -> list[dict]:
     """A setting's per-chain rows (a sweep's --save-rows), in the chains' order."""
     with gzip.open(rows_path(sweep_dir, label(row)), "rt") as f:
@@ -256,7 +242,7 @@ def paired(d: np.ndarray, draws: np.ndarray, levels: tuple[float, ...]) -> dict:
     return out
 
 
-def antibody(a) -> None:
+def paired_chains(a, plan: Fronts) -> None:
     """The validated MI rule against sequential (non-inferiority) and against every rival at matched
     passes, chains paired, at each budget of the validation choice; every judge by species."""
     d = Path(a.sweep_dir).resolve()
@@ -268,7 +254,7 @@ def antibody(a) -> None:
     seq = next(lab for lab, r in by_label.items() if r["sampler"] == "sequential")
     budgets = {f"{choice['share']:g}": choice["chosen"], **{k: v["chosen"] for k, v in choice["at_budget"].items()}}
     metrics = [m for m in a.metrics.split(",") if m in rows[0]]
-    rivals = [r for r in NATURAL_RIVALS if any(row["sampler"] == r for row in rows)]
+    rivals = [r for r in plan.rivals if any(row["sampler"] == r for row in rows)]
     n_cmp = len(budgets) * len(rivals)
     fw = 1 - 0.10 / max(1, n_cmp)  # Bonferroni: the family of MI-vs-rival comparisons at 90 %
     draws = np.random.default_rng(0).integers(0, n, (a.boot, n))
@@ -329,33 +315,48 @@ def _nanmean(v: np.ndarray) -> float | None:
     return None if np.isnan(v).all() else round(float(np.nanmean(v)), 4)
 
 
+READINGS = {
+    "per-input bootstrap": per_input_bootstrap,
+    "pair statistics": pair_statistics,
+    "row errors": row_errors,
+    "paired chains": paired_chains,
+}
+
+
+def plans() -> dict[str, Fronts]:
+    """Every registered domain's fronts plans, by subcommand."""
+    return {name: p for d in DOMAINS for name, p in getattr(get_domain(d), "fronts", {}).items()}
+
+
+def add_arguments(s: argparse.ArgumentParser, plan: Fronts) -> None:
+    """A plan's subcommand's options: its reading's arguments, defaulting to the plan's."""
+    if plan.reading == "per-input bootstrap":
+        s.add_argument("--sweep-dir", default=str(R / plan.sweep_dir))
+        s.add_argument("--method", default=plan.method, help="the front compared against every other")
+        s.add_argument("--at", default=",".join(f"{x:g}" for x in plan.at), help="pass counts (inside the MI front)")
+        s.add_argument("--boot", type=int, default=plan.boot)
+        s.add_argument("--out", default=None)
+    elif plan.reading == "paired chains":
+        s.add_argument("--sweep-dir", default=str(R / plan.sweep_dir))
+        s.add_argument("--choice", default=str(R / plan.choice))
+        s.add_argument("--metrics", default=plan.metrics, help="per-chain judges compared (those present)")
+        s.add_argument("--boot", type=int, default=plan.boot)
+        s.add_argument("--out", default=None, help="default: SWEEP_DIR/fronts.json")
+    else:
+        s.add_argument("--out", default=str(R / plan.out))
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = ap.add_subparsers(dest="domain", required=True)
-    s = sub.add_parser("sudoku", help="solve rate, a paired bootstrap over the puzzles")
-    s.add_argument("--sweep-dir", default=str(R / "sudoku" / "test_hard"))
-    s.add_argument("--method", default="mi lam=10", help="the front compared against every other")
-    s.add_argument("--at", default="9,10,11,12.5,14", help="pass counts (inside the MI front: 7-15 passes)")
-    s.add_argument("--boot", type=int, default=1000)
-    s.add_argument("--out", default=None)
-    sub.add_parser("family", help="pair statistics per protein family").add_argument(
-        "--out", default=str(R / "family" / "fronts.json")
-    )
-    s = sub.add_parser("antibody", help="natural chains: the validated settings, chains paired, by species")
-    s.add_argument("--sweep-dir", default=str(R / "antibody" / "sabdab_test"))
-    s.add_argument("--choice", default=str(R / "antibody" / "val_sweep" / "choice.json"))
-    s.add_argument(
-        "--metrics", default="pll,pll_sapiens,pll_antiberty", help="per-chain judges compared (those present)"
-    )
-    s.add_argument("--boot", type=int, default=10_000)
-    s.add_argument("--out", default=None, help="default: SWEEP_DIR/fronts.json")
-    sub.add_parser("antibody-olga", help="germline chains: infill pseudo-log-likelihood per region").add_argument(
-        "--out", default=str(R / "antibody" / "olga" / "fronts.json")
-    )
+    sub = ap.add_subparsers(dest="plan", required=True)
+    known = plans()
+    for name, plan in known.items():
+        add_arguments(sub.add_parser(name, help=plan.help), plan)
     a = ap.parse_args(argv)
-    if a.domain == "antibody" and a.out is None:
+    plan = known[a.plan]
+    if plan.reading == "paired chains" and a.out is None:
         a.out = str(Path(a.sweep_dir) / "fronts.json")
-    {"sudoku": sudoku, "family": family, "antibody": antibody, "antibody-olga": antibody_olga}[a.domain](a)
+    READINGS[plan.reading](a, plan)
 
 
 if __name__ == "__main__":

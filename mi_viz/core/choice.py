@@ -21,3 +21,26 @@ class Criterion:
     top_level: bool = False  # protein's file keeps each choice at its top level
     budgets: tuple[float, ...] = ()  # further shares chosen at by the same criterion ("at_budget": the test's fronts)
     folder: str = ""  # results/FOLDER/val_sweep (default: the criterion's name)
+
+
+@dataclass(frozen=True)
+class Fronts:
+    """How a domain's test sweeps are read at matched passes: one subcommand of benchmarks/fronts.py
+    a plan (`python -m benchmarks.fronts NAME`). Declared in the domain's folder beside its criteria
+    (`Domain.fronts`), so a new domain that reads its sweeps as an existing one does needs no edit to
+    fronts.py. `reading` names one of fronts.py's readings; the other fields are its arguments (paths
+    under results/)."""
+
+    reading: str  # "per-input bootstrap" | "pair statistics" | "row errors" | "paired chains"
+    help: str  # the subcommand's one line
+    sweep_dir: str = ""  # the sweep read by default
+    method: str = ""  # the front set against every other (per-input bootstrap)
+    at: tuple[float, ...] = ()  # the pass counts read (pair statistics, per-input bootstrap)
+    rivals: tuple[str, ...] = ()  # the samplers the MI rule is set against
+    leads: tuple[tuple[str, str, tuple[str, ...]], ...] = ()  # (label, MI rule, its rivals): pair statistics
+    members: tuple[str, ...] = ()  # the folders read under sweep_dir, each with `sweeps` (pair statistics, masks)
+    sweeps: tuple[str, ...] = ()  # the sweep files read in each member's folder
+    choice: str = ""  # the validation choice whose settings are compared (paired chains; row errors: its folder)
+    metrics: str = ""  # the per-input judges compared, comma-separated (paired chains: those present)
+    boot: int = 1000  # bootstrap draws
+    out: str = ""  # the default output (paired chains: SWEEP_DIR/fronts.json)

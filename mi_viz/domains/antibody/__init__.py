@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ...core.choice import Criterion
+from ...core.choice import Criterion, Fronts
 from ...core.errors import MissingFileError
 from ..protein.alphabet import MASK, PAD, SequenceError, clean, decode, encode
 from ..protein.masked_lm import ANTIBERTY, is_masked_lm, lm_weights, load_masked_lm
@@ -162,6 +162,30 @@ class AntibodyDomain:
     # input file; the natural region and junction follow from the chain): a tenth of the bytes
     unsaved_columns: tuple[str, ...] = ("sequence", "natural", "junction")
     # how sampler_defaults were chosen on validation (core.choice; benchmarks/defaults.py reads them)
+    # how its test sweeps are read at matched passes (python -m benchmarks.fronts NAME): the natural
+    # chains paired against the validated settings (issue 56: every non-oracle rule outside the MI family
+    # a rival); the germline (OLGA) chains by the rows' standard errors, as their fronts were written
+    fronts = {
+        "antibody": Fronts(
+            "paired chains",
+            "natural chains: the validated settings, chains paired, by species",
+            sweep_dir="antibody/sabdab_test",
+            rivals=("dilated", "margin", "klass", "threshold", "dawn", "eb", "topk"),
+            choice="antibody/val_sweep/choice.json",
+            metrics="pll,pll_sapiens,pll_antiberty",
+            boot=10_000,
+        ),
+        "antibody-olga": Fronts(
+            "row errors",
+            "germline chains: infill pseudo-log-likelihood per region",
+            sweep_dir="antibody/olga",
+            rivals=("topk", "eb", "mi-zero", "threshold", "dawn"),
+            members=("cdr3", "cdrs"),
+            sweeps=("sweep.csv",),
+            choice="olga",
+            out="antibody/olga/fronts.json",
+        ),
+    }
     criteria = {
         # natural chains (issue 56; fixed before any SAbDab test row was read): 128 SAbDab validation heavy
         # chains, CDR-H3 infilled at temperature 1; the judge AntiBERTy's PLL of the infill; the headline

@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from ...core.checkpoints import CheckpointError, checkpoint_paths, read_meta
+from ...core.choice import Fronts
 from ..protein.alphabet import MASK
 from .alignment import SYMBOLS, AlignmentError, parse_row, row_string
 from .backbone import FAMILY_MDM_KIND, load_family_mdm, to_tokens, to_values
@@ -80,6 +81,27 @@ class FamilyDomain:
     # (docs/results-family.md). tests/test_family.py checks they agree.
     sampler_defaults: dict[str, dict] = {}
     unsaved_columns: tuple[str, ...] = ()
+    # how the families' sweeps are read at matched passes (python -m benchmarks.fronts family): the
+    # pair-correlation Pearson against held-out members, each MI rule's lead over the best of its
+    # rivals: the entropy budgets and top-k (mi-cap also its own ablation without MI, k=8 lam=0), then
+    # the training-free rival that reads dependencies from attention (issue 42: is the head worth it?)
+    fronts = {
+        "family": Fronts(
+            "pair statistics",
+            "pair statistics per protein family",
+            sweep_dir="family",
+            at=(12, 16, 24, 32),
+            leads=(
+                ("mi lam=10", "mi lam=10", ("topk", "eb", "mi-zero")),
+                ("mi-cap k=8", "mi-cap k=8", ("topk", "eb", "mi-zero", "mi-cap k=8 lam=0")),
+                ("mi lam=10 vs dawn", "mi lam=10", ("dawn",)),
+                ("mi-cap k=8 vs dawn", "mi-cap k=8", ("dawn",)),
+            ),
+            members=SHIPPED,
+            sweeps=("sweep.csv", "val_sweep/sweep.csv"),
+            out="family/fronts.json",
+        )
+    }
 
     @property
     def default_model(self) -> Path:

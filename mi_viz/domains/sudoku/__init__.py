@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from ...core import samplers
-from ...core.choice import Criterion
+from ...core.choice import Criterion, Fronts
 from . import board as S
 from .mdm import MASK_TOKEN, boards_to_tokens, load_mdm, tokens_to_boards
 from .symmetries import apply_symmetry, permute_pairs, random_symmetries
@@ -81,6 +81,17 @@ class SudokuDomain:
     unsaved_columns: tuple[str, ...] = ("puzzle", "output")
     default_temperature = 0.0  # argmax: a puzzle has one answer
     # how sampler_defaults were chosen on validation (core.choice; benchmarks/defaults.py reads them)
+    # how its test sweep is read at matched passes (python -m benchmarks.fronts sudoku): the solve rate,
+    # a paired bootstrap over the puzzles, the MI rule at lambda 10 against every other front
+    fronts = {
+        "sudoku": Fronts(
+            "per-input bootstrap",
+            "solve rate, a paired bootstrap over the puzzles",
+            sweep_dir="sudoku/test_hard",
+            method="mi lam=10",
+            at=(9, 10, 11, 12.5, 14),
+        )
+    }
     criteria = {
         "sudoku": Criterion(
             3.5,
