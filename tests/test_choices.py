@@ -44,6 +44,7 @@ def _check(chosen: dict, rows: list[dict], figures: tuple[str, ...]) -> None:
         ("sudoku", ("avg_passes", "solved_frac")),
         ("protein", ("avg_passes", "jsd")),
         ("antibody", ("avg_passes", "pll")),
+        ("antibody-sapiens", ("avg_passes", "pll")),
         ("antibody-olga", ("avg_passes", "pll")),
     ],
 )
@@ -89,7 +90,7 @@ def test_defaults_from_a_choice_file_that_has_choices():
     assert defaults_from_choice({**chosen, "mi-gt": {"gamma": 1.0, "lam": 1.0}})["mi-gt"] == {"gamma": 1.0, "lam": 1.0}
 
 
-@pytest.mark.parametrize("criterion", ["sudoku", "protein", "antibody", "antibody-olga", "family"])
+@pytest.mark.parametrize("criterion", ["sudoku", "protein", "antibody", "antibody-sapiens", "antibody-olga", "family"])
 def test_one_defaults_benchmark_rewrites_every_committed_choice(criterion, tmp_path, capsys):
     """benchmarks/defaults.py, the one choosing script (the criterion its argument), gives each
     committed choice file back byte for byte from its validation sweep."""
