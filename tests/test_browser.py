@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT
 
-from benchmarks.app_server import CHROMIUM, launch, start, stop
+from benchmarks.app_server import CHROMIUM, FIND, launch, start, stop
 from mi_viz.core.paths import open_text
 
 ART = ROOT / "test-artifacts"
@@ -63,6 +63,11 @@ def browser():
         b = launch(p.chromium)
         yield b
         b.close()
+
+
+def _js(body: str) -> str:
+    """A page.evaluate body with $FIND: app_server.FIND (an element in the page or in an open shadow root)."""
+    return body.replace("$FIND", FIND)
 
 
 def _wait_idle(page, timeout=120_000):
@@ -488,11 +493,9 @@ def test_the_viewer_steps_in_the_browser_without_the_server(server, browser):
 
     def outlined():  # the positions drawn with this step's (orange) outline
         return page.evaluate(
-            """() => { const r = document.querySelector('[data-testid="mv-seq"]')
-                  || [...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
-                       .map(s => s.querySelector('[data-testid="mv-seq"]')).find(Boolean);
+            _js("""() => { const r = ($FIND)('[data-testid="mv-seq"]');
                return [...r.querySelectorAll('[data-pos]')].filter(c => c.style.outline.includes('255, 127, 14'))
-                       .map(c => +c.dataset.pos).sort((a, b) => a - b); }"""
+                       .map(c => +c.dataset.pos).sort((a, b) => a - b); }""")
         )
 
     sent.clear()
@@ -695,16 +698,14 @@ def test_play_stops_on_the_last_step_and_the_bar_draws_its_icons(server, browser
     _viewer_goto(page, max(1, n - 3))
     # every repaint of the counter, with what the Play button said at that moment
     log = page.evaluate(
-        """() => new Promise((done) => {
-             const q = (id) => document.querySelector(`[data-testid="${id}"]`)
-               || [...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
-                    .map(s => s.querySelector(`[data-testid="${id}"]`)).find(Boolean);
+        _js("""() => new Promise((done) => {
+             const q = (id) => ($FIND)(`[data-testid="${id}"]`);
              const counter = q("mv-counter"), play = q("mv-play"), seen = [];
              const obs = new MutationObserver(() => seen.push([counter.textContent, play.textContent]));
              obs.observe(counter, { childList: true, characterData: true, subtree: true });
              play.click();
              setTimeout(() => { obs.disconnect(); seen.push(["end", play.textContent]); done(seen); }, 3000);
-           })"""
+           })""")
     )
     last = [b for c, b in log if c.startswith(f"Step {n} /")]
     assert last and all(b == "Play" for b in last), log
@@ -755,9 +756,7 @@ def test_contacts_on_the_structure_in_3d(server, browser):
     view = page.get_by_test_id("mi-structure").first
     view.wait_for(timeout=60_000)
     page.wait_for_function(
-        """() => [...document.querySelectorAll('*')].map(e => e.shadowRoot).filter(Boolean)
-                   .map(s => s.querySelector('[data-testid="mi-structure"]')).concat(
-                   [document.querySelector('[data-testid="mi-structure"]')]).some(h => h && h.dataset.ready === "1")""",
+        _js("""() => { const h = ($FIND)('[data-testid="mi-structure"]'); return !!h && h.dataset.ready === "1"; }"""),
         timeout=60_000,
     )
     assert int(view.get_attribute("data-pairs")) > 0
@@ -779,10 +778,9 @@ def test_the_viewer_colours_positions_by_decode_order(server, browser):
 
     def colours():
         return page.evaluate(
-            """() => { const q = (s) => document.querySelector(s) || [...document.querySelectorAll('*')]
-                         .map(e => e.shadowRoot).filter(Boolean).map(r => r.querySelector(s)).find(Boolean);
+            _js("""() => { const q = $FIND;
                        return [...q('[data-testid="mv-seq"]').querySelectorAll('[data-pos]')]
-                         .map(c => c.style.background); }"""
+                         .map(c => c.style.background); }""")
         )
 
     page.get_by_test_id("mv-end").click()
@@ -801,16 +799,15 @@ def test_the_viewer_colours_positions_by_decode_order(server, browser):
     ctx.close()
 
 
-_CONTRAST = """() => {
-  const q = (s) => document.querySelector(s) || [...document.querySelectorAll('*')]
-    .map(e => e.shadowRoot).filter(Boolean).map(r => r.querySelector(s)).find(Boolean);
+_CONTRAST = _js("""() => {
+  const q = $FIND;
   const lum = (c) => { const v = c.match(/\\d+/g).slice(0, 3).map(Number).map(x => x / 255)
     .map(x => x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4));
     return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
   return [...q('[data-testid="mv-seq"]').querySelectorAll('[data-pos]')].map(c => {
     const s = getComputedStyle(c), a = lum(s.backgroundColor), b = lum(s.color);
     return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05); });
-}"""
+}""")
 
 
 def test_decode_order_text_is_readable_and_the_ground_truth_states_its_cost(server, browser):

@@ -169,8 +169,11 @@ def test_head_reading_a_middle_block(tiny_mdm):
     with pytest.raises(CheckpointError, match="blocks 0.."):
         check_head_fits(bad, tiny_mdm)
     wide = MIHead(HeadConfig(d_in=d + 1, d_hidden=16, rank=8, d_pair=8))
-    with pytest.raises(CheckpointError, match="wide"):
+    with pytest.raises(CheckpointError, match="the MI head reads .* wide"):
         check_head_fits(wide, tiny_mdm)
+    tv = MIHead(HeadConfig(d_in=d + 1, d_hidden=16, rank=8, d_pair=8, target="tv"))  # named as what it is
+    with pytest.raises(CheckpointError, match=r"the TV \(DEMASK\) head reads .* wide"):
+        check_head_fits(tv, tiny_mdm)
 
 
 @pytest.mark.parametrize("all_masked", [True, False])

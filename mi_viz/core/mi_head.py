@@ -295,20 +295,21 @@ def check_head_fits(head: MIHead, model) -> None:
     """A head trained on another backbone would run and return nonsense: refuse it by name.
     Reads only the masked-model protocol (d_model, n_layers, value_tokens)."""
     c = head.config
+    name = "TV (DEMASK) head" if c.target == "tv" else "MI head"
     width = getattr(model, "d_model", None)
     if width is not None and c.d_in != width:
         raise CheckpointError(
-            f"the MI head reads {c.d_in}-wide hidden states but the backbone's are {width} wide "
+            f"the {name} reads {c.d_in}-wide hidden states but the backbone's are {width} wide "
             f"(the head was trained on another backbone)"
         )
     n_values = len(model.value_tokens)
     if c.n_values != n_values:
-        raise CheckpointError(f"the MI head reads {c.n_values} candidate values but the backbone has {n_values}")
+        raise CheckpointError(f"the {name} reads {c.n_values} candidate values but the backbone has {n_values}")
     n_blocks = getattr(model, "n_layers", 0)
     bad = [i for i in c.hidden_layers if not 0 <= i < n_blocks]
     if bad:
         raise CheckpointError(
-            f"the MI head reads backbone block(s) {bad} but the backbone has blocks 0..{n_blocks - 1}"
+            f"the {name} reads backbone block(s) {bad} but the backbone has blocks 0..{n_blocks - 1}"
         )
 
 
