@@ -308,9 +308,7 @@ def check_head_fits(head: MIHead, model) -> None:
     n_blocks = getattr(model, "n_layers", 0)
     bad = [i for i in c.hidden_layers if not 0 <= i < n_blocks]
     if bad:
-        raise CheckpointError(
-            f"the {name} reads backbone block(s) {bad} but the backbone has blocks 0..{n_blocks - 1}"
-        )
+        raise CheckpointError(f"the {name} reads backbone block(s) {bad} but the backbone has blocks 0..{n_blocks - 1}")
 
 
 def load_head(path, device: str = "cpu") -> tuple[MIHead, dict]:
