@@ -9,7 +9,8 @@ from pathlib import Path
 
 from mi_viz.core.checkpoints import checkpoint_paths
 from mi_viz.domains.antibody import DOMAIN as ANTIBODY
-from mi_viz.domains.family import shipped_families
+from mi_viz.domains.family import checkpoint_of, shipped_families
+from mi_viz.domains.protein import DOMAIN as PROTEIN
 from mi_viz.domains.protein.backbone import BackboneUnavailable, esmc_300m_weights
 
 from ..kit.models import Backbone
@@ -36,9 +37,9 @@ def protein_backbones() -> dict[str, Backbone]:
     """The backbones a user can pick, by a short label: the shipped small ESM-C always, ESM-C 300M
     when its weights are on this machine (MI_VIZ_ESMC_300M, a .pth path, or the local Hugging
     Face cache; never downloaded by the app), every shipped family and those trained in the app."""
-    protein_head = ROOT / "checkpoints" / "protein_mi_head"
-    heads = (("shipped", str(protein_head)),) if Path(str(protein_head) + ".json").exists() else ()
-    small = str(ROOT / "checkpoints" / "protein_mdm")
+    protein_head = PROTEIN.default_head()  # the domains declare their checkpoints; the view reads them
+    heads = (("shipped", str(protein_head)),) if protein_head is not None else ()
+    small = str(PROTEIN.default_model)
     opts = {SMALL: Backbone(SMALL, "protein", spec=small, heads=heads, help=HELP_SMALL)}
     env = os.environ.get("MI_VIZ_ESMC_300M")
     big = env if env and Path(env).exists() else None
@@ -53,8 +54,8 @@ def protein_backbones() -> dict[str, Backbone]:
             "ESM-C 300M", "protein", spec=big, help="`python -m mi_viz fetch-esmc` gets its weights."
         )
     if importlib.util.find_spec("antiberty") is not None:  # installed by make setup (its wheel carries the weights)
-        ab_head = ROOT / "checkpoints" / "antibody_mi_head"
-        ab_heads = (("shipped", str(ab_head)),) if Path(str(ab_head) + ".json").exists() else ()
+        ab_head = ANTIBODY.default_head("antiberty")
+        ab_heads = (("shipped", str(ab_head)),) if ab_head is not None else ()
         opts[ANTIBERTY_LABEL] = Backbone(
             ANTIBERTY_LABEL,
             "antibody",
@@ -74,7 +75,7 @@ def protein_backbones() -> dict[str, Backbone]:
                 help=f"Sapiens (Prihoda et al. 2022, BioPhi): a 0.57 M-parameter RoBERTa of human {chain} chains "
                 "(OAS), from the sapiens==1.0.4 wheel (`pip install --no-deps sapiens==1.0.4`).",
             )
-    paths = [(f, ROOT / "checkpoints" / f"family_{f}") for f in shipped_families()]
+    paths = [(f, checkpoint_of(f)) for f in shipped_families()]
     paths += [
         (p.stem.removeprefix("family_"), p.with_suffix(""))
         for p in sorted(APP_FAMILIES.glob("family_*.json"))

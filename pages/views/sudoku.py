@@ -66,7 +66,7 @@ class SudokuView(View[SudokuDomain]):
         return Backbone(
             "Sudoku MDM",
             "sudoku",
-            spec=os.environ.get("MI_VIZ_MDM", str(ROOT / "checkpoints" / "sudoku_mdm")),
+            spec=os.environ.get("MI_VIZ_MDM", str(SudokuDomain.default_model)),
             heads=heads,
             help="Train one with `python training/train_sudoku_mdm.py` or point MI_VIZ_MDM at a checkpoint.",
         )

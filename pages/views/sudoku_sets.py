@@ -13,6 +13,7 @@ import streamlit as st
 from mi_viz.core.bench import run_bench
 from mi_viz.core.paths import open_text
 from mi_viz.core.samplers import SamplerConfig
+from mi_viz.domains.sudoku import DOMAIN as SUDOKU
 from mi_viz.domains.sudoku import board as S
 
 from ..kit import caches
@@ -20,7 +21,7 @@ from ..kit.models import Backbone, backbone_model, head_model
 from ..kit.runtime import RESULTS, ROOT
 from ..kit.widgets import wilson
 
-SHIPPED_HEAD = ROOT / "checkpoints" / "sudoku_mi_head"
+SHIPPED_HEAD = SUDOKU.default_head()  # the domain declares its checkpoints; the view reads them
 HEAD_SCORES = RESULTS / "sudoku" / "head_scores.csv"  # benchmarks/sudoku_head_scores.py
 PUZZLE_SETS = {
     "Hard test set (ours, 1,000)": ROOT / "data" / "sudoku" / "test_hard.csv.gz",

@@ -195,7 +195,7 @@ def forget_families() -> None:
 
 def shipped_families() -> list[str]:
     """The shipped families whose checkpoints are on this machine."""
-    return [f for f in SHIPPED if checkpoint_paths(CHECKPOINTS / f"family_{f}")[1].exists()]
+    return [f for f in SHIPPED if checkpoint_paths(checkpoint_of(f))[1].exists()]
 
 
 class _Default:
