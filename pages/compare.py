@@ -8,6 +8,7 @@ import streamlit as st
 
 from mi_viz.core.plots import timeline_figure
 from mi_viz.core.protocol import AppDomain
+from mi_viz.core.samplers import config_for
 
 from .kit import caches
 from .kit.sweeps import sweep_tab
@@ -19,12 +20,17 @@ def render(view: View, title: str, tab_title: str) -> None:
     key = view.keys["compare"]
     page = open_page(view, title, key)
     view, b, head_path, model, head, dom = page.view, page.backbone, page.head_path, page.model, page.head, page.dom
+    kinds = caches.head_kinds(b, head_path)
     presets, start = view.presets(dom, head is not None)
+    if "tv" in kinds:  # a DEMASK head beside the MI head: its rule compared from the first visit, tau its slider
+        demask = config_for("demask", dom.sampler_defaults)
+        presets[f"DEMASK (tau={demask.tau:g})"] = demask
+        start = [*start, f"DEMASK (tau={demask.tau:g})"]
     tab1, tab2 = st.tabs([tab_title, "Sweep"])
     with tab1:
         item, problem, overrides = view.compare_input(key, dom)
         st.caption("Each row is one sampler with its own settings; a slider re-decodes that row only.")
-        rows = sampler_rows(view.rows_key(key), presets, start, caches.head_kinds(b, head_path), dom.sampler_defaults)
+        rows = sampler_rows(view.rows_key(key), presets, start, kinds, dom.sampler_defaults)
         if item is None:
             (st.info if isinstance(problem, Hint) else st.error)(problem or "Choose an input.")
         elif not rows:

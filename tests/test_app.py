@@ -713,6 +713,22 @@ def test_an_antibody_step_edited_keeps_the_native_beside_it():
     assert any(c.value.startswith("native  ") for c in at.code)
 
 
+def test_the_comparison_page_starts_with_a_demask_row_where_a_tv_head_is():
+    """Issue 57: on Sapiens VH (a TV head shipped) the comparison page's rows start with DEMASK beside
+    the MI rule, its tau a slider of that row; on the small ESM-C (no TV head) there is no DEMASK row."""
+    at = _run("pages/protein_comparison.py")
+    assert not any(w.value == "demask" for w in at.selectbox if w.label == "sampler")
+    sapiens = next(o for o in at.selectbox(key="pcmp_backbone").options if o.startswith("Sapiens VH"))
+    at.selectbox(key="pcmp_backbone").set_value(sapiens).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    names = [w.value for w in at.selectbox if w.label == "sampler"]
+    assert "demask" in names and "mi" in names, names
+    tau = [w for w in [*at.slider, *at.select_slider] if "demask" in (w.key or "") and "tau" in w.label]
+    assert len(tau) == 1, [w.key for w in [*at.slider, *at.select_slider]]  # its row's own tau
+    table = at.dataframe[0].value
+    assert any(str(v).startswith("demask") for v in table.iloc[:, 0]), table.iloc[:, 0].tolist()
+
+
 def test_demask_is_offered_where_a_tv_head_is_and_decodes_with_it():
     """Issue 57: on Sapiens VH (a TV head beside its MI head) the decode page offers DEMASK and decodes
     with its TV head, the TV map estimated by it; on the small ESM-C (an MI head, no TV head) DEMASK is

@@ -80,6 +80,11 @@ class AntibodyView(ProteinView[AntibodyDomain]):
         self.scope = ANTIBODY_SCOPE.get(self.spec)
         self.keys = {**parent.keys, "sweep": "asw"}  # its sweep's widgets have other ranges than the protein's
 
+    def rows_key(self, key: str) -> str:
+        """Each antibody backbone keeps its own comparison rows: its presets (EB budgets, a DEMASK row where
+        a TV head is) are not the protein pages' and differ between AntiBERTy and Sapiens."""
+        return f"{key}_{self.spec}"
+
     def _region(self, key: str) -> str:
         c = st.columns([2, 1])
         choice = c[0].selectbox("Region to infill", [*MASKS, "a span"], key=f"{key}_region", help=MASK_HELP)
