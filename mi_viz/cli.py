@@ -130,7 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _sampler_or_grid(a, dcli: DomainCLI):
     if a.cmd not in ("bench", "sweep"):
         return None
-    dom = get_domain(a.domain)
+    dom = get_domain(a.domain, *dcli.domain_args(a))  # a backbone with defaults of its own (Sapiens VH) reads them
     t = a.temperature if a.temperature is not None else dom.default_temperature
     if a.cmd == "bench":
         params = {p: getattr(a, p) for p in PARAMS}

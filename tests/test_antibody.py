@@ -361,20 +361,42 @@ def test_bench_antibody_cli_and_its_bad_input(tmp_path):
     assert s["n"] == 2 and s["skipped"] == 2 and s["trimmed"] == 1 and s["reference"] == "none"
 
 
+def _chosen(folder: str) -> dict:
+    """sampler -> its parameters as a committed antibody validation choice names them."""
+    import json
+
+    from mi_viz.core.samplers import PARAMS
+
+    choice = json.loads((ROOT / "results" / "antibody" / folder / "choice.json").read_text())
+    return {s: {k: v for k, v in row.items() if k in PARAMS} for s, row in choice["chosen"].items() if row}
+
+
+def test_sapiens_vh_decodes_by_its_own_validation_choice():
+    """Sapiens VH's domain (get_domain("antibody", "sapiens-vh"): the app's Sapiens backbone, the CLI's
+    --backbone sapiens-vh) starts every rule at its own validation choice, not AntiBERTy's."""
+    from mi_viz.cli import _sampler_or_grid, build_parser, domain_cli
+    from mi_viz.domains import get_domain
+    from mi_viz.domains.antibody import DOMAIN
+
+    own = _chosen("sapiens/val_sweep")
+    dom = get_domain("antibody", "sapiens-vh")
+    assert {s: p for s, p in dom.sampler_defaults.items() if s != "mi-gt"} == own
+    assert dom.sampler_defaults["mi-gt"] == own["mi"] and own["mi"] != DOMAIN.sampler_defaults["mi"]
+    assert get_domain("antibody", "antiberty") is DOMAIN and get_domain("antibody") is DOMAIN
+    argv = ["bench", "antibody", "--fasta", "x.fasta", "--out", "x.csv", "--sampler", "mi"]
+    for extra, want in (([], DOMAIN.sampler_defaults["mi"]), (["--backbone", "sapiens-vh"], own["mi"])):
+        cfg = _sampler_or_grid(build_parser().parse_args(argv + extra), domain_cli("antibody"))
+        assert (cfg.gamma, cfg.lam) == (want["gamma"], want["lam"]), extra
+
+
 def test_antibody_sampler_defaults_are_the_validation_choice():
     """The defaults the CLI and the app use are the rows benchmarks/defaults.py (antibody) chose on
     the natural validation chains (mi-gt, the oracle, takes mi's); mi-cap and mi-tc, outside that
     grid, the germline validation's."""
-    import json
 
-    from mi_viz.core.samplers import PARAMS
     from mi_viz.domains.antibody import DOMAIN
 
-    def chosen(folder: str) -> dict:
-        choice = json.loads((ROOT / "results" / "antibody" / folder / "choice.json").read_text())
-        return {s: {k: v for k, v in row.items() if k in PARAMS} for s, row in choice["chosen"].items() if row}
-
-    natural, germline = chosen("val_sweep"), chosen("olga/val_sweep")
+    natural, germline = _chosen("val_sweep"), _chosen("olga/val_sweep")
     assert natural and "mi" in natural
     own = {s: p for s, p in DOMAIN.sampler_defaults.items() if s != "mi-gt"}
     # the natural validation's choice; a rule outside its grid keeps the germline validation's

@@ -38,6 +38,9 @@ class DomainCLI:
     default_grid: str = "sequential"  # sweep's grid when --grid is not given
     commands: tuple[str, ...] = ("bench", "sweep", "mi-report")  # which of GENERIC this domain takes part in
     verbs: dict[str, Verb] = field(default_factory=dict)  # its own top-level verbs
+    # the domain's arguments read from its flags (get_domain(name, *args): whose sampler defaults a
+    # bench or sweep starts from; the antibody CLI's --backbone)
+    domain_args: Callable[[argparse.Namespace], tuple] = lambda a: ()
 
     def __post_init__(self):
         bad = set(self.commands) - set(GENERIC)

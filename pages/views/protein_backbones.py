@@ -70,6 +70,7 @@ def protein_backbones() -> dict[str, Backbone]:
             opts[SAPIENS_LABELS[spec]] = Backbone(
                 SAPIENS_LABELS[spec],
                 "antibody",
+                args=(spec,),  # its domain: the chains decoded with its own validated defaults (VH)
                 spec=spec,
                 heads=(("shipped", str(head)),) if head is not None else (),
                 help=f"Sapiens (Prihoda et al. 2022, BioPhi): a 0.57 M-parameter RoBERTa of human {chain} chains "

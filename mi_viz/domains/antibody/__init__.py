@@ -149,6 +149,23 @@ SCOPE = {
 }  # fmt: skip
 SHIPPED_HEADS = {ANTIBERTY: "antibody_mi_head", "sapiens-vh": "antibody_sapiens_vh_mi_head"}  # backbone -> its MI head
 MI_DEFAULT = {"gamma": 6.0, "lam": 1.0, "scan": "stop"}
+# a second backbone's own validation choice (criterion "antibody-sapiens", fixed before its sweep ran:
+# results/antibody/sapiens/val_sweep/choice.json; tests/test_antibody.py checks they agree); a rule
+# outside that grid takes the registry's value, not AntiBERTy's
+BACKBONE_DEFAULTS: dict[str, dict[str, dict]] = {
+    "sapiens-vh": {
+        "dawn": {"tau": 0.3, "induce": 0.3, "low": 0.1, "edge": 0.07, "sink": 10.0},
+        "demask": {"scan": "stop", "tau": 0.2, "conf": 0.0},
+        "dilated": {"k": 5, "d": 2},
+        "eb": {"gamma": 6.0},
+        "klass": {"tau": 0.15, "kl": 0.1},
+        "margin": {"k": 4, "tau": 0.05},
+        "mi": {"gamma": 8.0, "lam": 10.0, "scan": "stop"},
+        "mi-zero": {"gamma": 8.0},
+        "threshold": {"tau": 0.2},
+        "topk": {"k": 3},
+    }
+}
 
 
 class AntibodyDomain:
@@ -247,6 +264,14 @@ class AntibodyDomain:
         "mi-cap": {"gamma": 8.0, "lam": 1.0, "k": 4, "scan": "stop"},
         "mi-tc": {"gamma": 6.0, "lam": 1.0, "scan": "stop"},
     }
+
+    def __init__(self, backbone: str = ANTIBERTY):
+        # a backbone with a validation choice of its own decodes by it (Sapiens VH: criterion
+        # "antibody-sapiens", results/antibody/sapiens/val_sweep/choice.json); any other by AntiBERTy's
+        self.backbone = backbone
+        if backbone in BACKBONE_DEFAULTS:
+            own = BACKBONE_DEFAULTS[backbone]
+            self.sampler_defaults = {**own, "mi-gt": dict(own["mi"])}
 
     def load_model(self, spec=None, device: str = "cpu"):
         """'antiberty' or None (the installed wheel), or any masked LM directory on disk."""
@@ -376,6 +401,14 @@ def chains_of(path, mask: str = "cdr3", limit: int | None = None) -> list[Infill
 
 
 DOMAIN = AntibodyDomain()
+
+
+def domain_for(backbone: str) -> AntibodyDomain:
+    """The antibody domain as a backbone decodes it (get_domain("antibody", "sapiens-vh")): the same
+    chains, regions and judges, with that backbone's validated sampler defaults where it has them."""
+    return DOMAIN if str(backbone) in ("", ANTIBERTY) else AntibodyDomain(str(backbone))
+
+
 __all__ = [
     "SCOPE",
     "ChainSet",
@@ -386,6 +419,7 @@ __all__ = [
     "NumberingError",
     "SequenceError",
     "chains_of",
+    "domain_for",
     "infill",
     "infilled",
     "is_masked_lm",

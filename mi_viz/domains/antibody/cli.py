@@ -160,4 +160,5 @@ CLI = DomainCLI(
     add_arguments=add_arguments,
     run=run,
     default_grid="sequential; topk:k=2,4; eb:gamma=1,4,16; mi:gamma=1,4,16:lam=1",
+    domain_args=lambda a: (a.backbone,) if getattr(a, "backbone", None) else (),
 )
