@@ -457,6 +457,39 @@ def test_antibody_backbone_infills_a_cdr3(server, browser):
     ctx.close()
 
 
+def test_an_antibody_sweep_over_your_own_fasta(server, browser, tmp_path):
+    """Issue 59: the antibody sweep tab over the user's FASTA: a T-cell receptor in it set aside by name,
+    the two antibody chains swept (a sequential row), the result drawn as this sweep of 2 chains."""
+    from test_antibody import TCR_ALPHA
+
+    from mi_viz.domains.antibody import chains_of
+
+    chains = chains_of(ROOT / "data" / "antibody" / "natural" / "sabdab_val.tsv.gz", "cdr3", 2)
+    fasta = tmp_path / "mine.fasta"
+    fasta.write_text("".join(f">mine{i}\n{c.sequence}\n" for i, c in enumerate(chains)) + f">a_tcr\n{TCR_ALPHA}\n")
+    ctx, page = _open(browser, server + "/protein_comparison")
+    _pick_backbone(page, "AntiBERTy")
+    page.get_by_role("tab", name="Sweep").click()
+    page.get_by_text("your own FASTA").click()
+    _wait_idle(page)
+    page.get_by_text("Upload a FASTA of chains to sweep over them.").wait_for(timeout=60_000)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').last.set_input_files(str(fasta))
+    _wait_idle(page)
+    page.get_by_text(re.compile(r"Set aside a_tcr: .*T-cell receptor")).wait_for(timeout=60_000)
+    page.get_by_text("2 chains from your file").wait_for(timeout=60_000)
+    grid = page.get_by_label("Grid", exact=True)
+    grid.fill("sequential")
+    grid.press("Enter")
+    _wait_idle(page)
+    page.get_by_role("button", name="Run sweep").click()
+    page.get_by_role("button", name="Run sweep").wait_for(timeout=300_000)
+    _wait_idle(page, timeout=300_000)
+    assert page.get_by_text("A partial sweep").count() == 0
+    page.get_by_role("button", name="Download CSV").wait_for(timeout=60_000)  # the sweep's table, with its file
+    _no_exception(page)
+    ctx.close()
+
+
 def test_the_viewer_steps_in_the_browser_without_the_server(server, browser):
     """The default decode view: Step, Back, the slider, Play and a focus click repaint in the
     browser and send nothing over the websocket; what each step shows (counter, the batch

@@ -26,7 +26,7 @@ from mi_viz.core.sweep import parse_grid
 
 from .caches import head_kinds, rule_head, seconds_per_pass
 from .models import head_model
-from .widgets import cancel_button, cancelled, chart, grid_or_error
+from .widgets import cancel_button, cancelled, chart, grid_or_error, uploaded_text
 
 
 @dataclass
@@ -163,17 +163,18 @@ def own_inputs(plan: SweepPlan, key: str) -> list | None:
     src = st.radio("Inputs", [f"the shipped {plan.noun}", "your own FASTA"], horizontal=True, key=f"{key}_src")
     if src.startswith("the shipped"):
         return None
-    up = st.file_uploader(f"A FASTA of {plan.noun} (at most 64 KB)", type=["fasta", "fa", "txt"], key=f"{key}_file")
-    if up is None:
-        st.info(f"Upload a FASTA of {plan.noun} to sweep over them.")
-        st.stop()
-    if up.size > 64 * 1024:
-        st.error(f"{up.name} is larger than 64 KB: a sweep here is for a few dozen {plan.noun}.")
+    label, why = f"A FASTA of {plan.noun} (at most 64 KB)", f"a sweep here is for a few dozen {plan.noun}"
+    text, name = uploaded_text(label, f"{key}_file", 64, ("fasta", "fa", "txt"), why=why)
+    if text is None:
+        if name is None:
+            st.info(f"Upload a FASTA of {plan.noun} to sweep over them.")
+        else:
+            st.error(name)  # too large, and why
         st.stop()
     try:
-        items, notes = plan.upload(up.getvalue().decode("utf-8", errors="replace"))
+        items, notes = plan.upload(text)
     except UserError as e:
-        st.error(f"Cannot read {up.name}: {e}")
+        st.error(f"Cannot read {name}: {e}")
         st.stop()
     for note in notes:
         st.caption(note)

@@ -273,14 +273,17 @@ def sampling_row(cols, key: str) -> dict:
     return {"temperature": float(temperature), "seed": int(seed)}
 
 
-def uploaded_text(label: str, key: str, max_kb: int, types=("fasta", "fa", "faa", "txt"), col=None):
+def uploaded_text(
+    label: str, key: str, max_kb: int, types=("fasta", "fa", "faa", "txt"), col=None, why="upload the one record"
+):
     """(text, file name) of an uploaded file, (None, None) when none, or (None, a message) when it is
-    over max_kb: the one upload block of the input widgets (what it holds is checked by the caller)."""
+    over max_kb (why: what the limit is for): the one upload block of the input widgets and the sweep
+    tab (what it holds is checked by the caller)."""
     up = (col or st).file_uploader(label, type=list(types), key=key, max_upload_size=max(1, -(-max_kb // 1024)))
     if up is None:
         return None, None
     if up.size > max_kb * 1024:
-        return None, f"{up.name} is larger than {max_kb:,} KB: upload the one record."
+        return None, f"{up.name} is larger than {max_kb:,} KB: {why}."
     return up.getvalue().decode("utf-8", errors="replace"), up.name
 
 
