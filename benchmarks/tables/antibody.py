@@ -10,7 +10,7 @@ import pandas as pd
 from benchmarks.report import defaults_from_choice
 from mi_viz.core.samplers import config_for
 
-from .common import R, label, markdown, need, rows_of
+from .common import ROOT, Missing, R, label, markdown, need, rows_of
 
 MASKS = {"cdr3": "CDR3", "cdrs": "all three CDRs"}
 
@@ -196,6 +196,11 @@ def antibody_natural_table(where: str = "sabdab_test", folder: str = "") -> str:
     junctions; the natural chains' own figures first. The budget each setting was chosen at is named."""
     path = need(_dir(folder) / where / "sweep.csv", MAKE[folder])
     rows, chosen, judges = rows_of(path), _validated_labels(folder), JUDGES[folder]
+    missing = [lab for lab in ["sequential", *chosen] if lab not in {label(r) for r in rows}]
+    if missing:  # a sweep committed part-way (to be resumed) is not read until every validated setting is in
+        rel = path.relative_to(ROOT)
+        raise Missing(f"({rel} holds {len(rows)} of the {len(chosen) + 1} validated settings, a sweep part-way: "
+                      f"`{MAKE[folder]}` resumes it; no table until it is whole)")  # fmt: skip
     seq = next(r for r in rows if r["sampler"] == "sequential")
     natural = {"setting": f"*the natural CDR3s ({seq['n']} chains)*", "chosen at": "", "avg passes": "",
                **{f"PLL {name}": _f(seq.get(f"{k}_natural"), 3) for k, name in judges.items()},
