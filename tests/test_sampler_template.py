@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from test_domain_template import DOMAIN
 
-from mi_viz.cli import _sampler_or_grid, build_parser
+from mi_viz.cli import _sampler_or_grid, build_parser, domain_cli
 from mi_viz.core.samplers import (
     SAMPLERS,
     Candidates,
@@ -63,7 +63,7 @@ def test_a_new_rule_is_offered_everywhere(toy, tmp_path, capsys):
     a = parser.parse_args(
         ["bench", "sudoku", "--puzzles", "p.txt", "--sampler", "strided", "--beta", "0.1", "--out", "o"]
     )
-    cfg = _sampler_or_grid(a, None)
+    cfg = _sampler_or_grid(a, domain_cli("sudoku"))
     assert (cfg.name, cfg.k, cfg.beta) == ("strided", 3, 0.1) and cfg.label() == "strided k=3 beta=0.1"
     with pytest.raises(SystemExit):
         parser.parse_args(["bench", "sudoku", "--help"])
