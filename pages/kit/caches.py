@@ -87,9 +87,14 @@ class LazyBar:
 
 
 def tv_head(b: Backbone) -> str | None:
-    """The TV (DEMASK) head shipped beside this backbone's MI head, or None."""
-    p = models_head_path(b.dom(), "tv", None, b.spec)
-    return str(p) if p is not None else None
+    """The TV (DEMASK) head shipped beside this backbone's MI head, or None: looked up once a backbone
+    and process (every rerun of a page asks; the app trains no TV head, so the answer does not change)."""
+
+    def find() -> str | None:
+        p = models_head_path(b.dom(), "tv", None, b.spec)
+        return str(p) if p is not None else None
+
+    return cached("tv_head", b.key, find)
 
 
 def rule_head(b: Backbone, head_path: str | None, cfg: SamplerConfig) -> str | None:
