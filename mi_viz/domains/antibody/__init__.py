@@ -181,13 +181,14 @@ class AntibodyDomain:
     # how sampler_defaults were chosen on validation (core.choice; benchmarks/defaults.py reads them)
     # how its test sweeps are read at matched passes (python -m benchmarks.fronts NAME): the natural
     # chains paired against the validated settings (issue 56: every non-oracle rule outside the MI family
-    # a rival); the germline (OLGA) chains by the rows' standard errors, as their fronts were written
+    # a rival; DEMASK, issue 57's peer, where a backbone has its TV head and so its rows); the germline
+    # (OLGA) chains by the rows' standard errors, as their fronts were written
     fronts = {
         "antibody": Fronts(
             "paired chains",
             "natural chains: the validated settings, chains paired, by species",
             sweep_dir="antibody/sabdab_test",
-            rivals=("dilated", "margin", "klass", "threshold", "dawn", "eb", "topk"),
+            rivals=("dilated", "margin", "klass", "threshold", "dawn", "eb", "topk", "demask"),
             choice="antibody/val_sweep/choice.json",
             metrics="pll,pll_sapiens,pll_antiberty",
             boot=10_000,
