@@ -148,7 +148,9 @@ def test_every_page_and_stepping(server, browser):
     _sidebar_number(page, "Length (1..300)", 40)
     page.get_by_test_id("mv-counter").wait_for(timeout=120_000)
     total = _viewer_counter(page)[1]
-    _viewer_goto(page, min(3, total))  # the default (MI-guided) decodes 40 residues in a few steps
+    # a late step (the default MI-guided rule decodes 40 residues in a few steps): few residues still
+    # masked, so its truth stays under the page's 90 s cap even when a loaded machine prices passes high
+    _viewer_goto(page, max(1, total - 1))
     _viewer_ground_truth(page)  # its cost on the button first
     _no_exception(page)
     page.mouse.move(0, 0)
