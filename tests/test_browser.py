@@ -115,6 +115,15 @@ def _sweep_grid(page, grid: str):
     _wait_idle(page)
 
 
+def _sudoku_sweep_tab(browser, server):
+    """A fresh session on the Sudoku comparison page's Sweep tab, its cost stated: (context, page)."""
+    ctx, page = _open(browser, server + "/sudoku_comparison")
+    page.get_by_text("Cells filled vs passes").first.wait_for(timeout=120_000)
+    page.get_by_role("tab", name="Sweep").click()
+    page.get_by_text("Cost before you run: up to").wait_for(timeout=60_000)
+    return ctx, page
+
+
 def _open(browser, url, w=1500, h=1100):
     ctx = browser.new_context(viewport={"width": w, "height": h})
     page = ctx.new_page()
@@ -238,10 +247,7 @@ def test_a_sweep_states_its_cost_shows_progress_and_cancels(server, browser):
     """The sweep tab: the cost before it runs (a setting's and the grid's), Run disabled while it runs,
     a progress bar that moves within a setting, Cancel stopping it with the finished settings kept
     (marked partial)."""
-    ctx, page = _open(browser, server + "/sudoku_comparison")
-    page.get_by_text("Cells filled vs passes").first.wait_for(timeout=120_000)
-    page.get_by_role("tab", name="Sweep").click()
-    page.get_by_text("Cost before you run: up to").wait_for(timeout=60_000)
+    ctx, page = _sudoku_sweep_tab(browser, server)
     _sweep_grid(page, "sequential; eb:gamma=0.01,0.1,1")
     page.get_by_role("button", name="Run sweep").click()
     page.get_by_role("button", name="Cancel the sweep").wait_for(timeout=60_000)
@@ -263,10 +269,7 @@ def test_a_finished_sweep_shows_no_running_state(server, browser):
     only when the rerun that draws the result ends, and the status widget may not show between them."""
     from playwright.sync_api import expect
 
-    ctx, page = _open(browser, server + "/sudoku_comparison")
-    page.get_by_text("Cells filled vs passes").first.wait_for(timeout=120_000)
-    page.get_by_role("tab", name="Sweep").click()
-    page.get_by_text("Cost before you run: up to").wait_for(timeout=60_000)
+    ctx, page = _sudoku_sweep_tab(browser, server)
     _sweep_grid(page, "sequential; eb:gamma=0.01")
     page.get_by_role("button", name="Run sweep").click()
     page.get_by_role("button", name="Cancel the sweep").click(timeout=60_000)
