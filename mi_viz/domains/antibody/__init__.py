@@ -14,6 +14,7 @@ Everything the core needs to know about antibodies is on DOMAIN (mi_viz.core.pro
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -404,6 +405,7 @@ def chains_of(path, mask: str = "cdr3", limit: int | None = None) -> list[Infill
 DOMAIN = AntibodyDomain()
 
 
+@functools.lru_cache(maxsize=16)  # b.dom() asks on every page rerun: one object a backbone
 def domain_for(backbone: str) -> AntibodyDomain:
     """The antibody domain as a backbone decodes it (get_domain("antibody", "sapiens-vh")): the same
     chains, regions and judges, with that backbone's validated sampler defaults where it has them."""
