@@ -14,131 +14,33 @@ found in PATH (sources.py); any other sentence is a reading, not a result.
 from __future__ import annotations
 
 import argparse
-import functools
+import importlib
+import pkgutil
 import re
 import sys
 
-from .antibody import (
-    antibody_cdr3_pairs_table,
-    antibody_fronts_table,
-    antibody_mi_table,
-    antibody_natural_fronts_table,
-    antibody_natural_table,
-    antibody_paired_table,
-    antibody_recovery_table,
-    antibody_sets_table,
-    antibody_species_table,
-    antibody_table,
-    antibody_val_table,
-)
-from .app import attention_vs_mi_table, viewer_table
-from .common import ROOT, R, block
-from .demask import oracle_rows_table, tv_overhead_table
-from .family import (
-    FAMILIES,
-    family_anchors_table,
-    family_ceiling_table,
-    family_contact_classes_table,
-    family_contacts_full_table,
-    family_contacts_table,
-    family_head_table,
-    family_matched_table,
-    family_models_table,
-    family_oracle_table,
-    family_pairs_table,
-    family_targets_table,
-)
+from .common import ROOT, block
 from .figures import FIGURES
-from .models import float16_table, models_table
-from .protein import (
-    figure3_table,
-    protein_backbones_table,
-    protein_head_baselines_table,
-    protein_mi_table,
-    protein_oracle_table,
-    protein_separation_table,
-    protein_table,
-    protein_table_short,
-)
 from .sources import check as check_sources
-from .sudoku import (
-    fronts_table,
-    headline_table,
-    latency_table,
-    matched_passes,
-    mi_report_table,
-    mi_short_table,
-    sweep_table,
-)
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
-BLOCKS = {
-    "headline": headline_table,
-    "table1": lambda: sweep_table(R / "sudoku" / "test_hard" / "sweep.csv", paper=True),
-    "matched": lambda: matched_passes(R / "sudoku" / "test_hard" / "sweep.csv"),
-    "fronts": fronts_table,
-    "kaggle_fronts": lambda: fronts_table(R / "sudoku" / "kaggle_fronts.json"),
-    "kaggle": lambda: sweep_table(R / "sudoku" / "kaggle" / "sweep.csv"),
-    "mi_report": lambda: mi_report_table(R / "sudoku" / "mi_report.json"),
-    "mi_short": mi_short_table,
-    "latency": latency_table,
-    "table2": protein_table,
-    "table2_short": protein_table_short,
-    "protein_backbones": protein_backbones_table,
-    "protein_mi": protein_mi_table,
-    "table2_oracle": protein_oracle_table,
-    "protein_separation": protein_separation_table,
-    "protein_head_baselines": protein_head_baselines_table,
-    "protein_figure3": figure3_table,
-    "family_figure3": lambda: figure3_table(
-        R / "family" / "PF00072" / "figure3.json", "python -m benchmarks.family_figure3 --families PF00072"
-    ),
-    "family_contacts": family_contacts_table,
-    "family_contacts_full": family_contacts_full_table,
-    "family_contact_classes": family_contact_classes_table,
-    "family_anchors": family_anchors_table,
-    "family_ceiling": family_ceiling_table,
-    "family_head": family_head_table,
-    "family_matched": family_matched_table,
-    "family_matched_val": lambda: family_matched_table(sweep="val_sweep/sweep.csv"),
-    "family_models": family_models_table,
-    "family_targets": family_targets_table,
-    "family_oracle": family_oracle_table,
-    "antibody_cdr3": antibody_table,
-    "antibody_cdrs": lambda: antibody_table("cdrs"),
-    "antibody_fronts": antibody_fronts_table,
-    "antibody_fronts_cdr3": lambda: antibody_fronts_table(("cdr3",)),
-    "antibody_mi": antibody_mi_table,
-    "antibody_paired": antibody_paired_table,
-    "antibody_cdr3_pairs": antibody_cdr3_pairs_table,
-    "antibody_sets": antibody_sets_table,
-    "antibody_val": antibody_val_table,
-    "antibody_sabdab": antibody_natural_table,
-    "antibody_sabdab_fronts": antibody_natural_fronts_table,
-    "antibody_sabdab_species": antibody_species_table,
-    "antibody_rabd": lambda: antibody_natural_table("rabd_test"),
-    "antibody_rabd_fronts": lambda: antibody_natural_fronts_table("rabd_test"),
-    "antibody_recovery": antibody_recovery_table,
-    "antibody_mi_natural": lambda: antibody_mi_table("mi_report.json", "make results/antibody/mi_report.json"),
-    "antibody_mi_sapiens": lambda: antibody_mi_table(
-        "sapiens/mi_report.json", "make results/antibody/sapiens/mi_report.json"
-    ),
-    "antibody_sapiens_val": lambda: antibody_val_table("sapiens"),
-    "antibody_sapiens_sabdab": lambda: antibody_natural_table("sabdab_test", "sapiens"),
-    "antibody_sapiens_fronts": lambda: antibody_natural_fronts_table("sabdab_test", "sapiens"),
-    "tv_overhead": tv_overhead_table,
-    "demask_oracles": oracle_rows_table,
-    "demask_oracle_fronts": lambda: fronts_table(R / "sudoku" / "demask" / "oracles" / "fronts.json"),
-    "demask_tv_sapiens": lambda: antibody_mi_table(
-        "sapiens/tv_report.json", "make results/antibody/sapiens/tv_report.json", unit="a share, 0..1"
-    ),
-    "models": models_table,
-    "float16": float16_table,
-    "viewer": viewer_table,
-    "attention_vs_mi": attention_vs_mi_table,
-    **{f"family_pairs_{f}": functools.partial(family_pairs_table, f) for f in FAMILIES},
-}
+
+def _blocks() -> dict:
+    """Every module of this package that writes blocks declares them in its `BLOCKS`; a new domain's
+    tables are one module here, with nothing to add to this file. A name declared twice is an error."""
+    out: dict = {}
+    for mod in pkgutil.iter_modules(__path__):
+        if mod.name.startswith("_"):  # __main__ would run the CLI
+            continue
+        for name, fn in getattr(importlib.import_module(f"{__name__}.{mod.name}"), "BLOCKS", {}).items():
+            if name in out:
+                raise RuntimeError(f"generated block {name!r} declared twice (second in {mod.name}.py)")
+            out[name] = fn
+    return out
+
+
+BLOCKS = _blocks()
 BLOCK = re.compile(r"(<!-- tables:(\w+) -->\n)(.*?)(<!-- /tables -->)", re.S)
 FIGURE = re.compile(r"(<!-- v:(\w+) -->)(.*?)(<!-- /v -->)", re.S)
 

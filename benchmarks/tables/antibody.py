@@ -332,3 +332,30 @@ def antibody_val_table(folder: str = "") -> str:
         for r in sorted(rows, key=lambda r: (r["sampler"], float(r["avg_passes"])))
     ]
     return markdown(pd.DataFrame(out).replace("", pd.NA).dropna(axis=1, how="all").fillna(""))
+
+
+# the generated blocks this module writes (`<!-- tables:NAME -->`), gathered by benchmarks/tables/__init__.py
+BLOCKS = {
+    "antibody_cdr3": antibody_table,
+    "antibody_cdrs": lambda: antibody_table("cdrs"),
+    "antibody_fronts": antibody_fronts_table,
+    "antibody_fronts_cdr3": lambda: antibody_fronts_table(("cdr3",)),
+    "antibody_mi": antibody_mi_table,
+    "antibody_paired": antibody_paired_table,
+    "antibody_cdr3_pairs": antibody_cdr3_pairs_table,
+    "antibody_sets": antibody_sets_table,
+    "antibody_val": antibody_val_table,
+    "antibody_sabdab": antibody_natural_table,
+    "antibody_sabdab_fronts": antibody_natural_fronts_table,
+    "antibody_sabdab_species": antibody_species_table,
+    "antibody_rabd": lambda: antibody_natural_table("rabd_test"),
+    "antibody_rabd_fronts": lambda: antibody_natural_fronts_table("rabd_test"),
+    "antibody_recovery": antibody_recovery_table,
+    "antibody_mi_natural": lambda: antibody_mi_table("mi_report.json", "make results/antibody/mi_report.json"),
+    "antibody_mi_sapiens": lambda: antibody_mi_table(
+        "sapiens/mi_report.json", "make results/antibody/sapiens/mi_report.json"
+    ),
+    "antibody_sapiens_val": lambda: antibody_val_table("sapiens"),
+    "antibody_sapiens_sabdab": lambda: antibody_natural_table("sabdab_test", "sapiens"),
+    "antibody_sapiens_fronts": lambda: antibody_natural_fronts_table("sabdab_test", "sapiens"),
+}

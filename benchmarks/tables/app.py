@@ -54,3 +54,7 @@ def attention_vs_mi_table() -> str:
             "structure AUROC: truth / head / attention": auroc,
         })  # fmt: skip
     return markdown(pd.DataFrame(rows))
+
+
+# the generated blocks this module writes (`<!-- tables:NAME -->`), gathered by benchmarks/tables/__init__.py
+BLOCKS = {"viewer": viewer_table, "attention_vs_mi": attention_vs_mi_table}

@@ -7,7 +7,9 @@ import json
 
 import pandas as pd
 
+from .antibody import antibody_mi_table
 from .common import R, label, markdown, need, rows_of
+from .sudoku import fronts_table
 
 
 def tv_overhead_table() -> str:
@@ -34,3 +36,14 @@ def oracle_rows_table() -> str:
         for r in sorted(rows, key=lambda r: (r["sampler"], float(r["avg_passes"])))
     ]  # fmt: skip
     return markdown(pd.DataFrame(body))
+
+
+# the generated blocks this module writes (`<!-- tables:NAME -->`), gathered by benchmarks/tables/__init__.py
+BLOCKS = {
+    "tv_overhead": tv_overhead_table,
+    "demask_oracles": oracle_rows_table,
+    "demask_oracle_fronts": lambda: fronts_table(R / "sudoku" / "demask" / "oracles" / "fronts.json"),
+    "demask_tv_sapiens": lambda: antibody_mi_table(
+        "sapiens/tv_report.json", "make results/antibody/sapiens/tv_report.json", unit="a share, 0..1"
+    ),
+}

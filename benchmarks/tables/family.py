@@ -3,6 +3,7 @@ matched passes, the oracle, the family models."""
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pandas as pd
@@ -13,6 +14,7 @@ from mi_viz.domains.family.predictors import ANCHORS, NAMES
 
 from .common import ROOT, R, label, lead, markdown, md_table, need, read_json, rows_of
 from .models import n_params
+from .protein import figure3_table
 
 FAMILIES = SHIPPED  # every shipped family, in the order the tables list them
 CONTACT_SCORES = (
@@ -335,3 +337,23 @@ def family_targets_table() -> str:
         )
         out.append([fam, *cells, gen, mi])
     return md_table(cols, out)
+
+
+# the generated blocks this module writes (`<!-- tables:NAME -->`), gathered by benchmarks/tables/__init__.py
+BLOCKS = {
+    "family_figure3": lambda: figure3_table(
+        R / "family" / "PF00072" / "figure3.json", "python -m benchmarks.family_figure3 --families PF00072"
+    ),
+    "family_contacts": family_contacts_table,
+    "family_contacts_full": family_contacts_full_table,
+    "family_contact_classes": family_contact_classes_table,
+    "family_anchors": family_anchors_table,
+    "family_ceiling": family_ceiling_table,
+    "family_head": family_head_table,
+    "family_matched": family_matched_table,
+    "family_matched_val": lambda: family_matched_table(sweep="val_sweep/sweep.csv"),
+    "family_models": family_models_table,
+    "family_targets": family_targets_table,
+    "family_oracle": family_oracle_table,
+    **{f"family_pairs_{f}": functools.partial(family_pairs_table, f) for f in FAMILIES},
+}

@@ -125,3 +125,7 @@ def float16_table(path=None) -> str:
             f"{k['max_abs_change']:.3f}), UniRep's by {u['mean_abs_change']:.3f} (at most {u['max_abs_change']:.3f})."
         )
     return "\n".join(out)
+
+
+# the generated blocks this module writes (`<!-- tables:NAME -->`), gathered by benchmarks/tables/__init__.py
+BLOCKS = {"models": models_table, "float16": float16_table}

@@ -225,3 +225,16 @@ def figure3_table(path=None, how: str = "python -m benchmarks.protein_figure3") 
             "centroid shift (natural spreads)"]  # fmt: skip
     out = [[k, str(v["n"]), v["source"], f"{v['centroid_shift']:.2f}"] for k, v in r["sets"].items()]
     return markdown(pd.DataFrame(out, columns=cols))
+
+
+# the generated blocks this module writes (`<!-- tables:NAME -->`), gathered by benchmarks/tables/__init__.py
+BLOCKS = {
+    "table2": protein_table,
+    "table2_short": protein_table_short,
+    "protein_backbones": protein_backbones_table,
+    "protein_mi": protein_mi_table,
+    "table2_oracle": protein_oracle_table,
+    "protein_separation": protein_separation_table,
+    "protein_head_baselines": protein_head_baselines_table,
+    "protein_figure3": figure3_table,
+}

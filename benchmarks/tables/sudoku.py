@@ -248,3 +248,17 @@ def headline_table() -> str:
         cols = table.splitlines()[0].count("|") - 1
         table += "\n" + "\n".join(f"| {lab} | not run yet (`make results`) |" + " |" * (cols - 2) for lab in missing)
     return table
+
+
+# the generated blocks this module writes (`<!-- tables:NAME -->`), gathered by benchmarks/tables/__init__.py
+BLOCKS = {
+    "headline": headline_table,
+    "table1": lambda: sweep_table(R / "sudoku" / "test_hard" / "sweep.csv", paper=True),
+    "matched": lambda: matched_passes(R / "sudoku" / "test_hard" / "sweep.csv"),
+    "fronts": fronts_table,
+    "kaggle_fronts": lambda: fronts_table(R / "sudoku" / "kaggle_fronts.json"),
+    "kaggle": lambda: sweep_table(R / "sudoku" / "kaggle" / "sweep.csv"),
+    "mi_report": lambda: mi_report_table(R / "sudoku" / "mi_report.json"),
+    "mi_short": mi_short_table,
+    "latency": latency_table,
+}
