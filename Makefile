@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8501
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: antibody-sapiens antibody-sapiens-results antibody-sapiens-tv sudoku-oracles hmmer tv-overhead sudoku-tv-data sudoku-tv-head sudoku-demask olga antibody-data antibody-mi-data antibody-head antibody-results antibody-val-sweep antibody-natural-data antibody-olga-results antibody-olga-val-sweep anchors app app-dev test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
+.PHONY: antibody-sapiens antibody-sapiens-oracles antibody-sapiens-results antibody-sapiens-tv sudoku-oracles hmmer tv-overhead sudoku-tv-data sudoku-tv-head sudoku-demask olga antibody-data antibody-mi-data antibody-head antibody-results antibody-val-sweep antibody-natural-data antibody-olga-results antibody-olga-val-sweep anchors app app-dev test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
         protein-data protein-mdm protein-results protein-mi-data protein-head protein-val-sweep protein-mi-results
 
 $(BIN)/activate:
@@ -371,6 +371,14 @@ antibody-sapiens-results: setup olga results/antibody/sapiens/mi_report.json res
 	  --save-rows --resume --jobs 1 --threads 2
 	$(BIN)/python -m benchmarks.fronts antibody --sweep-dir results/antibody/sapiens/sabdab_test \
 	  --choice results/antibody/sapiens/val_sweep/choice.json
+# which measure is right, on a pretrained antibody LM: both oracles (exact MI, exact TV with DEMASK's confidence bar
+# off) on the first 71 SAbDab test chains' 32 human heavy ones (Sapiens VH's scope), 4 settings each across the
+# passes of the validated rules, temperature 1; whole curves at matched passes, chains paired (about 20 minutes)
+AB_ORACLES := mi-gt:gamma=2,4,8,16:lam=10; demask-gt:tau=0.05,0.1,0.2,0.4:conf=0
+antibody-sapiens-oracles: setup olga
+	$(BIN)/python -m mi_viz sweep antibody $(SAPIENS) --fasta $(AB_NATURAL)/sabdab_test.tsv.gz --limit 71 \
+	  --grid "$(AB_ORACLES)" --out-dir results/antibody/sapiens/oracles --save-rows --resume --jobs 1 --threads 1
+	$(BIN)/python -m benchmarks.fronts antibody-sapiens-oracles --out results/antibody/sapiens/oracles/fronts.json
 # --- Antibodies, germline chains (OLGA; the earlier evidence, archived under results/antibody/olga/) ---------
 AB_GRID := sequential; topk:k=3,4,6; eb:gamma=2,4,8; mi-zero:gamma=4,8; mi:gamma=4,5,6,8:lam=1; mi:gamma=6,8,12:lam=4,10; \
   mi-tc:gamma=6:lam=1; mi-cap:k=4,6:gamma=8:lam=1; threshold:tau=0.5,0.7; dawn

@@ -7,12 +7,14 @@ interval. The tables (benchmarks/tables/) only format what this writes.
     python -m benchmarks.fronts family   [--out results/family/fronts.json]
     python -m benchmarks.fronts antibody [--sweep-dir results/antibody/rabd_test] [--choice FILE]
     python -m benchmarks.fronts antibody-olga [--out results/antibody/olga/fronts.json]
+    python -m benchmarks.fronts antibody-sapiens-oracles --out results/antibody/sapiens/oracles/fronts.json
 
 A subcommand is a plan a domain declares in its folder (`Domain.fronts`, a core.choice.Fronts):
 one of the four readings below and that reading's arguments (its rivals, pass counts, files), so a
 domain that reads its sweeps as another does adds no code here.
 
-- per-input bootstrap (sudoku): the solve rate; the interval a paired bootstrap over the puzzles
+- per-input bootstrap (sudoku; antibody-sapiens-oracles: the infill's PLL, nats a residue): the solve
+  rate; the interval a paired bootstrap over the puzzles
   (the per-puzzle rows the sweep saved with --save-rows, resampled with replacement, the same draw
   for every setting; every setting's passes and solve rate recomputed, the fronts read again, "the
   MI front minus the other" taken: its 5-95 % quantiles over 1,000 draws). A sampler run at one
@@ -70,23 +72,29 @@ def curves(rows: list[dict], measure: str, spread: str) -> tuple[dict[str, list]
     return value, sd
 
 
-def quantiles(diffs: list[float]) -> list[float]:
+def quantiles(diffs: list[float], digits: int = 2) -> list[float]:
     lo, hi = np.quantile(diffs, [0.05, 0.95]) if diffs else (np.nan, np.nan)
-    return [round(lo, 2), round(hi, 2)]
+    return [round(lo, digits), round(hi, digits)]
 
 
-# --- sudoku: solve rate, a paired bootstrap over the puzzles ---------------------------------------
+# --- sudoku (and the antibody oracles): a per-input measure, a paired bootstrap over the inputs ------
+# a per-input column -> (its scale in the fronts, the decimals kept): Sudoku's solve rate in percent
+SCALES = {"solved": (100.0, 2)}
+
+
 def per_input_bootstrap(a, plan: Fronts) -> None:
     d = Path(a.sweep_dir).resolve()
-    settings = []  # (front, solved (N,), passes (N,))
+    metric = plan.metrics or "solved"  # the per-input column read (Sudoku: solved; the antibody oracles: pll)
+    scale, digits = SCALES.get(metric, (1.0, 3))
+    settings = []  # (front, the metric (N,), passes (N,))
     for r in rows_of(d / "sweep.csv"):
         f = rows_path(d, row_label(r))
         if not f.exists():
             continue
         with gzip.open(f, "rt") as h:
             per = list(csv.DictReader(h))
-        solved = np.array([int(p["solved"]) for p in per], dtype=float)
-        settings.append((sweep_family(r), solved, np.array([int(p["passes"]) for p in per], dtype=float)))
+        value = np.array([float(p[metric] or "nan") for p in per], dtype=float)  # nan: an input its judge skipped
+        settings.append((sweep_family(r), value, np.array([int(p["passes"]) for p in per], dtype=float)))
     fronts = sorted({s[0] for s in settings})
     if a.method not in fronts:
         raise SystemExit(f"no saved rows for the front {a.method!r}; fronts with rows: {fronts}")
@@ -94,17 +102,19 @@ def per_input_bootstrap(a, plan: Fronts) -> None:
 
     def points(idx):
         c: dict[str, list] = {}
-        for fam, solved, passes in settings:
-            c.setdefault(fam, []).append((passes[idx].mean(), 100 * solved[idx].mean()))
+        for fam, value, passes in settings:
+            c.setdefault(fam, []).append((passes[idx].mean(), scale * np.nanmean(value[idx])))
         return c
 
     full = points(np.arange(N))
     g = np.random.default_rng(0)
     draws = [points(g.integers(0, N, N)) for _ in range(a.boot)]
-    out = {"sweep_dir": str(d.relative_to(ROOT)), "method": a.method, "n": N, "boot": a.boot, "at": {}}
+    out = {"sweep_dir": portable(d), "method": a.method, "n": N, "boot": a.boot, "at": {}}
+    if metric != "solved":  # Sudoku's files predate the key
+        out["metric"] = metric
     for x in (float(x) for x in a.at.split(",")):
         m = interpolate(full[a.method], x)
-        cell: dict[str, Any] = {"method": None if m is None else round(m, 2), "vs": {}}
+        cell: dict[str, Any] = {"method": None if m is None else round(m, digits), "vs": {}}
         for fam in fronts:
             o = interpolate(full[fam], x)
             if fam == a.method or m is None or o is None:
@@ -114,7 +124,7 @@ def per_input_bootstrap(a, plan: Fronts) -> None:
                 for c in draws
                 if (dm := interpolate(c[a.method], x)) is not None and (do := interpolate(c[fam], x)) is not None
             ]
-            cell["vs"][fam] = {"solved": round(o, 2), "diff": round(m - o, 2), "ci90": quantiles(diffs)}
+            cell["vs"][fam] = {metric: round(o, digits), "diff": round(m - o, digits), "ci90": quantiles(diffs, digits)}
         out["at"][f"{x:g}"] = cell
     out["points"] = {}
     for fam in fronts:
@@ -125,8 +135,8 @@ def per_input_bootstrap(a, plan: Fronts) -> None:
         if m is None:
             continue
         diffs = [dm - c[fam][0][1] for c in draws if (dm := interpolate(c[a.method], c[fam][0][0])) is not None]
-        out["points"][fam] = {"passes": round(x, 2), "solved": round(o, 2), "method": round(m, 2),
-                              "diff": round(m - o, 2), "ci90": quantiles(diffs)}  # fmt: skip
+        out["points"][fam] = {"passes": round(x, 2), metric: round(o, digits), "method": round(m, digits),
+                              "diff": round(m - o, digits), "ci90": quantiles(diffs, digits)}  # fmt: skip
     compared = {fam for cell in out["at"].values() for fam in cell["vs"]} | set(out["points"])
     out["outside"] = {}
     for fam in fronts:
@@ -135,8 +145,8 @@ def per_input_bootstrap(a, plan: Fronts) -> None:
         pts = sorted(full[fam])
         below = [s for p, s in full[a.method] if p <= pts[0][0]]
         out["outside"][fam] = {
-            "points": [[round(p, 2), round(s, 2)] for p, s in pts],
-            "method_best_at_fewer_passes": round(max(below), 2) if below else None,
+            "points": [[round(p, 2), round(s, digits)] for p, s in pts],
+            "method_best_at_fewer_passes": round(max(below), digits) if below else None,
         }
     save(out, a.out)
 

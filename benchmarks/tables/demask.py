@@ -38,11 +38,31 @@ def oracle_rows_table() -> str:
     return markdown(pd.DataFrame(body))
 
 
+def antibody_oracle_rows_table() -> str:
+    """The two exact rules on the same 32 human heavy test chains under Sapiens VH (make
+    antibody-sapiens-oracles): passes, the infill's PLL under Sapiens VH (the generator, +- its standard
+    error over the chains) and under AntiBERTy, recovery, and the exact maps' passes a chain."""
+    rows = rows_of(need(R / "antibody" / "sapiens" / "oracles" / "sweep.csv", "make antibody-sapiens-oracles"))
+    body = [
+        {"setting": label(r), "chains": r["n"], "avg passes": f"{float(r['avg_passes']):.2f}",
+         "PLL Sapiens VH": f"{float(r['pll']):.3f} +- {float(r['pll_se']):.3f}",
+         "PLL AntiBERTy": f"{float(r['pll_antiberty']):.3f}" if r.get("pll_antiberty") else "",
+         "recovery": f"{100 * float(r['recovery']):.1f} %",
+         "exact-map passes a chain": f"{float(r['avg_oracle_passes']):.0f}"}
+        for r in sorted(rows, key=lambda r: (r["sampler"], float(r["avg_passes"])))
+    ]  # fmt: skip
+    return markdown(pd.DataFrame(body))
+
+
 # the generated blocks this module writes (`<!-- tables:NAME -->`), gathered by benchmarks/tables/__init__.py
 BLOCKS = {
     "tv_overhead": tv_overhead_table,
     "demask_oracles": oracle_rows_table,
     "demask_oracle_fronts": lambda: fronts_table(R / "sudoku" / "demask" / "oracles" / "fronts.json"),
+    "demask_oracles_sapiens": antibody_oracle_rows_table,
+    "demask_oracle_fronts_sapiens": lambda: fronts_table(
+        R / "antibody" / "sapiens" / "oracles" / "fronts.json", "make antibody-sapiens-oracles"
+    ),
     "demask_tv_sapiens": lambda: antibody_mi_table(
         "sapiens/tv_report.json", "make results/antibody/sapiens/tv_report.json", unit="a share, 0..1"
     ),

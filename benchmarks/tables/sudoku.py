@@ -68,37 +68,45 @@ def matched_passes(path, method="mi lam=10", against=("eb", "mi-zero", "topk", "
     return markdown(pd.DataFrame(body))
 
 
-def fronts_table(path=None) -> str:
+# a fronts file's per-input measure -> (its column's name, a value's format, a difference's format)
+MEASURES = {
+    "solved": ("solves", lambda v: f"{v:.1f} %", lambda d: f"{d:+.1f}"),
+    "pll": ("PLL", lambda v: f"{v:.3f}", lambda d: f"{d:+.3f}"),
+}
+
+
+def fronts_table(path=None, how: str = "python -m benchmarks.fronts sudoku --out {rel}") -> str:
     """Every sampler front against the MI rule's at matched passes, with paired bootstrap intervals
-    (results/sudoku/fronts.json, benchmarks/fronts.py)."""
-    path = need(path or R / "sudoku" / "fronts.json", "python -m benchmarks.fronts sudoku --out {rel}")
+    (results/sudoku/fronts.json, benchmarks/fronts.py); the measure the file names (Sudoku's solve rate
+    by default; the antibody oracles' PLL)."""
+    path = need(path or R / "sudoku" / "fronts.json", how)
     f = json.loads(path.read_text())
+    key = f.get("metric", "solved")
+    name, val, dif = MEASURES[key]
     fams = sorted({fam for cell in f["at"].values() for fam in cell["vs"]})
     xs = list(f["at"])
     # one row a front (a table as wide as the pass counts, however many samplers there are)
-    cols = ["front", *(f"solves at {x} passes (difference, 90 % CI)" for x in xs)]
+    cols = ["front", *(f"{name} at {x} passes (difference, 90 % CI)" for x in xs)]
     method = [f"**{f['method']}**"]
-    method += ["" if f["at"][x]["method"] is None else f"**{f['at'][x]['method']:.1f} %**" for x in xs]
+    method += ["" if f["at"][x]["method"] is None else f"**{val(f['at'][x]['method'])}**" for x in xs]
 
     def cell(v):
-        return (
-            "" if v is None else f"{v['solved']:.1f} % ({v['diff']:+.1f}, {v['ci90'][0]:+.1f} .. {v['ci90'][1]:+.1f})"
-        )
+        return "" if v is None else f"{val(v[key])} ({dif(v['diff'])}, {dif(v['ci90'][0])} .. {dif(v['ci90'][1])})"
 
     fronts = [method] + [[fam, *(cell(f["at"][x]["vs"].get(fam)) for x in xs)] for fam in fams]
     out = md_table(cols, fronts)
     if not (f.get("points") or f.get("outside")):
         return out
-    cols = ["sampler run at one setting (or beyond the front)", "its passes", "its solves",
+    cols = ["sampler run at one setting (or beyond the front)", "its passes", f"its {name}",
             f"{f['method']} at those passes", "difference (90 % CI)"]  # fmt: skip
-    points = [[fam, f"{v['passes']:.1f}", f"{v['solved']:.1f} %", f"{v['method']:.1f} %",
-               f"{v['diff']:+.1f} ({v['ci90'][0]:+.1f} .. {v['ci90'][1]:+.1f})"]
+    points = [[fam, f"{v['passes']:.1f}", val(v[key]), val(v["method"]),
+               f"{dif(v['diff'])} ({dif(v['ci90'][0])} .. {dif(v['ci90'][1])})"]
               for fam, v in f.get("points", {}).items()]  # fmt: skip
     for fam, v in f.get("outside", {}).items():  # no pass count in common with the MI front
         best = v["method_best_at_fewer_passes"]
         points.append([f"{fam} (beyond the {f['method']} front)", ", ".join(f"{p:.1f}" for p, _ in v["points"]),
-                       ", ".join(f"{s:.1f} %" for _, s in v["points"]),
-                       "" if best is None else f"{best:.1f} % in fewer passes", ""])  # fmt: skip
+                       ", ".join(val(s) for _, s in v["points"]),
+                       "" if best is None else f"{val(best)} in fewer passes", ""])  # fmt: skip
     return out + "\n\n" + md_table(cols, points)
 
 

@@ -41,6 +41,7 @@ class Fronts:
     members: tuple[str, ...] = ()  # the folders read under sweep_dir, each with `sweeps` (pair statistics, masks)
     sweeps: tuple[str, ...] = ()  # the sweep files read in each member's folder
     choice: str = ""  # the validation choice whose settings are compared (paired chains; row errors: its folder)
-    metrics: str = ""  # the per-input judges compared, comma-separated (paired chains: those present)
+    metrics: str = ""  # the per-input judges compared, comma-separated (paired chains: those present;
+    # per-input bootstrap: the one column read, "solved" when empty)
     boot: int = 1000  # bootstrap draws
     out: str = ""  # the default output (paired chains: SWEEP_DIR/fronts.json)

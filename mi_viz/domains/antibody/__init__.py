@@ -194,6 +194,17 @@ class AntibodyDomain:
             metrics="pll,pll_sapiens,pll_antiberty",
             boot=10_000,
         ),
+        # issue 57's question on a pretrained antibody LM: the MI rule and DEMASK's rule, each reading its exact
+        # map (no head between measure and rule; DEMASK's confidence bar off), on the same 32 human heavy test
+        # chains; whole curves at matched passes, no setting picked (make antibody-sapiens-oracles)
+        "antibody-sapiens-oracles": Fronts(
+            "per-input bootstrap",
+            "Sapiens VH: exact MI against exact TV, the infill's PLL, chains paired",
+            sweep_dir="antibody/sapiens/oracles",
+            method="mi-gt lam=10",
+            at=(4, 5, 6, 7, 8),
+            metrics="pll",
+        ),
         "antibody-olga": Fronts(
             "row errors",
             "germline chains: infill pseudo-log-likelihood per region",

@@ -1,0 +1,66 @@
+"""benchmarks/fronts.py's per-input bootstrap read against figures worked by hand: two fronts of two
+settings each, the per-input rows a sweep saves, the fronts read at matched passes."""
+
+import csv
+import gzip
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+
+def _sweep(d, metric: str, settings: dict) -> None:
+    """A sweep folder: sweep.csv (one line a setting) and rows/LABEL.csv.gz (passes and the metric an input)."""
+    from mi_viz.core.samplers import row_label
+    from mi_viz.core.sweep import rows_path
+
+    lines = [{"sampler": s, "gamma": g, "lam": 10 if s == "mi-gt" else "", "tau": t, "conf": 0 if t else "",
+              "rule_version": ""} for s, g, t in settings]  # fmt: skip
+    d.mkdir(parents=True)
+    with open(d / "sweep.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(lines[0]))
+        w.writeheader()
+        w.writerows(lines)
+    for line, per in zip(lines, settings.values()):
+        p = rows_path(d, row_label(line))
+        p.parent.mkdir(exist_ok=True)
+        with gzip.open(p, "wt", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=["i", "passes", metric])
+            w.writeheader()
+            w.writerows({"i": i, "passes": n, metric: v} for i, (n, v) in enumerate(per))
+
+
+@pytest.mark.parametrize("metric", ["pll", "solved"])
+def test_the_per_input_bootstrap_reads_two_fronts_at_matched_passes(tmp_path, metric):
+    """MI (4 and 6 passes) and TV (3 and 7 passes) over four inputs: at 5 passes the MI front reads the
+    mean of its two settings' means, TV its value a half of the way between its settings; a setting's
+    input with no figure (a judge that skipped it) is left out of that setting's mean."""
+    from benchmarks.fronts import per_input_bootstrap
+    from mi_viz.core.choice import Fronts
+
+    hi = 1 if metric == "solved" else -1.0  # a solved puzzle, or a PLL
+    lo = 0 if metric == "solved" else -3.0
+    settings = {  # (sampler, gamma, tau) -> [(passes, value) per input]
+        ("mi-gt", 8, ""): [(4, hi), (4, lo), (4, hi), (4, hi)],
+        ("mi-gt", 2, ""): [(6, hi), (6, hi), (6, hi), (6, hi)],
+        ("demask-gt", "", 0.4): [(3, lo), (3, lo), (3, hi), (3, lo)],
+        ("demask-gt", "", 0.05): [(7, hi), (7, lo), (7, hi), (7, "" if metric == "pll" else hi)],
+    }
+    _sweep(tmp_path / "s", metric, settings)
+    plan = Fronts("per-input bootstrap", "", method="mi-gt lam=10", metrics="" if metric == "solved" else metric)
+    out = tmp_path / "fronts.json"
+    per_input_bootstrap(SimpleNamespace(sweep_dir=str(tmp_path / "s"), method="mi-gt lam=10", at="5", boot=200,
+                                        out=str(out)), plan)  # fmt: skip
+    f = json.loads(out.read_text())
+    scale = 100 if metric == "solved" else 1
+    mean = lambda v: scale * np.mean([x for _, x in v if x != ""])  # noqa: E731
+    s = list(settings.values())
+    mi = (mean(s[0]) + mean(s[1])) / 2
+    tv = mean(s[2]) + (5 - 3) / (7 - 3) * (mean(s[3]) - mean(s[2]))
+    cell = f["at"]["5"]
+    assert cell["method"] == pytest.approx(mi, abs=1e-3)
+    vs = cell["vs"]["demask-gt"]
+    assert vs[metric] == pytest.approx(tv, abs=1e-3) and vs["diff"] == pytest.approx(mi - tv, abs=1e-3)
+    assert vs["ci90"][0] <= vs["diff"] <= vs["ci90"][1]
+    assert ("metric" in f) == (metric != "solved")  # Sudoku's committed files carry no such key
