@@ -50,7 +50,7 @@ import numpy as np
 
 from benchmarks.report import save
 from benchmarks.tables.antibody import antibody_defaults
-from benchmarks.tables.common import ROOT, R, interpolate, label, rows_of
+from benchmarks.tables.common import R, interpolate, label, rows_of
 from mi_viz.core.choice import Fronts
 from mi_viz.core.paths import portable
 from mi_viz.core.plots import sweep_family
