@@ -48,15 +48,16 @@ def test_portable_paths_through_a_symlinked_shared_folder(tmp_path):
     assert portable(tmp_path / "link_to_main" / "checkpoints" / "x", repo=repo) == "checkpoints/x"
 
 
-def test_the_tracked_tree_stays_under_36_5_mb():
+def test_the_tracked_tree_stays_under_36_9_mb():
     """Issue 46: a GPU lease carries the tree and its data in 64 MiB, and a clone stays quick: the
-    files git tracks, as they stand in the checkout, total at most 36.5 MB (decimal). The line was 35 MB
+    files git tracks, as they stand in the checkout, total at most 36.9 MB (decimal). The line was 35 MB
     until issues 56 and 57 added the natural antibody sets, their committed per-chain rows and the two
-    DEMASK heads (float16): 36.5 MB is 34.8 MiB, and with the protein GPU run's packed split (20.2 MiB)
-    and wheels (8.5 MiB) the carry stays under 64 MiB (63.5)."""
+    DEMASK heads (float16), and 36.5 MB until AntiBERTy's SAbDab test rows (437 chains x 22 settings,
+    0.28 MB, what its paired fronts are computed from): 36.9 MB is 35.2 MiB, and with the protein GPU
+    run's packed split (20.2 MiB) and wheels (8.5 MiB) the carry stays under 64 MiB (63.9)."""
     paths = [ROOT / name for name in _tracked()]
     total = sum(p.stat().st_size for p in paths if p.is_file())
-    assert total <= 36_500_000, f"the tracked tree is {total / 1e6:.2f} MB (line: 36.5 MB)"
+    assert total <= 36_900_000, f"the tracked tree is {total / 1e6:.2f} MB (line: 36.9 MB)"
 
 
 def uncovered(pyproject: str, domains) -> list[str]:
