@@ -379,6 +379,8 @@ antibody-sapiens-oracles: setup olga
 	$(BIN)/python -m mi_viz sweep antibody $(SAPIENS) --fasta $(AB_NATURAL)/sabdab_test.tsv.gz --limit 71 \
 	  --grid "$(AB_ORACLES)" --out-dir results/antibody/sapiens/oracles --save-rows --resume --jobs 1 --threads 1
 	$(BIN)/python -m benchmarks.fronts antibody-sapiens-oracles --out results/antibody/sapiens/oracles/fronts.json
+	$(BIN)/python -m benchmarks.head_vs_oracle --oracles results/antibody/sapiens/oracles \
+	  --heads results/antibody/sapiens/sabdab_test --out results/antibody/sapiens/oracles/head_vs_oracle.json
 # --- Antibodies, germline chains (OLGA; the earlier evidence, archived under results/antibody/olga/) ---------
 AB_GRID := sequential; topk:k=3,4,6; eb:gamma=2,4,8; mi-zero:gamma=4,8; mi:gamma=4,5,6,8:lam=1; mi:gamma=6,8,12:lam=4,10; \
   mi-tc:gamma=6:lam=1; mi-cap:k=4,6:gamma=8:lam=1; threshold:tau=0.5,0.7; dawn

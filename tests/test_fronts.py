@@ -64,3 +64,58 @@ def test_the_per_input_bootstrap_reads_two_fronts_at_matched_passes(tmp_path, me
     assert vs[metric] == pytest.approx(tv, abs=1e-3) and vs["diff"] == pytest.approx(mi - tv, abs=1e-3)
     assert vs["ci90"][0] <= vs["diff"] <= vs["ci90"][1]
     assert ("metric" in f) == (metric != "solved")  # Sudoku's committed files carry no such key
+
+
+def _rows(d, settings: dict) -> None:
+    """A sweep folder whose per-input rows hold what head_vs_oracle pairs: passes, the PLL, the masked
+    count and the natural input's PLL (the same input in both sweeps)."""
+    from mi_viz.core.samplers import row_label
+    from mi_viz.core.sweep import rows_path
+
+    d.mkdir(parents=True)
+    lines = [{"sampler": s, "gamma": g, "lam": 10 if g else "", "tau": t, "conf": 0 if t else ""}
+             for s, g, t in settings]  # fmt: skip
+    with open(d / "sweep.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(lines[0]))
+        w.writeheader()
+        w.writerows(lines)
+    for line, per in zip(lines, settings.values()):
+        p = rows_path(d, row_label(line))
+        p.parent.mkdir(exist_ok=True)
+        with gzip.open(p, "wt", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=["i", "masked", "pll_natural", "passes", "pll"])
+            w.writeheader()
+            w.writerows({"i": i, "masked": 10 + i, "pll_natural": -2 - i / 10, "passes": n, "pll": v}
+                        for i, (n, v) in enumerate(per))  # fmt: skip
+
+
+def test_head_vs_oracle_pairs_each_rule_with_its_exact_twin(tmp_path):
+    """The head sweep holds four inputs and a setting with no oracle twin; the oracles hold the first
+    three: mi gamma 8 pairs with mi-gt gamma 8 only (not gamma 2), demask with demask-gt at its own tau;
+    head minus oracle is the mean of the per-input differences; a different input stops the run."""
+    from benchmarks.head_vs_oracle import main
+
+    _rows(tmp_path / "o", {("mi-gt", 8, ""): [(5, -1.5), (6, -2.0), (7, -2.5)],
+                           ("mi-gt", 2, ""): [(9, -1.0), (9, -1.0), (9, -1.0)],
+                           ("demask-gt", "", 0.2): [(4, -2.0), (4, -2.0), (4, -2.0)]})  # fmt: skip
+    _rows(tmp_path / "h", {("mi", 8, ""): [(4, -1.0), (6, -2.0), (5, -3.0), (9, -9.0)],
+                           ("demask", "", 0.2): [(4, -2.5), (5, -2.5), (6, -2.5), (4, 0.0)],
+                           ("sequential", "", ""): [(20, 0.0)] * 4})  # fmt: skip
+    out = tmp_path / "hv.json"
+    main(["--oracles", str(tmp_path / "o"), "--heads", str(tmp_path / "h"), "--boot", "500", "--out", str(out)])
+    f = json.loads(out.read_text())
+    assert f["inputs"] == 3 and set(f["pairs"]) == {"mi gamma=8 lam=10", "demask tau=0.2 conf=0"}
+    mi = f["pairs"]["mi gamma=8 lam=10"]
+    assert mi["oracle"] == "mi-gt gamma=8 lam=10"
+    assert mi["pll"]["head"] == pytest.approx(-2.0) and mi["pll"]["diff"] == pytest.approx(0.0, abs=1e-9)
+    assert mi["passes"]["diff"] == pytest.approx((-1 + 0 - 2) / 3, abs=1e-4)
+    dm = f["pairs"]["demask tau=0.2 conf=0"]["pll"]
+    assert dm["diff"] == pytest.approx(-0.5) and dm["ci90"] == pytest.approx([-0.5, -0.5])
+    # the same index, another chain: stopped, not paired
+    p = next((tmp_path / "h" / "rows").glob("mi_*"))
+    with gzip.open(p, "rt") as fh:
+        text = fh.read().replace("\n0,10,", "\n0,11,")
+    with gzip.open(p, "wt") as fh:
+        fh.write(text)
+    with pytest.raises(SystemExit, match="input 0 differs"):
+        main(["--oracles", str(tmp_path / "o"), "--heads", str(tmp_path / "h"), "--boot", "50"])

@@ -54,6 +54,29 @@ def antibody_oracle_rows_table() -> str:
     return markdown(pd.DataFrame(body))
 
 
+def head_vs_oracle_table() -> str:
+    """Each head rule beside its oracle at the same setting, chains paired (benchmarks/head_vs_oracle.py):
+    the passes and PLLs of both, head minus oracle with its 90 % paired interval."""
+    f = json.loads(need(R / "antibody" / "sapiens" / "oracles" / "head_vs_oracle.json",
+                        "make antibody-sapiens-oracles").read_text())  # fmt: skip
+
+    def diff(v: dict, digits: int) -> str:
+        return f"{v['diff']:+.{digits}f} ({v['ci90'][0]:+.{digits}f} .. {v['ci90'][1]:+.{digits}f})"
+
+    judges = [("pll", "PLL Sapiens VH"), ("pll_antiberty", "PLL AntiBERTy")]
+    body = []
+    for head, c in f["pairs"].items():
+        row = {"rule (head / exact map)": f"{head} / {c['oracle']}", "chains": c["passes"]["n"],
+               "passes, head / oracle": f"{c['passes']['head']:.2f} / {c['passes']['oracle']:.2f}",
+               "passes, head minus oracle (90 % CI)": diff(c["passes"], 2)}  # fmt: skip
+        for key, name in judges:
+            if key in c:
+                row[f"{name}, head / oracle"] = f"{c[key]['head']:.3f} / {c[key]['oracle']:.3f}"
+                row[f"{name}, head minus oracle (90 % CI)"] = diff(c[key], 3)
+        body.append(row)
+    return markdown(pd.DataFrame(body))
+
+
 # the generated blocks this module writes (`<!-- tables:NAME -->`), gathered by benchmarks/tables/__init__.py
 BLOCKS = {
     "tv_overhead": tv_overhead_table,
@@ -63,6 +86,7 @@ BLOCKS = {
     "demask_oracle_fronts_sapiens": lambda: fronts_table(
         R / "antibody" / "sapiens" / "oracles" / "fronts.json", "make antibody-sapiens-oracles"
     ),
+    "demask_head_vs_oracle_sapiens": head_vs_oracle_table,
     "demask_tv_sapiens": lambda: antibody_mi_table(
         "sapiens/tv_report.json", "make results/antibody/sapiens/tv_report.json", unit="a share, 0..1"
     ),
