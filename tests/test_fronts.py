@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 
 
-def _sweep(d, metric: str, settings: dict) -> None:
-    """A sweep folder: sweep.csv (one line a setting) and rows/LABEL.csv.gz (passes and the metric an input)."""
+def _sweep(d, settings: dict) -> None:
+    """A sweep folder: sweep.csv (one line a setting (sampler, gamma, tau)) and rows/LABEL.csv.gz (each
+    input's figures, a dict an input, as --save-rows writes them)."""
     from mi_viz.core.samplers import row_label
     from mi_viz.core.sweep import rows_path
 
-    lines = [{"sampler": s, "gamma": g, "lam": 10 if s == "mi-gt" else "", "tau": t, "conf": 0 if t else "",
-              "rule_version": ""} for s, g, t in settings]  # fmt: skip
+    lines = [{"sampler": s, "gamma": g, "lam": 10 if g else "", "tau": t, "conf": 0 if t else "", "rule_version": ""}
+             for s, g, t in settings]  # fmt: skip
     d.mkdir(parents=True)
     with open(d / "sweep.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(lines[0]))
@@ -26,9 +27,9 @@ def _sweep(d, metric: str, settings: dict) -> None:
         p = rows_path(d, row_label(line))
         p.parent.mkdir(exist_ok=True)
         with gzip.open(p, "wt", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=["i", "passes", metric])
+            w = csv.DictWriter(f, fieldnames=["i", *per[0]])
             w.writeheader()
-            w.writerows({"i": i, "passes": n, metric: v} for i, (n, v) in enumerate(per))
+            w.writerows({"i": i, **r} for i, r in enumerate(per))
 
 
 @pytest.mark.parametrize("metric", ["pll", "solved"])
@@ -47,7 +48,7 @@ def test_the_per_input_bootstrap_reads_two_fronts_at_matched_passes(tmp_path, me
         ("demask-gt", "", 0.4): [(3, lo), (3, lo), (3, hi), (3, lo)],
         ("demask-gt", "", 0.05): [(7, hi), (7, lo), (7, hi), (7, "" if metric == "pll" else hi)],
     }
-    _sweep(tmp_path / "s", metric, settings)
+    _sweep(tmp_path / "s", {k: [{"passes": n, metric: v} for n, v in per] for k, per in settings.items()})
     plan = Fronts("per-input bootstrap", "", method="mi-gt lam=10", metrics="" if metric == "solved" else metric)
     out = tmp_path / "fronts.json"
     per_input_bootstrap(SimpleNamespace(sweep_dir=str(tmp_path / "s"), method="mi-gt lam=10", at="5", boot=200,
@@ -67,26 +68,10 @@ def test_the_per_input_bootstrap_reads_two_fronts_at_matched_passes(tmp_path, me
 
 
 def _rows(d, settings: dict) -> None:
-    """A sweep folder whose per-input rows hold what head_vs_oracle pairs: passes, the PLL, the masked
-    count and the natural input's PLL (the same input in both sweeps)."""
-    from mi_viz.core.samplers import row_label
-    from mi_viz.core.sweep import rows_path
-
-    d.mkdir(parents=True)
-    lines = [{"sampler": s, "gamma": g, "lam": 10 if g else "", "tau": t, "conf": 0 if t else ""}
-             for s, g, t in settings]  # fmt: skip
-    with open(d / "sweep.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(lines[0]))
-        w.writeheader()
-        w.writerows(lines)
-    for line, per in zip(lines, settings.values()):
-        p = rows_path(d, row_label(line))
-        p.parent.mkdir(exist_ok=True)
-        with gzip.open(p, "wt", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=["i", "masked", "pll_natural", "passes", "pll"])
-            w.writeheader()
-            w.writerows({"i": i, "masked": 10 + i, "pll_natural": -2 - i / 10, "passes": n, "pll": v}
-                        for i, (n, v) in enumerate(per))  # fmt: skip
+    """A sweep whose per-input rows hold what head_vs_oracle pairs: passes, the PLL, the masked count and
+    the natural input's PLL (the same input in both sweeps)."""
+    row = lambda i, n, v: {"masked": 10 + i, "pll_natural": -2 - i / 10, "passes": n, "pll": v}  # noqa: E731
+    _sweep(d, {k: [row(i, n, v) for i, (n, v) in enumerate(per)] for k, per in settings.items()})
 
 
 def test_head_vs_oracle_pairs_each_rule_with_its_exact_twin(tmp_path):
