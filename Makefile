@@ -112,17 +112,20 @@ head: setup data/sudoku/mi_states.safetensors
 	$(BIN)/python training/lineage_log.py runs/head_7k_mix_more3/sudoku_mi_head --out runs/head_7k_mix_more3/lineage_log.csv
 
 # --- DEMASK beside the MI (issue 57): the MI data set's job list again, DEMASK's TV map kept beside the MI (the
-# same passes; about an hour on 2 cores), a TV head on it (the MI head's architecture and kit, one run of 6000 steps:
-# the MI head's lineage ran 21,000), shipped in float16; its rule's defaults on the validation puzzles, then its
-# rows and the oracles' on the test puzzles (results/sudoku/demask/)
+# same passes), a TV head on it (the MI head's architecture and kit, one run of 2500 steps: the MI head's lineage
+# ran 21,000), shipped in float16; its rule's defaults on the validation puzzles, then its rows and the oracles' on
+# the test puzzles (results/sudoku/demask/). TV_SHARDS: the shipped head's states are the job list's first 2 shards
+# (1,461 states, about 40 minutes a shard on 2 cores); TV_SHARDS=10 makes the whole list (about 7,300 states, as the
+# MI head's), for a head trained as long as the MI head's
+TV_SHARDS ?= 2
 sudoku-tv-data: setup data/sudoku/mi_tv_states.safetensors
 data/sudoku/mi_tv_states.safetensors: | $(VENV)/.installed
 	$(BIN)/python training/make_sudoku_mi_dataset.py --mdm checkpoints/sudoku_mdm --n-puzzles 2800 --n-random 4000 \
-	  --states-per-puzzle 6 --shard-size 256 --max-shards 10 --out runs/mi_data_tv
+	  --states-per-puzzle 6 --shard-size 256 --max-shards $(TV_SHARDS) --out runs/mi_data_tv
 	$(BIN)/python training/make_sudoku_mi_dataset.py --pack runs/mi_data_tv data/sudoku/mi_tv_states.safetensors
 sudoku-tv-head: setup data/sudoku/mi_tv_states.safetensors
 	$(BIN)/python training/train_head.py --data data/sudoku/mi_tv_states.safetensors --batch-size 32 --hidden-layers 2 \
-	  --mix-layers 2 --augment --excess --target tv --steps 6000 --out runs/sudoku_tv_head/sudoku_tv_head
+	  --mix-layers 2 --augment --excess --target tv --steps 2500 --eval-every 250 --out runs/sudoku_tv_head/sudoku_tv_head
 	$(BIN)/python training/ship_float16.py runs/sudoku_tv_head/sudoku_tv_head checkpoints/sudoku_tv_head
 # the TV beside the MI in the ground truth: no new pass, its time side by side (results/tv_overhead.json)
 tv-overhead: setup
@@ -135,11 +138,11 @@ sudoku-demask: setup data
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$$($(BIN)/python -m benchmarks.defaults sudoku-demask --grid)" \
 	  --save-rows --out-dir results/sudoku/demask/test_hard --resume --jobs $(JOBS)
 # which measure is right? Both oracles (exact maps, no head between the measure and the rule; DEMASK's confidence
-# threshold off, so only the measure differs) over the same 100 hard test puzzles, fronts at matched passes with a
+# threshold off, so only the measure differs) over the same 200 hard test puzzles, fronts at matched passes with a
 # paired bootstrap (results/sudoku/demask/oracles/fronts.json); whole curves compared, no setting picked
 GRID_ORACLES := mi-gt:gamma=0.04,0.3,1,3:lam=10; demask-gt:tau=0.003,0.01,0.03,0.1:conf=0
 sudoku-oracles: setup data
-	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --limit 100 --grid "$(GRID_ORACLES)" --save-rows \
+	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --limit 200 --grid "$(GRID_ORACLES)" --save-rows \
 	  --out-dir results/sudoku/demask/oracles --resume --jobs $(JOBS)
 	$(BIN)/python -m benchmarks.fronts sudoku --sweep-dir results/sudoku/demask/oracles --method "mi-gt lam=10" \
 	  --at 7,8,9,10,11,12 --out results/sudoku/demask/oracles/fronts.json
