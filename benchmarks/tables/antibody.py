@@ -106,12 +106,15 @@ def antibody_paired_table() -> str:
 
 
 def antibody_mi_table(
-    report: str = "olga/mi_report.json", command: str = "make antibody-olga-results", unit: str = "nats"
+    report: str = "olga/mi_report.json",
+    command: str = "make antibody-olga-results",
+    unit: str = "nats",
+    folder: str = "antibody",
 ) -> str:
-    """An antibody head against exact ground truth on held-out test states (the trivial baselines'
-    Pearson beside it where the report has them: the pair's separation along the chain, and the
-    entropies with it)."""
-    path = need(R / "antibody" / report, command)
+    """A head against exact ground truth on held-out test states (the trivial baselines' Pearson
+    beside it where the report has them: the pair's separation along the chain, and the entropies
+    with it); results/FOLDER/REPORT (an antibody report by default; the Sudoku TV head's reads the same)."""
+    path = need(R / folder / report, command)
     m = json.loads(path.read_text())
     rows = [
         ("held-out states (pairs)", f"{m['n_states']} ({m['n_pairs']:,}), {m['avg_masked']:.1f} masked on average", ""),

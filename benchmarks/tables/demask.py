@@ -87,6 +87,9 @@ BLOCKS = {
         R / "antibody" / "sapiens" / "oracles" / "fronts.json", "make antibody-sapiens-oracles"
     ),
     "demask_head_vs_oracle_sapiens": head_vs_oracle_table,
+    "demask_tv_sudoku": lambda: antibody_mi_table(
+        "demask/tv_report.json", "make results/sudoku/demask/tv_report.json", unit="a share, 0..1", folder="sudoku"
+    ),
     "demask_tv_sapiens": lambda: antibody_mi_table(
         "sapiens/tv_report.json", "make results/antibody/sapiens/tv_report.json", unit="a share, 0..1"
     ),
