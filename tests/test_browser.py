@@ -221,6 +221,9 @@ def test_sampler_memory_and_a_bad_grid(server, browser):
     _wait_idle(page)
     moved = gamma()
     assert moved != start
+    # the slider's thumb moves in the browser at once, the value reaches the server a moment later: wait
+    # until the decode's caption (drawn by the server) names it, or a switch made sooner would outrun it
+    page.get_by_text(f"gamma={moved}").first.wait_for(timeout=60_000)
     sampler("eb")  # EB's own gamma slider
     eb = gamma()
     sampler("mi")
