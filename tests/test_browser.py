@@ -356,7 +356,7 @@ def test_family_backbone_shows_its_contacts(server, browser):
     # the first state (30 % of the columns masked): the ground truth beside the head, contacts as dots
     _viewer_ground_truth(page)  # its cost on the button first
     _no_exception(page)
-    page.get_by_text("A step of this decode on the structure").click()  # the contact precision, in 3D
+    _open_expander(page, "A step of this decode on the structure")  # the contact precision, in 3D
     page.get_by_text("Red circles: residue contacts").wait_for(timeout=120_000)
     _wait_idle(page)
     page.mouse.move(0, 0)
@@ -611,6 +611,20 @@ def _viewer_goto(page, step):
     page.get_by_test_id("mv-start").click()
     while _viewer_counter(page)[0] < step:
         page.get_by_test_id("mv-step").click()
+
+
+def _open_expander(page, title):
+    """Open a Streamlit expander by its title and wait until it is open: a click made while the page
+    reruns can be lost (measured: the run whose ground truth had just been drawn), and clicking again
+    blindly would close it. Its body carries `inert` while closed."""
+    _wait_idle(page)
+    body = page.locator('[data-testid="stExpander"]', has_text=title).first.get_by_test_id("stExpanderDetails")
+    for _ in range(5):
+        if body.get_attribute("inert") is None:
+            return
+        page.get_by_text(title).first.click()
+        page.wait_for_timeout(1500)
+    assert body.get_attribute("inert") is None, f"the expander {title!r} stays closed"
 
 
 def _viewer_ground_truth(page):
