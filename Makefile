@@ -141,6 +141,8 @@ sudoku-demask: setup data results/sudoku/demask/tv_report.json
 	$(BIN)/python -m benchmarks.defaults sudoku-demask
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --grid "$$($(BIN)/python -m benchmarks.defaults sudoku-demask --grid)" \
 	  --save-rows --out-dir results/sudoku/demask/test_hard --resume --jobs $(JOBS)
+	$(BIN)/python -m benchmarks.fronts sudoku --sweep-dir results/sudoku/test_hard,results/sudoku/demask/test_hard \
+	  --out results/sudoku/demask/fronts.json
 # which measure is right? Both oracles (exact maps, no head between the measure and the rule; DEMASK's confidence
 # threshold off, so only the measure differs) over the same 200 hard test puzzles, fronts at matched passes with a
 # paired bootstrap (results/sudoku/demask/oracles/fronts.json); whole curves compared, no setting picked

@@ -83,22 +83,31 @@ SCALES = {"solved": (100.0, 2)}
 
 
 def per_input_bootstrap(a, plan: Fronts) -> None:
-    d = Path(a.sweep_dir).resolve()
+    """--sweep-dir may name several sweeps of the same inputs, comma-separated (a rule swept apart from
+    Table 1's, e.g. DEMASK's head rule on the same hard puzzles): their settings are read as one sweep,
+    a setting already read from an earlier folder skipped, the inputs paired by their index."""
+    dirs = [Path(x).resolve() for x in a.sweep_dir.split(",")]
     metric = plan.metrics or "solved"  # the per-input column read (Sudoku: solved; the antibody oracles: pll)
     scale, digits = SCALES.get(metric, (1.0, 3))
     settings = []  # (front, the metric (N,), passes (N,))
-    for r in rows_of(d / "sweep.csv"):
-        f = rows_path(d, row_label(r))
-        if not f.exists():
-            continue
-        with gzip.open(f, "rt") as h:
-            per = list(csv.DictReader(h))
-        value = np.array([float(p[metric] or "nan") for p in per], dtype=float)  # nan: an input its judge skipped
-        settings.append((sweep_family(r), value, np.array([int(p["passes"]) for p in per], dtype=float)))
+    seen: set[str] = set()
+    for d in dirs:
+        for r in rows_of(d / "sweep.csv"):
+            f = rows_path(d, row_label(r))
+            if not f.exists() or row_label(r) in seen:
+                continue
+            seen.add(row_label(r))
+            with gzip.open(f, "rt") as h:
+                per = list(csv.DictReader(h))
+            value = np.array([float(p[metric] or "nan") for p in per], dtype=float)  # nan: an input its judge skipped
+            settings.append((sweep_family(r), value, np.array([int(p["passes"]) for p in per], dtype=float)))
     fronts = sorted({s[0] for s in settings})
     if a.method not in fronts:
         raise SystemExit(f"no saved rows for the front {a.method!r}; fronts with rows: {fronts}")
     N = len(settings[0][1])
+    if any(len(s[1]) != N for s in settings):
+        sizes = sorted({len(s[1]) for s in settings})
+        raise SystemExit(f"the sweeps in {a.sweep_dir} do not hold the same inputs (sizes {sizes})")
 
     def points(idx):
         c: dict[str, list] = {}
@@ -109,7 +118,7 @@ def per_input_bootstrap(a, plan: Fronts) -> None:
     full = points(np.arange(N))
     g = np.random.default_rng(0)
     draws = [points(g.integers(0, N, N)) for _ in range(a.boot)]
-    out = {"sweep_dir": portable(d), "method": a.method, "n": N, "boot": a.boot, "at": {}}
+    out = {"sweep_dir": ",".join(portable(d) for d in dirs), "method": a.method, "n": N, "boot": a.boot, "at": {}}
     if metric != "solved":  # Sudoku's files predate the key
         out["metric"] = metric
     for x in (float(x) for x in a.at.split(",")):

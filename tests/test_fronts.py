@@ -104,3 +104,32 @@ def test_head_vs_oracle_pairs_each_rule_with_its_exact_twin(tmp_path):
         fh.write(text)
     with pytest.raises(SystemExit, match="input 0 differs"):
         main(["--oracles", str(tmp_path / "o"), "--heads", str(tmp_path / "h"), "--boot", "50"])
+
+
+def test_two_sweeps_of_the_same_inputs_read_as_one(tmp_path):
+    """The MI settings in one folder, TV's in another (and sequential in both, read once): the fronts
+    are the one-folder reading's, figure for figure; folders of different inputs are refused."""
+    from benchmarks.fronts import per_input_bootstrap
+    from mi_viz.core.choice import Fronts
+
+    per = lambda v: [{"passes": n, "pll": x} for n, x in v]  # noqa: E731
+    mi = {("mi-gt", 8, ""): per([(4, -1.0), (4, -3.0), (4, -1.0)]), ("mi-gt", 2, ""): per([(6, -1.0)] * 3)}
+    tv = {("demask-gt", "", 0.4): per([(3, -3.0), (3, -1.0), (3, -3.0)]),
+          ("demask-gt", "", 0.05): per([(7, -1.0), (7, -1.0), (7, -2.0)])}  # fmt: skip
+    seq = {("sequential", "", ""): per([(20, -0.5)] * 3)}
+    _sweep(tmp_path / "one", {**mi, **tv, **seq})
+    _sweep(tmp_path / "a", {**mi, **seq})
+    _sweep(tmp_path / "b", {**seq, **tv})
+    plan = Fronts("per-input bootstrap", "", method="mi-gt lam=10", metrics="pll")
+
+    def read(dirs, out):
+        a = SimpleNamespace(sweep_dir=dirs, method="mi-gt lam=10", at="5", boot=100, out=str(out))
+        per_input_bootstrap(a, plan)
+        return json.loads(out.read_text())
+
+    one = read(str(tmp_path / "one"), tmp_path / "one.json")
+    two = read(f"{tmp_path / 'a'},{tmp_path / 'b'}", tmp_path / "two.json")
+    assert one.pop("sweep_dir") != two.pop("sweep_dir") and one == two and "demask-gt" in two["at"]["5"]["vs"]
+    _sweep(tmp_path / "c", {("demask-gt", "", 0.2): per([(5, -1.0)] * 2)})
+    with pytest.raises(SystemExit, match="same inputs"):
+        read(f"{tmp_path / 'a'},{tmp_path / 'c'}", tmp_path / "three.json")

@@ -87,6 +87,7 @@ BLOCKS = {
         R / "antibody" / "sapiens" / "oracles" / "fronts.json", "make antibody-sapiens-oracles"
     ),
     "demask_head_vs_oracle_sapiens": head_vs_oracle_table,
+    "demask_fronts_sudoku": lambda: fronts_table(R / "sudoku" / "demask" / "fronts.json", "make sudoku-demask"),
     "demask_tv_sudoku": lambda: antibody_mi_table(
         "demask/tv_report.json", "make results/sudoku/demask/tv_report.json", unit="a share, 0..1", folder="sudoku"
     ),
