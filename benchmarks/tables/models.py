@@ -15,6 +15,8 @@ from .common import ROOT, R, markdown, need, rows_of
 MODEL_DATA = {  # what each shipped checkpoint was trained on (words); every number comes from its files
     "sudoku_mdm": "100,000 random grids under random Sudoku symmetries",
     "sudoku_mi_head": "7,317 ground-truth states made on the CPU (`make mi-data`)",
+    "sudoku_tv_head": "1,461 states' exact TV influence (DEMASK's measure; the first 2 shards of "
+    "`make sudoku-tv-data`)",
     "protein_mdm": "Swiss-Prot training split (212,295 proteins)",
     "protein_mi_head": "675 ground-truth states made on the CPU (`data/protein/mi_states.safetensors`)",
     "antibody_mi_head": "527 ground-truth states of AntiBERTy (its PyPI wheel's weights) on OLGA chains "
