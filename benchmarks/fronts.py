@@ -118,7 +118,7 @@ def per_input_bootstrap(a, plan: Fronts) -> None:
     full = points(np.arange(N))
     g = np.random.default_rng(0)
     draws = [points(g.integers(0, N, N)) for _ in range(a.boot)]
-    out = {"sweep_dir": ",".join(portable(d) for d in dirs), "method": a.method, "n": N, "boot": a.boot, "at": {}}
+    out = {"sweep_dir": ",".join(str(portable(d)) for d in dirs), "method": a.method, "n": N, "boot": a.boot, "at": {}}
     if metric != "solved":  # Sudoku's files predate the key
         out["metric"] = metric
     for x in (float(x) for x in a.at.split(",")):
