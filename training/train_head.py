@@ -308,7 +308,7 @@ def train(a, bb: Backbone, data: Targets, head: MIHead) -> None:
             state["best"] = vl
             about = {"domain": a.domain, "mdm": portable(a.mdm), "mdm_step": bb.step, "mdm_sha": bb.sha,
                      "n_train_states": len(tr_idx), "n_val_states": n_val, "seconds": info.wall, "device": a.device,
-                     "args": vars(a)}  # fmt: skip
+                     "args": {**vars(a), "mdm": portable(a.mdm)}}  # fmt: skip
             save_head(out, head, info.step, {"val_loss": vl, "val_pearson": vp}, about)
         rng = {"rng.batches": g.get_state(), "rng.augment": g_aug.get_state()}
         resume_args = {k: getattr(a, k) for k in RESUME_KEYS}

@@ -111,7 +111,8 @@ def live_point(b: Backbone, head_path, puzzle_file: str, n: int, cfg: SamplerCon
 
     def run():
         boards = puzzle_boards(puzzle_file, n)
-        head = head_model(head_path, f"{b.label} MI head") if cfg.needs_head and head_path else None
+        path = caches.rule_head(b, head_path, cfg)  # the MI head, or the TV head beside it (demask)
+        head = head_model(path, f"{b.label} {cfg.head_kind.upper()} head") if path else None
         with st.spinner(f"Measuring {cfg.label()} on {n} puzzles ..."):
             return run_bench(b.dom(), backbone_model(b), boards, cfg, head).summary
 
