@@ -105,7 +105,7 @@ def antibody_paired_table() -> str:
     return markdown(pd.DataFrame(rows))
 
 
-def antibody_mi_table(
+def head_report_table(
     report: str = "olga/mi_report.json",
     command: str = "make antibody-olga-results",
     unit: str = "nats",
@@ -343,7 +343,7 @@ BLOCKS = {
     "antibody_cdrs": lambda: antibody_table("cdrs"),
     "antibody_fronts": antibody_fronts_table,
     "antibody_fronts_cdr3": lambda: antibody_fronts_table(("cdr3",)),
-    "antibody_mi": antibody_mi_table,
+    "antibody_mi": head_report_table,
     "antibody_paired": antibody_paired_table,
     "antibody_cdr3_pairs": antibody_cdr3_pairs_table,
     "antibody_sets": antibody_sets_table,
@@ -354,8 +354,8 @@ BLOCKS = {
     "antibody_rabd": lambda: antibody_natural_table("rabd_test"),
     "antibody_rabd_fronts": lambda: antibody_natural_fronts_table("rabd_test"),
     "antibody_recovery": antibody_recovery_table,
-    "antibody_mi_natural": lambda: antibody_mi_table("mi_report.json", "make results/antibody/mi_report.json"),
-    "antibody_mi_sapiens": lambda: antibody_mi_table(
+    "antibody_mi_natural": lambda: head_report_table("mi_report.json", "make results/antibody/mi_report.json"),
+    "antibody_mi_sapiens": lambda: head_report_table(
         "sapiens/mi_report.json", "make results/antibody/sapiens/mi_report.json"
     ),
     "antibody_sapiens_val": lambda: antibody_val_table("sapiens"),

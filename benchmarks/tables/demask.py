@@ -7,7 +7,7 @@ import json
 
 import pandas as pd
 
-from .antibody import antibody_mi_table
+from .antibody import head_report_table
 from .common import R, label, markdown, need, rows_of
 from .sudoku import fronts_table
 
@@ -88,10 +88,10 @@ BLOCKS = {
     ),
     "demask_head_vs_oracle_sapiens": head_vs_oracle_table,
     "demask_fronts_sudoku": lambda: fronts_table(R / "sudoku" / "demask" / "fronts.json", "make sudoku-demask"),
-    "demask_tv_sudoku": lambda: antibody_mi_table(
+    "demask_tv_sudoku": lambda: head_report_table(
         "demask/tv_report.json", "make results/sudoku/demask/tv_report.json", unit="a share, 0..1", folder="sudoku"
     ),
-    "demask_tv_sapiens": lambda: antibody_mi_table(
+    "demask_tv_sapiens": lambda: head_report_table(
         "sapiens/tv_report.json", "make results/antibody/sapiens/tv_report.json", unit="a share, 0..1"
     ),
 }
