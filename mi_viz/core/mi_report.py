@@ -33,6 +33,7 @@ import torch
 
 from . import strict_json
 from .mi import ground_truth_mi, marginals
+from .npz import save_npz
 from .reading import read_state
 from .samplers import SamplerConfig, decode
 
@@ -351,6 +352,4 @@ def write_report(summary: dict, pt: PairTable, tokens, out, pairs=None) -> None:
     out.write_text(strict_json.dumps(summary, indent=1))
     if pairs:
         tok = tokens.cpu().numpy() if hasattr(tokens, "cpu") else np.asarray(tokens)
-        np.savez_compressed(
-            pairs, tokens=tok.astype("uint8"), **{k: getattr(pt, k) for k in (*PAIR_FIELDS, "hmin", "hgeo")}
-        )
+        save_npz(pairs, tokens=tok.astype("uint8"), **{k: getattr(pt, k) for k in (*PAIR_FIELDS, "hmin", "hgeo")})

@@ -29,6 +29,7 @@ from ...core.cli_contract import DomainCLI, Verb, report_run, run_of
 from ...core.cli_types import finite_float
 from ...core.errors import InputError
 from ...core.models import load_models
+from ...core.npz import save_npz
 from ...core.paths import portable
 from ...core.reading import read_state
 from ..protein.report import head_vs_baselines, within_state_pearson
@@ -232,11 +233,11 @@ def contacts_cli(a) -> dict:
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(strict_json.dumps(res, indent=1))
     arrays: dict = {k: v.astype(np.float32) for k, v in maps.items()}
-    np.savez_compressed(out.with_suffix(".npz"), **arrays)
+    save_npz(out.with_suffix(".npz"), **arrays)
     if not a.no_reading:
         folder = out.parent
         if out.with_suffix(".npz").name != "contacts.npz":  # the reading reads its maps as contacts.npz
-            np.savez_compressed(folder / "contacts.npz", **arrays)
+            save_npz(folder / "contacts.npz", **arrays)
         cost = jacobian_cost(model, data, budget)
         log.info(
             "categorical Jacobian: %s passes (%d held-out rows x 2 masks + %d consensus masks), about %.0f s",

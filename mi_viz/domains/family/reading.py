@@ -20,6 +20,7 @@ import torch
 
 from ...core import strict_json
 from ...core.errors import UserError
+from ...core.npz import save_npz
 from ...core.reading import read_steps
 from .anchors import (
     AnchorUnavailable,
@@ -267,9 +268,7 @@ def _kept(path: Path, make: Callable[[], dict]) -> dict:
         return {k: z[k] for k in z.files}
     out = make()
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.stem + ".tmp.npz")  # nothing half-written under the real name
-    np.savez_compressed(tmp, **out)
-    tmp.replace(path)
+    save_npz(path, **out)  # nothing half-written under the real name
     return out
 
 
@@ -319,7 +318,7 @@ def contact_reading(
         if not path.exists():  # kept for the next run (a fit can take an hour)
             keep = strict_json.dumps({k: v for k, v in info.items() if k != "samples"})
             arrays = {name: amaps[name], "samples": info["samples"], "about": np.array(keep)}
-            np.savez_compressed(path, **arrays)
+            save_npz(path, **arrays)
     maps.update(amaps)
     res = contact_classes_report(family, cmap, maps, data, json.loads(str(jac["cost"])), about, absent or None)
     (folder / "contact_classes.json").write_text(strict_json.dumps(res, indent=1) + "\n")
