@@ -106,6 +106,34 @@ def test_head_vs_oracle_pairs_each_rule_with_its_exact_twin(tmp_path):
         main(["--oracles", str(tmp_path / "o"), "--heads", str(tmp_path / "h"), "--boot", "50"])
 
 
+def test_head_vs_oracle_reads_head_rules_from_several_folders(tmp_path):
+    """Sudoku's shape: the MI head's rows in one folder, DEMASK's in another, a solved flag an input;
+    each rule finds its twin in whichever folder holds it; sweeps of another input file are refused
+    (an oracle sweep's limit is not a different file)."""
+    from benchmarks.head_vs_oracle import input_file, main
+
+    solved = lambda v: [{"passes": n, "solved": x} for n, x in v]  # noqa: E731
+    _sweep(
+        tmp_path / "o", {("mi-gt", 8, ""): solved([(5, 1), (6, 1)]), ("demask-gt", "", 0.2): solved([(4, 1), (4, 1)])}
+    )
+    _sweep(tmp_path / "mi", {("mi", 8, ""): solved([(4, 1), (6, 0), (5, 1)])})
+    _sweep(tmp_path / "tv", {("demask", "", 0.2): solved([(3, 0), (3, 1), (3, 1)])})
+    out = tmp_path / "hv.json"
+    heads = f"{tmp_path / 'mi'},{tmp_path / 'tv'}"
+    main(["--oracles", str(tmp_path / "o"), "--heads", heads, "--boot", "200", "--out", str(out)])
+    f = json.loads(out.read_text())
+    assert f["inputs"] == 2 and len(f["heads"]) == 2
+    assert f["pairs"]["mi gamma=8 lam=10"]["solved"]["diff"] == pytest.approx(-0.5)
+    assert f["pairs"]["demask tau=0.2 conf=0"]["solved"]["diff"] == pytest.approx(-0.5)
+    assert f["pairs"]["demask tau=0.2 conf=0"]["passes"]["diff"] == pytest.approx(-1.0)
+    assert input_file("sabdab_test.tsv.gz:cdr3:first71:in-scope") == "sabdab_test.tsv.gz:cdr3:in-scope"
+    for d, name in (("o", "test_hard.txt"), ("tv", "val.txt")):  # the oracles on test puzzles, a head on validation's
+        text = (tmp_path / d / "sweep.csv").read_text().splitlines()
+        (tmp_path / d / "sweep.csv").write_text("\n".join([text[0] + ",puzzles", *(t + "," + name for t in text[1:])]))
+    with pytest.raises(SystemExit, match="different inputs"):
+        main(["--oracles", str(tmp_path / "o"), "--heads", heads, "--boot", "50"])
+
+
 def test_two_sweeps_of_the_same_inputs_read_as_one(tmp_path):
     """The MI settings in one folder, TV's in another (and sequential in both, read once): the fronts
     are the one-folder reading's, figure for figure; folders of different inputs are refused."""

@@ -54,25 +54,27 @@ def antibody_oracle_rows_table() -> str:
     return markdown(pd.DataFrame(body))
 
 
-def head_vs_oracle_table() -> str:
-    """Each head rule beside its oracle at the same setting, chains paired (benchmarks/head_vs_oracle.py):
-    the passes and PLLs of both, head minus oracle with its 90 % paired interval."""
-    f = json.loads(need(R / "antibody" / "sapiens" / "oracles" / "head_vs_oracle.json",
-                        "make antibody-sapiens-oracles").read_text())  # fmt: skip
+def head_vs_oracle_table(path, make: str, inputs: str, judges: list[tuple[str, str, float, int]]) -> str:
+    """Each head rule beside its oracle at the same setting, inputs paired (benchmarks/head_vs_oracle.py):
+    the passes and each judge's figure (key, name, scale, digits: solves in %, PLL in nats) of both, head
+    minus oracle with its 90 % paired interval."""
+    f = json.loads(need(path, make).read_text())
 
-    def diff(v: dict, digits: int) -> str:
-        return f"{v['diff']:+.{digits}f} ({v['ci90'][0]:+.{digits}f} .. {v['ci90'][1]:+.{digits}f})"
+    def diff(v: dict, digits: int, scale: float = 1.0) -> str:
+        d, lo, hi = (scale * x for x in (v["diff"], *v["ci90"]))
+        return f"{d:+.{digits}f} ({lo:+.{digits}f} .. {hi:+.{digits}f})"
 
-    judges = [("pll", "PLL Sapiens VH"), ("pll_antiberty", "PLL AntiBERTy")]
     body = []
     for head, c in f["pairs"].items():
-        row = {"rule (head / exact map)": f"{head} / {c['oracle']}", "chains": c["passes"]["n"],
+        row = {"rule (head / exact map)": f"{head} / {c['oracle']}", inputs: c["passes"]["n"],
                "passes, head / oracle": f"{c['passes']['head']:.2f} / {c['passes']['oracle']:.2f}",
                "passes, head minus oracle (90 % CI)": diff(c["passes"], 2)}  # fmt: skip
-        for key, name in judges:
+        for key, name, scale, digits in judges:
             if key in c:
-                row[f"{name}, head / oracle"] = f"{c[key]['head']:.3f} / {c[key]['oracle']:.3f}"
-                row[f"{name}, head minus oracle (90 % CI)"] = diff(c[key], 3)
+                unit = " %" if scale == 100 else ""
+                both = (f"{scale * c[key][k]:.{digits}f}{unit}" for k in ("head", "oracle"))
+                row[f"{name}, head / oracle"] = " / ".join(both)
+                row[f"{name}, head minus oracle (90 % CI)"] = diff(c[key], digits, scale)
         body.append(row)
     return markdown(pd.DataFrame(body))
 
@@ -86,10 +88,24 @@ BLOCKS = {
     "demask_oracle_fronts_sapiens": lambda: fronts_table(
         R / "antibody" / "sapiens" / "oracles" / "fronts.json", "make antibody-sapiens-oracles"
     ),
-    "demask_head_vs_oracle_sapiens": head_vs_oracle_table,
+    "demask_head_vs_oracle_sapiens": lambda: head_vs_oracle_table(
+        R / "antibody" / "sapiens" / "oracles" / "head_vs_oracle.json",
+        "make antibody-sapiens-oracles",
+        "chains",
+        [("pll", "PLL Sapiens VH", 1.0, 3), ("pll_antiberty", "PLL AntiBERTy", 1.0, 3)],
+    ),
+    "demask_head_vs_oracle_sudoku": lambda: head_vs_oracle_table(
+        R / "sudoku" / "demask" / "oracles" / "head_vs_oracle.json",
+        "make sudoku-oracles",
+        "puzzles",
+        [("solved", "solved", 100.0, 1)],
+    ),
     "demask_fronts_sudoku": lambda: fronts_table(R / "sudoku" / "demask" / "fronts.json", "make sudoku-demask"),
     "demask_tv_sudoku": lambda: head_report_table(
         "demask/tv_report.json", "make results/sudoku/demask/tv_report.json", unit="a share, 0..1", folder="sudoku"
+    ),
+    "demask_tv_antibody": lambda: head_report_table(
+        "tv_report.json", "make results/antibody/tv_report.json", unit="a share, 0..1"
     ),
     "demask_tv_sapiens": lambda: head_report_table(
         "sapiens/tv_report.json", "make results/antibody/sapiens/tv_report.json", unit="a share, 0..1"
