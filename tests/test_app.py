@@ -239,6 +239,12 @@ def test_mi_estimator_page():
     assert any(m.label == "Pearson" for m in at.metric)
     # the truth's bound, computed from the pairs on the page (the compute-now report has hmin)
     assert any("can exceed min(H_i, H_j)" in c.value for c in at.caption)
+    # DEMASK's TV head below, its committed report's figures
+    tv = json.loads((ROOT / "results" / "sudoku" / "demask" / "tv_report.json").read_text())
+    assert f"{tv['pearson']:.3f}" in [m.value for m in at.metric if m.label == "Pearson"]
+    assert any(
+        "sudoku_tv_head" in c.value and f"{tv['pearson_baseline_separation']:.3f}" in c.value for c in at.caption
+    )
 
 
 def test_head_picker_reads_the_users_head_everywhere(tmp_path, monkeypatch):
@@ -562,6 +568,24 @@ def test_antibody_comparison_sweep_and_estimator():
     report = json.loads((ROOT / "results" / "antibody" / "mi_report.json").read_text())
     assert _metric(est, "Pearson") == f"{report['pearson']:.3f}"  # the page shows the committed report's figure
     assert any(f"{report['pearson_baseline_separation']:.3f}" in c.value for c in est.caption)  # and its baselines
+    # every antibody head's committed report: AntiBERTy's and Sapiens VH's, MI and DEMASK's TV
+    from pages.views.antibody import HEAD_REPORTS
+
+    for model, heads in HEAD_REPORTS.items():
+        for measure, (name, command, _) in heads.items():
+            est.radio(key="pmie_abmodel").set_value(model).run()
+            est.radio(key="pmie_abmeasure").set_value(measure).run()
+            assert not est.exception
+            path = ROOT / "results" / "antibody" / name
+            if not path.exists():  # a report not yet made says which command makes it
+                assert any(command in i.value for i in est.info), (model, measure)
+                continue
+            rep = json.loads(path.read_text())
+            assert _metric(est, "Pearson") == f"{rep['pearson']:.3f}", (model, measure)
+            assert any(f"{rep['mae']:.4f}" in c.value for c in est.caption), (model, measure)
+            assert any(
+                ("total-variation" in c.value) == (measure != "MI") for c in est.caption if "mean abs" in c.value
+            )
 
 
 @needs_antiberty

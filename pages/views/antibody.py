@@ -249,24 +249,53 @@ class AntibodyView(ProteinView[AntibodyDomain]):
         stands with its committed validation rows."""
 
     def estimator(self, key: str) -> None:
-        """The antibody head against exact ground truth on held-out CDR3 states (the committed report)."""
-        report = RESULTS / "antibody" / "mi_report.json"  # natural test chains (make antibody-results)
-        if not report.exists():
-            st.info("No committed antibody MI report yet (`make antibody-results`).")
+        """Each antibody head against exact ground truth on held-out CDR3 states of natural test chains
+        (the committed reports): AntiBERTy's or Sapiens VH's, the MI head or DEMASK's TV head."""
+        c = st.columns(2)
+        model = c[0].radio("Antibody model", list(HEAD_REPORTS), horizontal=True, key=f"{key}_abmodel")
+        measure = c[1].radio("Head", list(HEAD_REPORTS[model]), horizontal=True, key=f"{key}_abmeasure")
+        report, command, head = HEAD_REPORTS[model][measure]
+        path = RESULTS / "antibody" / report
+        if not path.exists():
+            st.info(f"No committed report for {model}'s {measure} head yet (`{command}`).")
             return
-        rep = json.loads(report.read_text())
+        rep = json.loads(path.read_text())
         report_metrics(rep, ("head / one pass", f"{100 * rep['head_over_forward']:.1f} %"))
+        what = (
+            "DEMASK's expected total-variation influence D (a share, 0..1; exact D comes from the same conditioned "
+            "passes as the exact MI)"
+            if rep.get("target") == "tv"
+            else "pairwise conditional MI (nats)"
+        )
         st.caption(
-            f"AntiBERTy with `checkpoints/antibody_mi_head`: {rep['n_pairs']:,} masked pairs of {rep['n_states']} "
-            f"held-out states of natural test chains ({rep.get('chains', 'test chains')}; CDR3 masked, and states "
-            f"of EB infills; {rep['avg_masked']:.1f} masked on average). Ground truth: "
+            f"{model} with `checkpoints/{head}`, reading {what}: {rep['n_pairs']:,} masked pairs of "
+            f"{rep['n_states']} held-out states of natural test chains ({rep.get('chains', 'test chains')}; CDR3 "
+            f"masked, and states of EB infills; {rep['avg_masked']:.1f} masked on average). Ground truth: "
             f"{rep['gt_passes_per_state']:.0f} passes, {rep['gt_seconds_per_state']:.0f} s a state on "
             f"{rep['torch_threads']} thread{'s' * (rep['torch_threads'] > 1)}; the head: one pass. Beside it, maps "
             "anyone could draw: 1/|i-j| (Pearson "
             f"{rep.get('pearson_baseline_separation', float('nan')):.3f}) and sqrt(H_i H_j)/|i-j| "
-            f"({rep.get('pearson_baseline_entropy_separation', float('nan')):.3f}). Any state's maps side by side: "
-            "the protein decode page with the AntiBERTy backbone (ground truth on demand)."
+            f"({rep.get('pearson_baseline_entropy_separation', float('nan')):.3f}); mean absolute error "
+            f"{rep['mae']:.4f}. Any state's maps side by side: the protein decode page with this backbone "
+            "(ground truth on demand)."
         )
+
+
+# model -> head -> (its committed report under results/antibody, the command that makes it, the shipped head)
+HEAD_REPORTS = {
+    "AntiBERTy": {
+        "MI": ("mi_report.json", "make results/antibody/mi_report.json", "antibody_mi_head"),
+        "TV influence (DEMASK)": ("tv_report.json", "make results/antibody/tv_report.json", "antibody_tv_head"),
+    },
+    "Sapiens VH": {
+        "MI": ("sapiens/mi_report.json", "make results/antibody/sapiens/mi_report.json", "antibody_sapiens_vh_mi_head"),
+        "TV influence (DEMASK)": (
+            "sapiens/tv_report.json",
+            "make results/antibody/sapiens/tv_report.json",
+            "antibody_sapiens_vh_tv_head",
+        ),
+    },
+}
 
 
 def region_pll(b: Backbone, sequence: str, mask: tuple[bool, ...]) -> float:

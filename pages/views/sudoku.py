@@ -22,7 +22,7 @@ from ..kit.runtime import ROOT
 from ..kit.sweeps import SweepPlan
 from ..kit.widgets import kept
 from .base import Hint, Item, PagePlan, View
-from .sudoku_estimator import estimator_page
+from .sudoku_estimator import estimator_page, tv_head_report
 from .sudoku_sets import COMMITTED, HEAD_SCORES, PUZZLE_SETS, head_options, load_puzzle_set, puzzle_boards, stars
 
 
@@ -259,6 +259,7 @@ class SudokuView(View[SudokuDomain]):
     # --- the estimator ------------------------------------------------------------------------------
     def estimator(self, key: str) -> None:
         estimator_page(self, key)  # its own module (sudoku_estimator.py)
+        tv_head_report(key)
 
 
 VIEW = SudokuView()

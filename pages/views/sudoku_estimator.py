@@ -19,7 +19,7 @@ from mi_viz.domains.sudoku import board as S
 from ..kit import caches
 from ..kit.models import models_or_error
 from ..kit.runtime import RESULTS
-from ..kit.widgets import chart
+from ..kit.widgets import chart, report_metrics
 from .base import View
 from .sudoku_sets import PUZZLE_SETS, SHIPPED_HEAD, load_puzzle_set
 
@@ -124,6 +124,28 @@ def estimator_page(view: View, key: str) -> None:
         )
     with st.expander("More: does the MI recover the rules, what it costs, and the caveats"):
         estimator_details(summary, m, pt, rel, key)
+
+
+def tv_head_report(key: str) -> None:
+    """DEMASK's TV head against exact TV influence on the MI report's held-out states (the committed
+    `mi-report --target tv`): below the MI head's figure, folded, so the two heads read side by side."""
+    path = RESULTS / "sudoku" / "demask" / "tv_report.json"
+    with st.expander("DEMASK's TV head against exact TV influence (the same held-out states)"):
+        if not path.exists():
+            st.info("No committed TV-head report yet (`make results/sudoku/demask/tv_report.json`).")
+            return
+        rep = json.loads(path.read_text())
+        report_metrics(rep, ("head / one pass", f"{100 * rep['head_over_forward']:.1f} %"))
+        st.caption(
+            f"`checkpoints/sudoku_tv_head` reads DEMASK's expected total-variation influence D (how far fixing one "
+            f"cell moves another's conditional, a share 0..1; arXiv 2604.02560) in one pass; exact D comes from "
+            f"the same conditioned passes as the exact MI ({rep['gt_passes_per_state']:.0f} a state). Over "
+            f"{rep['n_pairs']:,} masked pairs of {rep['n_states']} held-out hard test states; mean absolute error "
+            f"{rep['mae']:.4f}; maps anyone could draw: separation only (Pearson "
+            f"{rep['pearson_baseline_separation']:.3f}), entropies and separation "
+            f"({rep['pearson_baseline_entropy_separation']:.3f}). The rule that reads it: the comparison page's "
+            "`demask` rows."
+        )
 
 
 def estimator_details(summary: dict, m: dict, pt, rel, key: str) -> None:
