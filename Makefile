@@ -214,7 +214,7 @@ protein-results: setup unirep
 	$(BIN)/python -m benchmarks.protein_floor --out results/protein/floor.json
 	$(BIN)/python -m mi_viz sweep protein --n 500 --grid "$(PROTEIN_GRID)" --out-dir results/protein/table2 --save-rows --resume
 	$(BIN)/python -m benchmarks.protein_jsd_noise --out results/protein/jsd_noise.json
-	$(BIN)/python -m benchmarks.protein_figure3 --out results/protein/figure3.json
+	$(BIN)/python -m benchmarks.protein_figure3 --out results/protein/figure3.json.gz
 	$(BIN)/python -m benchmarks.tables --write
 
 # ground-truth MI states of the shipped backbone (two workers, an hour on 2 cores; resumable), packed.

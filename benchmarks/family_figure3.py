@@ -11,7 +11,7 @@ the held-out natural rows alone, so every set is seen in the natural rows' main 
 centroid shift is in units of the natural spread, as for proteins (benchmarks/protein_figure3.py,
 whose drawing this reuses). The alignment is the user's (../shared/data/protein_families here).
 
-Writes results/family/NAME/figure3.json and a PNG beside it.
+Writes results/family/NAME/figure3.json.gz (gzip: the points' coordinates) and figure3.png beside it.
 """
 
 from __future__ import annotations
@@ -76,9 +76,9 @@ def main(argv=None):
     torch.set_num_threads(1)
     for name in a.families:
         res = figure3(name, Path(a.data), a.n, a.grid)
-        out = ROOT / "results" / "family" / name / "figure3.json"
+        out = ROOT / "results" / "family" / name / "figure3.json.gz"
         save(res, out, {k: v["centroid_shift"] for k, v in res["sets"].items()})
-        draw(res, out.with_suffix(".png"))
+        draw(res, out.parent / "figure3.png")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The paper's Figure 3: generated proteins beside natural ones, in a PCA of their embeddings.
 
-    python -m benchmarks.protein_figure3 [--n 500] [--out results/protein/figure3.json]
+    python -m benchmarks.protein_figure3 [--n 500] [--out results/protein/figure3.json.gz]
 
 Each setting's 500 proteins are those of Table 2 (lengths 50-100 drawn with seed 0, temperature 1,
 sample seed 0): read from the sweep's saved rows (results/protein/table2/rows/) where they exist,
@@ -55,7 +55,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=500)
     ap.add_argument("--grid", default=GRID)
-    ap.add_argument("--out", default=str(ROOT / "results" / "protein" / "figure3.json"))
+    ap.add_argument("--out", default=str(ROOT / "results" / "protein" / "figure3.json.gz"))
     a = ap.parse_args(argv)
     from sklearn.decomposition import PCA
 

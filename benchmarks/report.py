@@ -6,16 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from mi_viz.core import strict_json
+from mi_viz.core.paths import write_text
 from mi_viz.core.samplers import PARAMS, columns
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def save(res: dict, out: str | Path | None, summary: dict | None = None) -> None:
-    """res to `out` (when given) and, last on stdout, `summary` (default: res) as one JSON line."""
+    """res to `out` (when given; gzip-compressed when it ends in .gz) and, last on stdout, `summary`
+    (default: res) as one JSON line."""
     if out:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(strict_json.dumps(res, indent=1) + "\n")
+        write_text(out, strict_json.dumps(res, indent=1) + "\n")
     print(strict_json.dumps(res if summary is None else summary))
 
 

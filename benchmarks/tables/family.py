@@ -342,7 +342,7 @@ def family_targets_table() -> str:
 # the generated blocks this module writes (`<!-- tables:NAME -->`), gathered by benchmarks/tables/__init__.py
 BLOCKS = {
     "family_figure3": lambda: figure3_table(
-        R / "family" / "PF00072" / "figure3.json", "python -m benchmarks.family_figure3 --families PF00072"
+        R / "family" / "PF00072" / "figure3.json.gz", "python -m benchmarks.family_figure3 --families PF00072"
     ),
     "family_contacts": family_contacts_table,
     "family_contacts_full": family_contacts_full_table,

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 
+from mi_viz.core.paths import read_text
+
 from .common import ROOT, R, rows_of
 
 
 def _json(path):
-    return json.loads((ROOT / path).read_text())
+    return json.loads(read_text(ROOT / path))
 
 
 def training_minutes(family: str) -> str:
@@ -31,7 +33,7 @@ def oracle_passes() -> str:
 
 def centroid_shifts() -> str:
     """Figure 3 (response regulator): each rule's members' centroid shift, in natural spreads."""
-    sets = _json("results/family/PF00072/figure3.json")["sets"]
+    sets = _json("results/family/PF00072/figure3.json.gz")["sets"]
     get = lambda prefix: next(v["centroid_shift"] for k, v in sets.items() if k.startswith(prefix))  # noqa: E731
     mi = [get(p) for p in ("mi-zero ", "mi ", "mi-cap ")]
     return (

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from mi_viz.core.paths import read_text
 from mi_viz.core.samplers import config_for
 from mi_viz.domains.protein import DOMAIN as PROTEIN
 from mi_viz.domains.protein import PAPER_TABLE2
@@ -218,8 +219,8 @@ def protein_separation_table(path=None) -> str:
 
 def figure3_table(path=None, how: str = "python -m benchmarks.protein_figure3") -> str:
     """A Figure-3 run's sets and centroid shifts (benchmarks/protein_figure3.py, family_figure3.py)."""
-    p = need(path or R / "protein" / "figure3.json", how)
-    r = json.loads(p.read_text())
+    p = need(path or R / "protein" / "figure3.json.gz", how)
+    r = json.loads(read_text(p))
     ev = r["explained_variance"]
     cols = [f"set ({r['embedding']}; PC1 {ev[0]:.0%}, PC2 {ev[1]:.0%} of the natural variance)", "n", "from",
             "centroid shift (natural spreads)"]  # fmt: skip

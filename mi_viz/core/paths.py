@@ -40,6 +40,23 @@ def open_text(path: str | Path) -> IO[str]:
     return open(p, encoding="utf-8")
 
 
+def read_text(path: str | Path) -> str:
+    """A text file's whole content, decompressed where its name says so (open_text)."""
+    with open_text(path) as f:
+        return f.read()
+
+
+def write_text(path: str | Path, text: str) -> None:
+    """Write a text file, gzip-compressed when its name ends in .gz; the gzip header holds no time and
+    no name, so the same text always makes the same bytes (a committed result regenerates identical)."""
+    p = Path(path)
+    if p.suffix != ".gz":
+        p.write_text(text, encoding="utf-8")
+        return
+    with open(p, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9) as f:
+        f.write(text.encode("utf-8"))
+
+
 def stored_name(path: str | Path) -> str:
     """The name a result records for an input file: its file name, a compression suffix (.gz)
     left out, so that storing the file compressed does not change any result's identity."""

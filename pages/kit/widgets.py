@@ -11,6 +11,7 @@ import numpy as np
 import streamlit as st
 
 from mi_viz.core.errors import InputError, UserError
+from mi_viz.core.paths import read_text
 from mi_viz.core.plots import PALETTE_NAME, pca_figure
 from mi_viz.core.samplers import PARAMS, SAMPLERS, SamplerConfig, defaults_for
 from mi_viz.core.sweep import parse_grid
@@ -239,7 +240,7 @@ def pca_panel(path, key: str, command: str, natural: str) -> None:
     if not Path(path).exists():
         st.caption(f"Not run yet: `{command}` ({Path(path).name}).")
         return
-    res = json.loads(Path(path).read_text())
+    res = json.loads(read_text(path))
     gen = [k for k in res["sets"] if not k.startswith("natural")]
     shown = st.multiselect("Settings shown", gen, default=gen[:2], key=f"{key}_fig3")
     ev = res["explained_variance"]

@@ -223,7 +223,7 @@ class FamilyView(ProteinView[FamilyDomain]):
     def sweep_extras(self, key: str, dom: FamilyDomain) -> None:
         st.markdown(f"**Figure 3 for {dom.family}: generated members in the natural rows' principal components**")
         pca_panel(
-            RESULTS / "family" / dom.family / "figure3.json",
+            RESULTS / "family" / dom.family / "figure3.json.gz",
             f"{key}_{dom.family}",
             f"python -m benchmarks.family_figure3 --families {dom.family}",
             "the held-out natural rows",

@@ -243,7 +243,10 @@ def figure3(key: str) -> None:
     Table 2 proteins in the natural proteins' own principal components."""
     st.markdown("**The paper's Figure 3: generated proteins in the natural proteins' principal components**")
     pca_panel(
-        RESULTS / "protein" / "figure3.json", key, "python -m benchmarks.protein_figure3", "the natural test reference"
+        RESULTS / "protein" / "figure3.json.gz",
+        key,
+        "python -m benchmarks.protein_figure3",
+        "the natural test reference",
     )
 
 
