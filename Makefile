@@ -314,10 +314,13 @@ antibody-natural-data: setup
 	$(BIN)/python training/make_antibody_natural.py
 # each rule's pass knob on 128 SAbDab validation heavy chains, CDR-H3 at temperature 1 (about 2 h on 2 cores);
 # the criterion (benchmarks/defaults.py, antibody) then picks every default at 1/2.5, 1/2 and 1/4 of sequential's passes
+# DEMASK's rule reads AntiBERTy's TV head (make antibody-tv-head): Sapiens VH's grid, tau across the passes, its bar off and on
+AB_DEMASK_GRID := demask:tau=0.05,0.1,0.2,0.4,0.7,1:conf=0; demask:tau=0.2,0.7:conf=0.3
 AB_VAL_GRID := sequential; topk:k=2,3,4,5,6; eb:gamma=1,2,3,4,6,8; mi:gamma=4,6,8,12:lam=1; mi:gamma=6,8,12,16:lam=4; \
   mi:gamma=8,12,16,24:lam=10; mi-zero:gamma=4,8,12; threshold:tau=0.2,0.25,0.3,0.35,0.4; margin:tau=0.05,0.08,0.1,0.15,0.2; \
   klass:tau=0.15,0.2,0.25,0.3,0.4:kl=0.1; dilated:k=2,3,4,5,6:d=2; dawn:tau=0.3:induce=0.3:low=0.1; \
-  dawn:tau=0.4:induce=0.4:low=0.2; dawn:tau=0.45:induce=0.45:low=0.25; dawn:tau=0.5:induce=0.5:low=0.3; dawn:tau=0.6:induce=0.6:low=0.4
+  dawn:tau=0.4:induce=0.4:low=0.2; dawn:tau=0.45:induce=0.45:low=0.25; dawn:tau=0.5:induce=0.5:low=0.3; dawn:tau=0.6:induce=0.6:low=0.4; \
+  $(AB_DEMASK_GRID)
 antibody-val-sweep: setup olga
 	$(BIN)/python -m mi_viz sweep antibody --fasta data/antibody/natural/sabdab_val.tsv.gz --limit 128 --mask cdr3 \
 	  --grid "$(AB_VAL_GRID)" --out-dir results/antibody/val_sweep --resume --jobs 1 --threads 2
@@ -364,7 +367,7 @@ antibody-sapiens: setup olga
 SAPIENS := --backbone sapiens-vh --in-scope --mask cdr3
 # DEMASK's rule beside the others (issue 57): Sapiens VH is the antibody model with a TV head (trained on the TV maps
 # of the same states as its MI head: antibody-sapiens-tv); its tau and confidence bar chosen by the same criterion
-SAPIENS_VAL_GRID := $(AB_VAL_GRID); demask:tau=0.05,0.1,0.2,0.4,0.7,1:conf=0; demask:tau=0.2,0.7:conf=0.3
+SAPIENS_VAL_GRID := $(AB_VAL_GRID)
 results/antibody/sapiens/mi_report.json:
 	$(MAKE) setup
 	$(BIN)/python -m mi_viz mi-report antibody $(SAPIENS) --fasta $(AB_NATURAL)/sabdab_test.tsv.gz --limit 32 \
