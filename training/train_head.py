@@ -247,7 +247,8 @@ def train(a, bb: Backbone, data: Targets, head: MIHead) -> None:
     # the kit's schedule: warm-up over a tenth of the steps (at most 100), cosine to 5 % by step
     # (--max-minutes pauses a run, it does not shorten the schedule: max_minutes 0 here)
     tc = HeadSchedule(lr=a.lr, warmup=max(1, min(100, a.steps // 10)), max_steps=a.steps)
-    print(f"MI head {head.n_params():,} parameters; {len(tr_idx)} train / {n_val} held-out states", flush=True)
+    size = f"{head.n_params():,} parameters; {len(tr_idx)} train / {n_val} held-out states"
+    print(f"{a.target.upper()} head {size}", flush=True)
     t_feat = time.time()
     # with --augment every training batch runs the backbone on its own transformed boards, so
     # only the held-out states' features are ever read: cache those alone
