@@ -411,11 +411,15 @@ AB_CDRS_GRID := sequential; topk:k=3,4; eb:gamma=4,8; mi:gamma=8,12:lam=10
 # the chains of data/antibody, from OLGA's human B-cell models (seconds)
 antibody-data: setup olga
 	$(BIN)/python training/make_antibody_data.py
-# AntiBERTy's ground-truth MI on infill states of training chains: two workers, 55 minutes each on 2 cores
-# (resumable; the shipped head: 527 states), packed
+# AntiBERTy's ground-truth MI (and DEMASK's TV beside it) on infill states of training chains: two workers,
+# AB_MI_MINUTES each on 2 cores, packed; resumable: run again to add states (the shipped MI head: 527 states from
+# one 55-minute run, before TV was stored; the TV head: 599 states, a 55-minute run then AB_MI_MINUTES=15)
+AB_MI_MINUTES ?= 55
 antibody-mi-data: setup olga
-	OMP_NUM_THREADS=1 $(BIN)/python training/make_antibody_mi_dataset.py --rank 0 --world 2 --max-minutes 55 --out runs/antibody_mi_data & \
-	OMP_NUM_THREADS=1 $(BIN)/python training/make_antibody_mi_dataset.py --rank 1 --world 2 --max-minutes 55 --out runs/antibody_mi_data; wait
+	OMP_NUM_THREADS=1 $(BIN)/python training/make_antibody_mi_dataset.py --rank 0 --world 2 --max-minutes $(AB_MI_MINUTES) \
+	  --out runs/antibody_mi_data & \
+	OMP_NUM_THREADS=1 $(BIN)/python training/make_antibody_mi_dataset.py --rank 1 --world 2 --max-minutes $(AB_MI_MINUTES) \
+	  --out runs/antibody_mi_data; wait
 	$(BIN)/python training/make_antibody_mi_dataset.py --pack runs/antibody_mi_data runs/antibody_mi.safetensors
 # the head on AntiBERTy's final states and block 6's (chosen over block 3 by held-out loss, 0.0468 vs 0.0472), 9 minutes, shipped in float16
 antibody-head: setup

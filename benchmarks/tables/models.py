@@ -25,6 +25,8 @@ MODEL_DATA = {  # what each shipped checkpoint was trained on (words); every num
     "heavy chains (`make antibody-sapiens`)",
     "antibody_sapiens_vh_tv_head": "the same 598 states' exact TV influence (DEMASK's measure; "
     "`make antibody-sapiens-tv`)",
+    "antibody_tv_head": "599 states' exact TV influence (DEMASK's measure), AntiBERTy on OLGA chains, the MI "
+    "head's job list made again with TV stored (`make antibody-mi-data antibody-tv-head`)",
 }
 
 
