@@ -155,7 +155,7 @@ sudoku-oracles: setup data
 	$(BIN)/python -m benchmarks.fronts sudoku --sweep-dir results/sudoku/demask/oracles --method "mi-gt lam=10" \
 	  --at 7,8,9,10,11,12 --out results/sudoku/demask/oracles/fronts.json
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(HARD) --limit 200 \
-	  --grid "$$($(BIN)/python -m benchmarks.defaults sudoku-demask --grid | sed 's/.*; demask:/demask-gt:/')" --save-rows \
+	  --grid "$$($(BIN)/python -m benchmarks.defaults sudoku-demask --grid --oracles)" --save-rows \
 	  --out-dir results/sudoku/demask/oracle_twin --resume --jobs $(JOBS)
 	$(BIN)/python -m benchmarks.head_vs_oracle --oracles results/sudoku/demask/oracles,results/sudoku/demask/oracle_twin \
 	  --heads results/sudoku/test_hard,results/sudoku/demask/test_hard --out results/sudoku/demask/oracles/head_vs_oracle.json

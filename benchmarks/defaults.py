@@ -31,7 +31,7 @@ import json
 from pathlib import Path
 
 from benchmarks.report import best_row, params_of, save, setting
-from mi_viz.core.samplers import PARAMS, columns
+from mi_viz.core.samplers import PARAMS, SAMPLERS, columns
 from mi_viz.domains import DOMAINS, get_domain
 from mi_viz.domains.family import SHIPPED
 
@@ -79,17 +79,22 @@ def choose(domain: str, rows: list[dict], out: str) -> dict:
     return res
 
 
-def test_grid(choice: dict, samplers: tuple[str, ...] | None = None) -> str:
+def test_grid(choice: dict, samplers: tuple[str, ...] | None = None, oracles: bool = False) -> str:
     """The grid a test sweep runs from a choice file: sequential, then each chosen setting at the
-    headline budget and at every further one (each setting once), in the sweep's grid syntax."""
+    headline budget and at every further one (each setting once), in the sweep's grid syntax. With
+    `oracles`, each chosen rule's exact-map twin instead (X-gt at X's setting, where one is
+    registered; no sequential): what benchmarks/head_vs_oracle.py pairs a head rule with."""
     picks = [choice["chosen"], *(b["chosen"] for b in choice.get("at_budget", {}).values())]
-    parts = ["sequential"]
+    parts = [] if oracles else ["sequential"]
     for chosen in picks:
         for sampler, row in chosen.items():
             if row is None or (samplers and sampler not in samplers):
                 continue
+            if oracles and f"{sampler}-gt" not in SAMPLERS:
+                continue
             params = params_of({p: row.get(p, "") for p in columns()} | {"sampler": sampler})
-            part = ":".join([sampler, *(f"{k}={PARAMS[k].text(v)}" for k, v in params.items())])
+            name = f"{sampler}-gt" if oracles else sampler
+            part = ":".join([name, *(f"{k}={PARAMS[k].text(v)}" for k, v in params.items())])
             if part not in parts:
                 parts.append(part)
     return "; ".join(parts)
@@ -144,11 +149,12 @@ def main(argv=None):
     ap.add_argument(
         "--samplers", default="", help="with --grid: only these samplers (comma-separated), sequential always"
     )
+    ap.add_argument("--oracles", action="store_true", help="with --grid: each chosen rule's exact-map twin (X-gt)")
     a = ap.parse_args(argv)
     if a.grid:
         where = ROOT / "results" / folder_of(a.domain) / "val_sweep"
         only = tuple(filter(None, a.samplers.split(","))) or None
-        print(test_grid(json.loads(Path(a.out or where / "choice.json").read_text()), only))
+        print(test_grid(json.loads(Path(a.out or where / "choice.json").read_text()), only, a.oracles))
         return
     if a.domain == "family":
         save(choose_family(a.families), a.out or ROOT / "results" / "family" / "choice.json")

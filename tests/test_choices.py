@@ -100,3 +100,14 @@ def test_one_defaults_benchmark_rewrites_every_committed_choice(criterion, tmp_p
     committed = where / ("choice.json" if criterion == "family" else "val_sweep/choice.json")
     defaults.main([criterion, "--out", str(tmp_path / "choice.json")])
     assert (tmp_path / "choice.json").read_bytes() == committed.read_bytes()
+
+
+def test_the_oracle_grid_is_each_chosen_rule_at_its_setting_read_exactly():
+    """defaults --grid --oracles: each chosen rule that has an exact-map twin, as X-gt at X's chosen
+    setting (no sequential, no rule without a twin): the oracle sweep head_vs_oracle pairs with."""
+    from benchmarks.defaults import test_grid
+
+    choice = {"chosen": {"demask": {"scan": "stop", "tau": 0.1, "conf": 0.99, "avg_passes": 10.5}, "topk": {"k": 3}},
+              "at_budget": {"1/4": {"chosen": {"mi": {"gamma": 8.0, "lam": 10.0, "scan": "stop"}}}}}  # fmt: skip
+    assert test_grid(choice) == "sequential; demask:scan=stop:tau=0.1:conf=0.99; topk:k=3; mi:gamma=8:lam=10:scan=stop"
+    assert test_grid(choice, oracles=True) == "demask-gt:scan=stop:tau=0.1:conf=0.99; mi-gt:gamma=8:lam=10:scan=stop"
