@@ -102,6 +102,13 @@ def test_positions_give_the_same_numbers_inside_the_scope(oracle):
     assert (part.passes < full.passes).all()
     kept = ((torch.softmax(oracle.forward_tokens(ctx).logits.double(), -1) >= 1e-3).sum(-1) * scope).sum(1)
     assert torch.equal(part.passes, kept + 1)  # one per kept value of each cell in scope, plus the base pass
+    # rows=True: each cell in scope keeps its whole directed rows (the full map's), the symmetric maps as before
+    rows = ground_truth_mi(oracle, ctx, eps=1e-3, positions=pos, rows=True)
+    row = scope[:, :, None] & (ctx == oracle.mask_id)[:, None, :]
+    for key in ("directed64", "tv_directed64"):
+        assert torch.equal(rows.extra[key][row], full.extra[key][row]) and (rows.extra[key][~row] == 0).all()
+    assert torch.equal(rows.extra["mi64"], part.extra["mi64"]) and torch.equal(rows.tv, part.tv)
+    assert (rows.extra["directed64"][row] > 0).any() and not row.equal(inside)  # rows reach past the scope
 
 
 def test_pruning_tolerance_behaves_as_documented(oracle):

@@ -346,7 +346,7 @@ def test_dawn_reads_the_attention_of_the_same_pass():
 def test_demask_rule_on_a_hand_worked_case():
     """DEMASK as implemented (docs/samplers.md): entropy order, the first always in; a candidate joins
     while its top probability clears conf and the batch's summed TV dependence stays <= tau."""
-    from mi_viz.core.samplers.demask_rule import demask_reach, select_demask
+    from mi_viz.core.samplers.demask_rule import select_demask
 
     H = np.array([0.1, 0.2, 0.3, 0.4])  # entropy order 0, 1, 2, 3
     D = np.array([[0, 0.05, 0.02, 0.0], [0.05, 0, 0.04, 0.3], [0.02, 0.04, 0, 0.0], [0.0, 0.3, 0.0, 0]])
@@ -360,23 +360,25 @@ def test_demask_rule_on_a_hand_worked_case():
     assert select_demask(H, D, top, tau=1.0, conf=0.75, scan="skip") == [0, 1, 3]
     assert select_demask(H, D, top, tau=0.0, conf=0.0) == [0]  # tau 0: sequential where anything depends
     assert select_demask(H, None, top, tau=0.0, conf=0.0) == [0, 1, 2, 3]  # D = 0: the budget never binds
-    assert demask_reach(H, top, 0.75, "stop") == [0, 1] and demask_reach(H, top, 0.75, "skip") == [0, 1, 3]
 
 
-def test_demask_gt_expands_only_the_reach_and_reads_the_tv(monkeypatch):
-    """The TV oracle with the reach-restricted map decodes as with the full map; it reads the exact TV
-    map (with tau at 0 every dependent pair splits, as the oracle's exact zeros allow)."""
+@pytest.mark.parametrize("conf, scan", [(0.3, "stop"), (0.0, "stop"), (0.0, "skip")])
+def test_demask_gt_expands_lazily_and_reads_the_tv(monkeypatch, conf, scan):
+    """The TV oracle expanding a position only when its rule first reads it (LazyMap) decodes as with
+    the full map, in fewer exact passes under scan=stop (conf 0: the full map is every masked cell);
+    it reads the exact TV map (with tau at 0 every dependent pair splits, as the exact zeros allow)."""
     from dataclasses import replace
 
     o, x = _oracle_states(n=4, masked=12, seed=4)
-    cfg = SamplerConfig("demask-gt", tau=0.05, conf=0.3)
+    cfg = SamplerConfig("demask-gt", tau=0.05, conf=conf, scan=scan)
     lean = decode(o, x, cfg, record=True)
-    monkeypatch.setitem(
-        SAMPLERS, "demask-gt", replace(SAMPLERS["demask-gt"], reach=lambda H, cfg, probs=None: list(range(len(H))))
-    )
+    monkeypatch.setitem(SAMPLERS, "demask-gt", replace(SAMPLERS["demask-gt"], lazy=False))
     full = decode(o, x, cfg)
     assert torch.equal(lean.tokens, full.tokens) and lean.batch_sizes == full.batch_sizes
-    assert lean.oracle_passes.sum() <= full.oracle_passes.sum()
+    assert torch.equal(lean.passes, full.passes)
+    assert (lean.oracle_passes <= full.oracle_passes).all()
+    if scan == "stop":
+        assert lean.oracle_passes.sum() < full.oracle_passes.sum()
     assert max(max(s) for s in lean.batch_sizes) > 1  # it did decode in parallel
     from mi_viz.core.mi import ground_truth_mi
 

@@ -164,6 +164,7 @@ def ground_truth_mi(
     positions: torch.Tensor | None = None,  # (B, L) bool: map only pairs inside these (default: all masked)
     max_dense_bytes: int = DENSE_BYTES,
     tv: bool = True,  # DEMASK's TV influence beside the MI (False: the MI alone; benchmarks.tv_overhead times both)
+    rows: bool = False,  # True: the directed maps keep each conditioned position's whole row (every masked j)
 ) -> GroundTruthMI:
     """Exact pairwise conditional MI between the masked positions of each state.
 
@@ -174,6 +175,11 @@ def ground_truth_mi(
     1 GB) each conditioned position is reduced to its row of the map as soon as its last
     value's pass is done, so memory stays at one chunk of passes plus the (B, L, L) map
     (tests check both paths give the same map).
+
+    rows=True keeps, in `directed` and `tv_directed`, the row of every position in scope against
+    every masked position (the passes conditioning on i give all of row i); the symmetrised maps
+    stay inside scope x scope. A caller expanding a few positions at a time (decoding.LazyMap)
+    reads its pairs from those rows.
     """
     if marginal not in ("joint", "model"):
         raise ValueError("marginal must be 'joint' or 'model'")
@@ -221,12 +227,17 @@ def ground_truth_mi(
             tv_dir.index_put_((qb, qi), w[:, None] * tv_q, accumulate=True)
     else:
         directed, tv_dir = _directed_streamed(passes_of, qb, qi, w, p, Q, chunk, marginal, (B, L), tv)
-    pair = scope[:, :, None] & scope[:, None, :]
-    pair &= ~torch.eye(L, dtype=torch.bool, device=dev)[None]
-    directed = torch.where(pair, directed.clamp_min(0), torch.zeros_like(directed))
-    tv_dir = torch.where(pair, tv_dir.clamp(0, 1), torch.zeros_like(tv_dir))
-    mi = 0.5 * (directed + directed.transpose(1, 2))
-    asym = (directed - directed.transpose(1, 2)).abs()
+    off = ~torch.eye(L, dtype=torch.bool, device=dev)[None]
+    pair = scope[:, :, None] & scope[:, None, :] & off  # (B, L, L)
+    row = scope[:, :, None] & masked[:, None, :] & off if rows else pair  # where the directed maps are kept
+    directed = torch.where(row, directed.clamp_min(0), torch.zeros_like(directed))
+    tv_dir = torch.where(row, tv_dir.clamp(0, 1), torch.zeros_like(tv_dir))
+    if rows:  # the symmetrised maps and diagnostics inside scope x scope only
+        d_in, t_in = directed * pair, tv_dir * pair
+    else:
+        d_in, t_in = directed, tv_dir
+    mi = 0.5 * (d_in + d_in.transpose(1, 2))
+    asym = (d_in - d_in.transpose(1, 2)).abs()
     H = entropy_from_logp(torch.log_softmax(base_logits.double(), -1)) * masked  # (B, L)
     passes = torch.bincount(qb, minlength=B) + base_passes
     return GroundTruthMI(
@@ -238,9 +249,9 @@ def ground_truth_mi(
         passes=passes,
         seconds=time.perf_counter() - t0,
         extra={"directed64": directed, "mi64": mi, "tv_directed64": tv_dir},
-        tv=(0.5 * (tv_dir + tv_dir.transpose(1, 2))).float() if tv else None,
+        tv=(0.5 * (t_in + t_in.transpose(1, 2))).float() if tv else None,
         tv_directed=tv_dir.float() if tv else None,
-        tv_asymmetry=(tv_dir - tv_dir.transpose(1, 2)).abs().float() if tv else None,
+        tv_asymmetry=(t_in - t_in.transpose(1, 2)).abs().float() if tv else None,
     )
 
 

@@ -118,6 +118,50 @@ def _oracle_map(model, cfg: SamplerConfig, x, logits, m_np, H_np, P_np):
     return (gt.tv if "exact-tv" in rule.reads else gt.mi), gt.passes.cpu()  # zero outside reach x reach
 
 
+class LazyMap:
+    """One state's exact symmetrised map (the MI, or DEMASK's TV for a rule reading "exact-tv") over
+    its m masked candidates, expanding a position's conditioned passes only when the rule first
+    reads a pair holding it. A greedy scan=stop rule reads its batch and the candidate that ends
+    it, so a step costs those positions' passes, not every masked position's (DEMASK with its
+    confidence bar off could reach all of them: the Sudoku TV oracle would expand every empty
+    cell at every step). Each pair is the same number the full map holds: I_{i->j} and D_{i->j}
+    need only the passes conditioning on i (core/mi.py); tests compare the decodes.
+    A rule reads it as it reads a dense map, M[c, S] (select_demask, select_mi)."""
+
+    def __init__(self, model, x: torch.Tensor, logits: torch.Tensor, pos: np.ndarray, eps: float, tv: bool):
+        self.model, self.x, self.logits, self.eps, self.tv = model, x, logits, eps, tv  # (1, L), (1, L, V)
+        self.pos = pos  # (m,) the candidates' places in the sequence
+        self.rows = np.zeros((len(pos), len(pos)))  # (m, m) directed: row i conditioned on pos[i]
+        self.done = np.zeros(len(pos), dtype=bool)  # (m,) expanded
+        self.passes = 0
+
+    def _expand(self, idx: list[int]) -> None:
+        new = [i for i in dict.fromkeys(idx) if not self.done[i]]
+        if not new:
+            return
+        scope = torch.zeros(self.x.shape, dtype=torch.bool, device=self.x.device)  # (1, L)
+        scope[0, torch.as_tensor(self.pos[new], device=self.x.device)] = True
+        gt = ground_truth_mi(self.model, self.x, eps=self.eps, base_logits=self.logits, positions=scope,
+                             tv=self.tv, rows=True)  # fmt: skip
+        d = gt.extra["tv_directed64" if self.tv else "directed64"][0].cpu().numpy()  # (L, L)
+        self.rows[new] = d[np.ix_(self.pos[new], self.pos)]
+        self.done[new] = True
+        self.passes += int(gt.passes[0])
+
+    def __getitem__(self, key) -> np.ndarray:
+        c, S = key
+        S = np.atleast_1d(np.asarray(S, dtype=np.int64))
+        self._expand([int(c), *S.tolist()])
+        return 0.5 * (self.rows[c, S] + self.rows[S, c])
+
+    def dense(self, L: int) -> torch.Tensor:
+        """(L, L) the symmetrised pairs it expanded (zero elsewhere): what a trace records."""
+        sym = 0.5 * (self.rows + self.rows.T) * (self.done[:, None] & self.done[None, :])
+        out = np.zeros((L, L))
+        out[np.ix_(self.pos, self.pos)] = sym
+        return torch.from_numpy(out)
+
+
 def _draw(logits: torch.Tensor, cfg: SamplerConfig, idx, gens) -> torch.Tensor:
     """Every masked position's value (b, L): argmax, or a draw from each sequence's own stream at
     temperature > 0 (batched == one by one)."""
@@ -159,7 +203,12 @@ def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: 
     H_np = H.cpu().double().numpy()  # (b, L)
     m_np = masked.cpu().numpy()  # (b, L)
     P_np = torch.softmax(logits, -1).cpu().double().numpy() if wants_probs else None  # (b, L, V)
-    if rule.is_oracle:
+    lazy: list[LazyMap] = []
+    if rule.is_oracle and rule.lazy:
+        tv = "exact-tv" in rule.reads
+        lazy = [LazyMap(model, x[r : r + 1], out.logits[r : r + 1], np.nonzero(m_np[r])[0], cfg.gt_eps, tv)
+                for r in range(idx.numel())]  # fmt: skip
+    elif rule.is_oracle:
         MI, spent = _oracle_map(model, cfg, x, out.logits, m_np, H_np, P_np)
         st.oracle[idx.cpu()] += spent
     vals = _draw(logits, cfg, idx, gens)  # (b, L)
@@ -169,7 +218,7 @@ def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: 
         pos = np.nonzero(m_np[r])[0]
         cands = Candidates(
             H=H_np[r][pos],
-            MI=MI_np[r][np.ix_(pos, pos)] if MI_np is not None else None,
+            MI=lazy[r] if lazy else MI_np[r][np.ix_(pos, pos)] if MI_np is not None else None,
             probs=P_np[r][pos] if P_np is not None else None,
             pos=pos,
             prev=st.prev[b][pos] if b in st.prev else None,
@@ -177,6 +226,8 @@ def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: 
             committed=st.committed[b] if wants_attention else None,
         )
         chosen = [int(pos[i]) for i in rule.select(cands, cfg)]
+        if lazy:
+            st.oracle[b] += lazy[r].passes
         if "prev" in rule.reads and P_np is not None:
             st.prev[b] = P_np[r]
         written = [int(vt[vals[r, c]]) for c in chosen]
@@ -188,7 +239,7 @@ def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: 
                     masked=m_np[r].tolist(),
                     entropy=_round(H[r]),
                     probs=_round(torch.softmax(logits[r], -1), 4),
-                    mi=_round(MI[r]) if MI is not None else None,
+                    mi=_round(lazy[r].dense(len(x[r]))) if lazy else _round(MI[r]) if MI is not None else None,
                     selected=chosen,
                     values=written,
                     passes=int(st.passes[b]),

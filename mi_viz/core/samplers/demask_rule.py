@@ -19,7 +19,8 @@ with D the symmetrised map (the mean of both directions, as the MI map), scan="s
 at the first candidate refused and "skip" passing over it. tau = 0 is sequential (any dependence
 breaks the budget), conf = 0 leaves the budget alone. `demask` reads D from a head trained on it (the
 MI head's architecture and training kit, target "tv"); `demask-gt` from the exact map (an oracle:
-its passes counted apart; only the candidates the confidence threshold lets through are expanded).
+its passes counted apart; a position's conditioned passes run only when the rule first reads a pair
+holding it, so a step expands its batch and the candidate that ends it: decoding.LazyMap).
 """
 
 from __future__ import annotations
@@ -43,31 +44,14 @@ def select_demask(H: np.ndarray, D: np.ndarray | None, top: np.ndarray, tau: flo
     spent = 0.0
     for c in order[1:]:
         c = int(c)
-        cost = float(D[c, S].sum()) if D is not None else 0.0
-        if top[c] >= conf and spent + cost <= tau:
+        ok = top[c] >= conf  # the bar first: an exact map (decoding.LazyMap) is read only past it
+        cost = float(D[c, S].sum()) if ok and D is not None else 0.0
+        if ok and spent + cost <= tau:
             S.append(c)
             spent += cost
         elif scan == "stop":
             break
     return S
-
-
-def demask_reach(H: np.ndarray, top: np.ndarray, conf: float, scan: str) -> list[int]:
-    """The candidates DEMASK could admit whatever D (D >= 0): those the confidence threshold lets
-    through (with scan=stop, up to the first it refuses); the only ones the oracle expands."""
-    order = np.argsort(H, kind="stable")
-    reach = [int(order[0])]
-    for c in order[1:]:
-        if top[int(c)] >= conf:
-            reach.append(int(c))
-        elif scan == "stop":
-            break
-    return reach
-
-
-def _top_of(probs: np.ndarray | None) -> np.ndarray:
-    assert probs is not None, "decode hands the marginals to a rule that reads 'probs'"
-    return probs.max(-1)
 
 
 def _top(c: Candidates) -> np.ndarray:
@@ -93,7 +77,7 @@ register(
         DEMASK_PARAMS,
         lambda c, cfg: select_demask(c.H, c.MI, _top(c), cfg.tau, cfg.conf, cfg.scan),
         reads=frozenset({"exact-tv", "probs"}),
-        reach=lambda H, cfg, probs: demask_reach(H, _top_of(probs), cfg.conf, cfg.scan),
+        lazy=True,
         help=DEMASK_HELP,
     )
 )

@@ -29,7 +29,9 @@ class Candidates:
     """What a rule sees of one state's m masked positions (indices 0..m-1 into these arrays)."""
 
     H: np.ndarray  # (m,) marginal entropies, nats
-    MI: np.ndarray | None = None  # (m, m) pairwise MI ("mi" / "exact-mi"), or None
+    # (m, m) the pairwise map ("mi" / "exact-mi", or the TV for "tv" / "exact-tv"), or None; a lazy
+    # oracle's is a decoding.LazyMap, which a rule reads as M[c, S] only
+    MI: Any = None
     probs: np.ndarray | None = None  # (m, V) marginals ("probs")
     pos: np.ndarray | None = None  # (m,) places in the sequence
     prev: np.ndarray | None = None  # (m, V) the same positions' marginals one pass earlier ("prev"; None at the first)
@@ -53,8 +55,13 @@ class Sampler:
     curve: tuple[str, ...] = ("lam",)  # parameters that name a sweep curve; the others move along it
     # an oracle ("exact-mi", "exact-tv"): (H of the candidates, config, their marginals or None) -> the
     # indices the rule could admit whatever the map, the only positions whose exact map it needs
-    # (samplers.mi_rules.mi_rule_reach, demask_rule.demask_reach)
+    # (samplers.mi_rules.mi_rule_reach); None: every masked position (unless lazy)
     reach: Callable[[np.ndarray, SamplerConfig, np.ndarray | None], list[int]] | None = None
+    # an oracle whose exact map is expanded a position at a time, when its rule first reads a pair holding
+    # it (decoding.LazyMap): for a greedy scan=stop rule, the batch and the candidate that ends it. mi-gt
+    # keeps the reach expansion (its committed oracle-pass figures were counted so); demask-gt, whose
+    # reach is every masked position with the confidence bar off, is lazy
+    lazy: bool = False
     help: Mapping[str, str] = field(default_factory=dict)  # a parameter's meaning for this rule, over PARAMS'
 
     def __post_init__(self):
