@@ -28,7 +28,6 @@ saves. Prints, last, a one-line JSON.
 from __future__ import annotations
 
 import argparse
-import re
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +36,7 @@ from benchmarks.fronts import paired, per_chain, saved_chains
 from benchmarks.report import params_of, save
 from benchmarks.tables.common import label, rows_of
 from mi_viz.core.paths import portable
+from mi_viz.core.sweep import inputs_file
 
 # the per-input figures compared (those a sweep's rows hold; the others are skipped)
 MEASURES = ("solved", "pll", "pll_antiberty", "pll_sapiens", "recovery", "passes")
@@ -63,16 +63,10 @@ def pairs(oracle_rows: Rows, head_rows: Rows) -> list[tuple[Path, dict, Path, di
     return out
 
 
-def input_file(inputs: str) -> str:
-    """A sweep's `inputs` as the file and options it read, its limit dropped ("x.tsv.gz:cdr3:first71" ->
-    "x.tsv.gz:cdr3"): an oracle sweep over the first N inputs reads the same file as the head sweep."""
-    return ":".join(t for t in inputs.split(":") if not re.fullmatch(r"first\d+", t))
-
-
 def check_same_inputs(oracle_row: dict, head_row: dict, oracle: list[dict], head: list[dict], where: str) -> None:
     """Stop unless the oracle's inputs are the head sweep's first ones, figure for figure."""
     for k in SAME_FILE:
-        if k in oracle_row and k in head_row and input_file(oracle_row[k]) != input_file(head_row[k]):
+        if k in oracle_row and k in head_row and inputs_file(oracle_row[k]) != inputs_file(head_row[k]):
             raise SystemExit(f"{where}: the sweeps read different inputs ({oracle_row[k]} against {head_row[k]})")
     if len(oracle) > len(head):
         raise SystemExit(f"{where}: the oracle sweep has {len(oracle)} inputs, the head sweep {len(head)}")

@@ -110,7 +110,8 @@ def test_head_vs_oracle_reads_head_rules_from_several_folders(tmp_path):
     """Sudoku's shape: the MI head's rows in one folder, DEMASK's in another, a solved flag an input;
     each rule finds its twin in whichever folder holds it; sweeps of another input file are refused
     (an oracle sweep's limit is not a different file)."""
-    from benchmarks.head_vs_oracle import input_file, main
+    from benchmarks.head_vs_oracle import main
+    from mi_viz.core.sweep import inputs_file, inputs_label
 
     solved = lambda v: [{"passes": n, "solved": x} for n, x in v]  # noqa: E731
     _sweep(
@@ -126,7 +127,9 @@ def test_head_vs_oracle_reads_head_rules_from_several_folders(tmp_path):
     assert f["pairs"]["mi gamma=8 lam=10"]["solved"]["diff"] == pytest.approx(-0.5)
     assert f["pairs"]["demask tau=0.2 conf=0"]["solved"]["diff"] == pytest.approx(-0.5)
     assert f["pairs"]["demask tau=0.2 conf=0"]["passes"]["diff"] == pytest.approx(-1.0)
-    assert input_file("sabdab_test.tsv.gz:cdr3:first71:in-scope") == "sabdab_test.tsv.gz:cdr3:in-scope"
+    label = inputs_label("sabdab_test.tsv.gz:cdr3", 71) + ":in-scope"  # as the antibody CLI writes it
+    assert label == "sabdab_test.tsv.gz:cdr3:first71:in-scope"
+    assert inputs_file(label) == inputs_file(inputs_label("sabdab_test.tsv.gz:cdr3") + ":in-scope")
     for d, name in (("o", "test_hard.txt"), ("tv", "val.txt")):  # the oracles on test puzzles, a head on validation's
         text = (tmp_path / d / "sweep.csv").read_text().splitlines()
         (tmp_path / d / "sweep.csv").write_text("\n".join([text[0] + ",puzzles", *(t + "," + name for t in text[1:])]))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import itertools
 import logging
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -84,6 +85,18 @@ def previous_rows(path: Path, keys: tuple[str, ...]) -> dict:
 def setting_key(row: dict, keys: tuple[str, ...]) -> tuple:
     """A row's setting as text: the same key for a fresh summary and for a row read back from CSV."""
     return tuple("" if row.get(k) is None else str(row.get(k)) for k in keys)
+
+
+def inputs_label(name: str, limit: int | None = None) -> str:
+    """A sweep's `inputs` column: what it read (a file and its options, "x.tsv.gz:cdr3") and, where it
+    read only the first N, ":firstN". inputs_file reads it back without the limit."""
+    return name + (f":first{limit}" if limit else "")
+
+
+def inputs_file(label: str) -> str:
+    """An `inputs` label (inputs_label) with its limit dropped: an oracle sweep over the first N inputs
+    reads the same file, with the same options, as a head sweep over all of them."""
+    return ":".join(t for t in label.split(":") if not re.fullmatch(r"first\d+", t))
 
 
 TEXT_COLUMNS = {"sampler", "scan", "puzzles", "inputs", "mdm_sha", "head_sha"}  # a sha can look like 1e5

@@ -265,6 +265,7 @@ class AntibodyDomain:
     # mi-cap and mi-tc, outside that grid, keep the germline (OLGA) validation's (olga/val_sweep/choice.json)
     sampler_defaults: dict[str, dict] = {
         "dawn": {"tau": 0.4, "induce": 0.4, "low": 0.2, "edge": 0.07, "sink": 10.0},
+        "demask": {"scan": "stop", "tau": 0.4, "conf": 0.0},
         "dilated": {"k": 5, "d": 2},
         "eb": {"gamma": 4.0},
         "klass": {"tau": 0.2, "kl": 0.1},

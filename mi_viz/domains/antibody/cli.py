@@ -27,6 +27,7 @@ from ...core.mi_data import right_padded
 from ...core.mi_report import midway_state
 from ...core.models import load_models, require_head
 from ...core.paths import portable
+from ...core.sweep import inputs_label
 from ..protein.alphabet import PAD
 from . import DATA, DOMAIN, SCOPE, read_infills
 
@@ -125,9 +126,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
     backbone = a.backbone or "antiberty"
     scorer = DOMAIN.judge(model, a.reference, items=items, k=a.clusters, unirep=not a.no_judge,
                           backbone=backbone, others=not a.no_other_lms)  # fmt: skip
-    what = (
-        f"{Path(a.fasta).name}:{a.mask}" + (f":first{a.limit}" if a.limit else "") + (":in-scope" if a.in_scope else "")
-    )
+    what = inputs_label(f"{Path(a.fasta).name}:{a.mask}", a.limit) + (":in-scope" if a.in_scope else "")
     reference = Path(a.reference).name if a.reference else "none"
     task = driver.Task(
         DOMAIN,

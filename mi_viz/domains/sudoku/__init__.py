@@ -130,6 +130,7 @@ class SudokuDomain:
         "klass": {"tau": 0.95, "kl": 0.01},
         "dilated": {"k": 4, "d": 2},
         "dawn": {"tau": 0.99, "induce": 0.99, "low": 0.99, "edge": 0.03, "sink": 10.0},
+        "demask": {"scan": "stop", "tau": 0.1, "conf": 0.99},  # criterion "sudoku-demask"
     }
 
     def load_model(self, spec=None, device: str = "cpu"):
