@@ -253,6 +253,14 @@ def pca_panel(path, key: str, command: str, natural: str) -> None:
     )
 
 
+def tv_measure(unit: str) -> str:
+    """What a TV head reads, in the words every estimator caption uses (unit: "cell", "residue")."""
+    return (
+        f"DEMASK's expected total-variation influence D (how far fixing one {unit} moves another's conditional, "
+        "a share 0..1; arXiv 2604.02560); exact D comes from the same conditioned passes as the exact MI"
+    )
+
+
 def report_metrics(rep: dict, last: tuple[str, str]) -> None:
     """An MI report's headline in one row: states, Pearson, Spearman, top-pair recall, and `last`
     (label, value): what the estimator page shows first for every backbone."""

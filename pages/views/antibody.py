@@ -26,7 +26,7 @@ from ..kit import caches
 from ..kit.models import Backbone, backbone_model, head_model
 from ..kit.runtime import RESULTS
 from ..kit.sweeps import SweepPlan
-from ..kit.widgets import chart, report_metrics, sampling_row, uploaded_text
+from ..kit.widgets import chart, report_metrics, sampling_row, tv_measure, uploaded_text
 from .base import Hint, Item
 from .protein import ProteinView
 
@@ -261,12 +261,7 @@ class AntibodyView(ProteinView[AntibodyDomain]):
             return
         rep = json.loads(path.read_text())
         report_metrics(rep, ("head / one pass", f"{100 * rep['head_over_forward']:.1f} %"))
-        what = (
-            "DEMASK's expected total-variation influence D (a share, 0..1; exact D comes from the same conditioned "
-            "passes as the exact MI)"
-            if rep.get("target") == "tv"
-            else "pairwise conditional MI (nats)"
-        )
+        what = tv_measure("residue") if rep.get("target") == "tv" else "pairwise conditional MI (nats)"
         st.caption(
             f"{model} with `checkpoints/{head}`, reading {what}: {rep['n_pairs']:,} masked pairs of "
             f"{rep['n_states']} held-out states of natural test chains ({rep.get('chains', 'test chains')}; CDR3 "

@@ -19,7 +19,7 @@ from mi_viz.domains.sudoku import board as S
 from ..kit import caches
 from ..kit.models import models_or_error
 from ..kit.runtime import RESULTS
-from ..kit.widgets import chart, report_metrics
+from ..kit.widgets import chart, report_metrics, tv_measure
 from .base import View
 from .sudoku_sets import PUZZLE_SETS, SHIPPED_HEAD, load_puzzle_set
 
@@ -137,9 +137,8 @@ def tv_head_report(key: str) -> None:
         rep = json.loads(path.read_text())
         report_metrics(rep, ("head / one pass", f"{100 * rep['head_over_forward']:.1f} %"))
         st.caption(
-            f"`checkpoints/sudoku_tv_head` reads DEMASK's expected total-variation influence D (how far fixing one "
-            f"cell moves another's conditional, a share 0..1; arXiv 2604.02560) in one pass; exact D comes from "
-            f"the same conditioned passes as the exact MI ({rep['gt_passes_per_state']:.0f} a state). Over "
+            f"`checkpoints/sudoku_tv_head` reads, in one pass, {tv_measure('cell')} "
+            f"({rep['gt_passes_per_state']:.0f} a state). Over "
             f"{rep['n_pairs']:,} masked pairs of {rep['n_states']} held-out hard test states; mean absolute error "
             f"{rep['mae']:.4f}; maps anyone could draw: separation only (Pearson "
             f"{rep['pearson_baseline_separation']:.3f}), entropies and separation "
