@@ -118,40 +118,31 @@ def _oracle_map(model, cfg: SamplerConfig, x, logits, m_np, H_np, P_np):
     return (gt.tv if "exact-tv" in rule.reads else gt.mi), gt.passes.cpu()  # zero outside reach x reach
 
 
+class Unexpanded(Exception):
+    """A rule read a lazy map at positions not expanded yet (LazyMaps.select expands them, asks again)."""
+
+    def __init__(self, idx: list[int]):
+        super().__init__(idx)
+        self.idx = idx
+
+
 class LazyMap:
     """One state's exact symmetrised map (the MI, or DEMASK's TV for a rule reading "exact-tv") over
-    its m masked candidates, expanding a position's conditioned passes only when the rule first
-    reads a pair holding it. A greedy scan=stop rule reads its batch and the candidate that ends
-    it, so a step costs those positions' passes, not every masked position's (DEMASK with its
-    confidence bar off could reach all of them: the Sudoku TV oracle would expand every empty
-    cell at every step). Each pair is the same number the full map holds: I_{i->j} and D_{i->j}
-    need only the passes conditioning on i (core/mi.py); tests compare the decodes.
-    A rule reads it as it reads a dense map, M[c, S] (select_demask, select_mi)."""
+    its m masked candidates, as far as it has been expanded. A rule reads it as it reads a dense map,
+    M[c, S] (select_demask, select_mi); a read that needs a position not expanded raises Unexpanded."""
 
-    def __init__(self, model, x: torch.Tensor, logits: torch.Tensor, pos: np.ndarray, eps: float, tv: bool):
-        self.model, self.x, self.logits, self.eps, self.tv = model, x, logits, eps, tv  # (1, L), (1, L, V)
+    def __init__(self, pos: np.ndarray):
         self.pos = pos  # (m,) the candidates' places in the sequence
         self.rows = np.zeros((len(pos), len(pos)))  # (m, m) directed: row i conditioned on pos[i]
         self.done = np.zeros(len(pos), dtype=bool)  # (m,) expanded
         self.passes = 0
 
-    def _expand(self, idx: list[int]) -> None:
-        new = [i for i in dict.fromkeys(idx) if not self.done[i]]
-        if not new:
-            return
-        scope = torch.zeros(self.x.shape, dtype=torch.bool, device=self.x.device)  # (1, L)
-        scope[0, torch.as_tensor(self.pos[new], device=self.x.device)] = True
-        gt = ground_truth_mi(self.model, self.x, eps=self.eps, base_logits=self.logits, positions=scope,
-                             tv=self.tv, rows=True)  # fmt: skip
-        d = gt.extra["tv_directed64" if self.tv else "directed64"][0].cpu().numpy()  # (L, L)
-        self.rows[new] = d[np.ix_(self.pos[new], self.pos)]
-        self.done[new] = True
-        self.passes += int(gt.passes[0])
-
     def __getitem__(self, key) -> np.ndarray:
         c, S = key
         S = np.atleast_1d(np.asarray(S, dtype=np.int64))
-        self._expand([int(c), *S.tolist()])
+        need = [i for i in dict.fromkeys([int(c), *S.tolist()]) if not self.done[i]]
+        if need:
+            raise Unexpanded(need)
         return 0.5 * (self.rows[c, S] + self.rows[S, c])
 
     def dense(self, L: int) -> torch.Tensor:
@@ -160,6 +151,51 @@ class LazyMap:
         out = np.zeros((L, L))
         out[np.ix_(self.pos, self.pos)] = sym
         return torch.from_numpy(out)
+
+
+class LazyMaps:
+    """A batch's exact maps, a position's conditioned passes run only when its rule first reads a pair
+    holding it. A greedy scan=stop rule reads its batch and the candidate that ends it, so a step costs
+    those positions' passes, not every masked position's (DEMASK with its confidence bar off could
+    reach all of them: the Sudoku TV oracle would expand every empty cell at every step). Each pair is
+    the number the full map holds: I_{i->j} and D_{i->j} need only the passes conditioning on i
+    (core/mi.py; tests compare the decodes). Every state's rule runs; the positions all of them read
+    unexpanded are expanded in one batched ground truth; the rules run again, until none asks for more
+    (as many rounds as the largest batch, plus one)."""
+
+    def __init__(self, model, x: torch.Tensor, logits: torch.Tensor, m_np: np.ndarray, eps: float, tv: bool):
+        self.model, self.x, self.logits, self.eps, self.tv = model, x, logits, eps, tv  # (b, L), (b, L, V)
+        self.maps = [LazyMap(np.nonzero(m)[0]) for m in m_np]
+
+    def select(self, rule, cands: list[Candidates], cfg: SamplerConfig) -> list[list[int]]:
+        picks: list[list[int]] = [[] for _ in cands]
+        todo = list(range(len(cands)))
+        while todo:
+            need: dict[int, list[int]] = {}
+            for r in todo:
+                try:
+                    picks[r] = rule.select(cands[r], cfg)
+                except Unexpanded as e:
+                    need[r] = e.idx
+            if need:
+                self._expand(need)
+            todo = list(need)
+        return picks
+
+    def _expand(self, need: dict[int, list[int]]) -> None:
+        rows = sorted(need)
+        scope = torch.zeros(len(rows), self.x.shape[1], dtype=torch.bool)  # (n, L)
+        for k, r in enumerate(rows):
+            scope[k, torch.as_tensor(self.maps[r].pos[need[r]])] = True
+        at = torch.as_tensor(rows, device=self.x.device)
+        gt = ground_truth_mi(self.model, self.x[at], eps=self.eps, base_logits=self.logits[at],
+                             positions=scope.to(self.x.device), tv=self.tv, rows=True)  # fmt: skip
+        d = gt.extra["tv_directed64" if self.tv else "directed64"].cpu().numpy()  # (n, L, L)
+        for k, r in enumerate(rows):
+            m, new = self.maps[r], need[r]
+            m.rows[new] = d[k][np.ix_(m.pos[new], m.pos)]
+            m.done[new] = True
+            m.passes += int(gt.passes[k])
 
 
 def _draw(logits: torch.Tensor, cfg: SamplerConfig, idx, gens) -> torch.Tensor:
@@ -203,31 +239,35 @@ def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: 
     H_np = H.cpu().double().numpy()  # (b, L)
     m_np = masked.cpu().numpy()  # (b, L)
     P_np = torch.softmax(logits, -1).cpu().double().numpy() if wants_probs else None  # (b, L, V)
-    lazy: list[LazyMap] = []
+    lazy = None
     if rule.is_oracle and rule.lazy:
-        tv = "exact-tv" in rule.reads
-        lazy = [LazyMap(model, x[r : r + 1], out.logits[r : r + 1], np.nonzero(m_np[r])[0], cfg.gt_eps, tv)
-                for r in range(idx.numel())]  # fmt: skip
+        lazy = LazyMaps(model, x, out.logits, m_np, cfg.gt_eps, tv="exact-tv" in rule.reads)
     elif rule.is_oracle:
         MI, spent = _oracle_map(model, cfg, x, out.logits, m_np, H_np, P_np)
         st.oracle[idx.cpu()] += spent
     vals = _draw(logits, cfg, idx, gens)  # (b, L)
     MI_np = MI.cpu().double().numpy() if MI is not None else None
+    cands = []
     for r in range(idx.numel()):
         b = int(idx[r])
         pos = np.nonzero(m_np[r])[0]
-        cands = Candidates(
-            H=H_np[r][pos],
-            MI=lazy[r] if lazy else MI_np[r][np.ix_(pos, pos)] if MI_np is not None else None,
-            probs=P_np[r][pos] if P_np is not None else None,
-            pos=pos,
-            prev=st.prev[b][pos] if b in st.prev else None,
-            attention=A_np[r] if A_np is not None else None,
-            committed=st.committed[b] if wants_attention else None,
+        cands.append(
+            Candidates(
+                H=H_np[r][pos],
+                MI=lazy.maps[r] if lazy else MI_np[r][np.ix_(pos, pos)] if MI_np is not None else None,
+                probs=P_np[r][pos] if P_np is not None else None,
+                pos=pos,
+                prev=st.prev[b][pos] if b in st.prev else None,
+                attention=A_np[r] if A_np is not None else None,
+                committed=st.committed[b] if wants_attention else None,
+            )
         )
-        chosen = [int(pos[i]) for i in rule.select(cands, cfg)]
+    picks = lazy.select(rule, cands, cfg) if lazy else [rule.select(c, cfg) for c in cands]
+    for r in range(idx.numel()):
+        b = int(idx[r])
+        chosen = [int(cands[r].pos[i]) for i in picks[r]]
         if lazy:
-            st.oracle[b] += lazy[r].passes
+            st.oracle[b] += lazy.maps[r].passes
         if "prev" in rule.reads and P_np is not None:
             st.prev[b] = P_np[r]
         written = [int(vt[vals[r, c]]) for c in chosen]
@@ -239,7 +279,7 @@ def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: 
                     masked=m_np[r].tolist(),
                     entropy=_round(H[r]),
                     probs=_round(torch.softmax(logits[r], -1), 4),
-                    mi=_round(lazy[r].dense(len(x[r]))) if lazy else _round(MI[r]) if MI is not None else None,
+                    mi=_round(lazy.maps[r].dense(len(x[r]))) if lazy else _round(MI[r]) if MI is not None else None,
                     selected=chosen,
                     values=written,
                     passes=int(st.passes[b]),

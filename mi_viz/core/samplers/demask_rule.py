@@ -20,7 +20,7 @@ at the first candidate refused and "skip" passing over it. tau = 0 is sequential
 breaks the budget), conf = 0 leaves the budget alone. `demask` reads D from a head trained on it (the
 MI head's architecture and training kit, target "tv"); `demask-gt` from the exact map (an oracle:
 its passes counted apart; a position's conditioned passes run only when the rule first reads a pair
-holding it, so a step expands its batch and the candidate that ends it: decoding.LazyMap).
+holding it, so a step expands its batch and the candidate that ends it: decoding.LazyMaps).
 """
 
 from __future__ import annotations

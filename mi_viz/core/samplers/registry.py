@@ -58,7 +58,7 @@ class Sampler:
     # (samplers.mi_rules.mi_rule_reach); None: every masked position (unless lazy)
     reach: Callable[[np.ndarray, SamplerConfig, np.ndarray | None], list[int]] | None = None
     # an oracle whose exact map is expanded a position at a time, when its rule first reads a pair holding
-    # it (decoding.LazyMap): for a greedy scan=stop rule, the batch and the candidate that ends it. mi-gt
+    # it (decoding.LazyMaps): for a greedy scan=stop rule, the batch and the candidate that ends it. mi-gt
     # keeps the reach expansion (its committed oracle-pass figures were counted so); demask-gt, whose
     # reach is every masked position with the confidence bar off, is lazy
     lazy: bool = False
