@@ -247,10 +247,11 @@ def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: 
         st.oracle[idx.cpu()] += spent
     vals = _draw(logits, cfg, idx, gens)  # (b, L)
     MI_np = MI.cpu().double().numpy() if MI is not None else None
-    cands = []
+    cands, places = [], []
     for r in range(idx.numel()):
         b = int(idx[r])
         pos = np.nonzero(m_np[r])[0]
+        places.append(pos)
         cands.append(
             Candidates(
                 H=H_np[r][pos],
@@ -265,7 +266,7 @@ def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: 
     picks = lazy.select(rule, cands, cfg) if lazy else [rule.select(c, cfg) for c in cands]
     for r in range(idx.numel()):
         b = int(idx[r])
-        chosen = [int(cands[r].pos[i]) for i in picks[r]]
+        chosen = [int(places[r][i]) for i in picks[r]]
         if lazy:
             st.oracle[b] += lazy.maps[r].passes
         if "prev" in rule.reads and P_np is not None:
