@@ -25,8 +25,18 @@ PAPER = {  # our row's label -> the paper's passes / solved beside it
 DEFAULTS = {config_for(name, SUDOKU_DEFAULTS).label() for name in SUDOKU_DEFAULTS if name != "mi-gt"}
 
 
+def rows_of_sweeps(paths) -> list[dict]:
+    """The rows of one sweep, or of several (a label's first row kept: a rule swept in its own folder,
+    as DEMASK's test rows beside Table 1's, brings its own sequential row too)."""
+    seen: dict[str, dict] = {}
+    for path in [paths] if isinstance(paths, (str, Path)) else paths:
+        for r in rows_of(path):
+            seen.setdefault(label(r), r)
+    return list(seen.values())
+
+
 def sweep_table(path, paper=False, wall=True, only=None) -> str:
-    rows = [r for r in rows_of(path) if only is None or label(r) in only]
+    rows = [r for r in rows_of_sweeps(path) if only is None or label(r) in only]
     oracle = any(r.get("avg_oracle_passes") for r in rows)  # a column only where an oracle row exists
     body = []
     for r in rows:
@@ -249,9 +259,11 @@ def headline_table() -> str:
         *sorted(DEFAULTS),  # every sampler at its validation choice
         config_for("mi-gt", SUDOKU_DEFAULTS).label(),
     ]
-    path = R / "sudoku" / "test_hard" / "sweep.csv"
-    table = sweep_table(path, paper=True, wall=False, only=set(keep))
-    missing = [lab for lab in dict.fromkeys(keep) if lab not in {label(r) for r in rows_of(path)}]
+    # Table 1's sweep, and DEMASK's test rows (make sudoku-demask) on the same 1,000 puzzles
+    paths = [R / "sudoku" / "test_hard" / "sweep.csv", R / "sudoku" / "demask" / "test_hard" / "sweep.csv"]
+    paths = [p for p in paths if p.exists()]
+    table = sweep_table(paths, paper=True, wall=False, only=set(keep))
+    missing = [lab for lab in dict.fromkeys(keep) if lab not in {label(r) for r in rows_of_sweeps(paths)}]
     if missing:  # a default or a paper setting with no committed row is said, not dropped
         cols = table.splitlines()[0].count("|") - 1
         table += "\n" + "\n".join(f"| {lab} | not run yet (`make results`) |" + " |" * (cols - 2) for lab in missing)
