@@ -39,7 +39,7 @@ $PY training/train_sudoku_mdm.py $MDM $DATA --max-minutes "$MDM_MIN" --run-dir r
 # shipped in float16 (training/ship_float16.py says why); every later stage reads the shipped file
 $PY training/ship_float16.py runs/gpu_mdm/best runs/gpu_mdm/sudoku_mdm
 cp runs/gpu_mdm/sudoku_mdm.safetensors runs/gpu_mdm/sudoku_mdm.json "$OUT/"
-cp runs/gpu_mdm/log.csv "$LOG/mdm_log.csv"; cp runs/gpu_mdm/loss.png "$LOG/mdm_loss.png" 2>/dev/null
+gzip -9n -c runs/gpu_mdm/log.csv > "$LOG/mdm_log.csv.gz"; cp runs/gpu_mdm/loss.png "$LOG/mdm_loss.png" 2>/dev/null
 pack
 
 echo "== 2. MI data"
