@@ -294,3 +294,29 @@ def test_a_bug_keeps_its_traceback_bad_input_does_not(tmp_path, monkeypatch, cap
     monkeypatch.setattr(sweep, "fingerprint", planted)
     with pytest.raises(ValueError, match="a planted bug"):
         cli.main([*args, "--grid", "sequential"])
+
+
+def test_demask_heads_are_refused_by_name(tmp_path, capsys):
+    """Issue 57's bad input: a TV head trained on another backbone, an MI head where the TV head goes,
+    DEMASK on a backbone with no TV head, tau not finite or negative: each a message naming what
+    exists (exit 2), no results file written."""
+    from mi_viz import cli
+
+    out = tmp_path / "b.csv"
+    sudoku = ["bench", "sudoku", "--puzzles", str(ROOT / "data" / "sudoku" / "test_hard.txt"), "--limit", "1",
+              "--out", str(out), "--sampler", "demask"]  # fmt: skip
+    cases = [
+        (["--tv-head", str(ROOT / "checkpoints" / "antibody_tv_head")], "the head was trained on another backbone"),
+        (["--tv-head", str(ROOT / "checkpoints" / "sudoku_mi_head")], "is a MI head, not the TV (DEMASK) head"),
+        (["--tau", "-1"], "tau must be >= 0 for demask"),
+    ]
+    for extra, said in cases:
+        assert cli.main([*sudoku, *extra]) == 2, extra
+        assert said in capsys.readouterr().err, extra
+    with pytest.raises(SystemExit) as e:
+        cli.main([*sudoku, "--tau", "inf"])
+    assert e.value.code == 2 and "finite number" in capsys.readouterr().err
+    protein = ["bench", "protein", "--n", "1", "--lengths", "50-52", "--out", str(out), "--sampler", "demask"]
+    assert cli.main(protein) == 2
+    assert "no TV (DEMASK) head is shipped for this protein backbone (it has: MI)" in capsys.readouterr().err
+    assert not out.exists()
