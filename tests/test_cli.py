@@ -307,7 +307,7 @@ def test_demask_heads_are_refused_by_name(tmp_path, capsys):
               "--out", str(out), "--sampler", "demask"]  # fmt: skip
     cases = [
         (["--tv-head", str(ROOT / "checkpoints" / "antibody_tv_head")], "the head was trained on another backbone"),
-        (["--tv-head", str(ROOT / "checkpoints" / "sudoku_mi_head")], "is a MI head, not the TV (DEMASK) head"),
+        (["--tv-head", str(ROOT / "checkpoints" / "sudoku_mi_head")], "is an MI head, not the TV (DEMASK) head"),
         (["--tau", "-1"], "tau must be >= 0 for demask"),
     ]
     for extra, said in cases:

@@ -54,7 +54,10 @@ def load_kind(domain, model, kind: str, path=None, device: str = "cpu", checkpoi
     p = require_head(domain, kind, path, checkpoint)
     head, meta = load_head(p, device=device)
     if head.config.target != kind:
-        raise CheckpointError(f"{p} is a {KINDS[head.config.target]} head, not the {KINDS[kind]} head this rule reads")
+        got = KINDS[head.config.target]
+        raise CheckpointError(
+            f"{p} is {'an' if got == 'MI' else 'a'} {got} head, not the {KINDS[kind]} head this rule reads"
+        )
     check_head_fits(head, model)
     want = (meta.get("extra") or {}).get("mdm_sha")
     if want:
