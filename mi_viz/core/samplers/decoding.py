@@ -161,7 +161,8 @@ class LazyMaps:
     the number the full map holds: I_{i->j} and D_{i->j} need only the passes conditioning on i
     (core/mi.py; tests compare the decodes). Every state's rule runs; the positions all of them read
     unexpanded are expanded in one batched ground truth; the rules run again, until none asks for more
-    (as many rounds as the largest batch, plus one)."""
+    (as many rounds as the largest batch, plus one). So a lazy oracle's select may run several times a
+    step: it must be a pure function of its Candidates, as every registered rule is."""
 
     def __init__(self, model, x: torch.Tensor, logits: torch.Tensor, m_np: np.ndarray, eps: float, tv: bool):
         self.model, self.x, self.logits, self.eps, self.tv = model, x, logits, eps, tv  # (b, L), (b, L, V)
