@@ -50,7 +50,7 @@ import numpy as np
 
 from benchmarks.report import save
 from benchmarks.tables.antibody import antibody_defaults
-from benchmarks.tables.common import R, interpolate, label, rows_of
+from benchmarks.tables.common import R, interpolate, label, rows_of, sweep_rows
 from mi_viz.core.choice import Fronts
 from mi_viz.core.paths import portable
 from mi_viz.core.plots import sweep_family
@@ -90,17 +90,11 @@ def per_input_bootstrap(a, plan: Fronts) -> None:
     metric = plan.metrics or "solved"  # the per-input column read (Sudoku: solved; the antibody oracles: pll)
     scale, digits = SCALES.get(metric, (1.0, 3))
     settings = []  # (front, the metric (N,), passes (N,))
-    seen: set[str] = set()
-    for d in dirs:
-        for r in rows_of(d / "sweep.csv"):
-            f = rows_path(d, row_label(r))
-            if not f.exists() or row_label(r) in seen:
-                continue
-            seen.add(row_label(r))
-            with gzip.open(f, "rt") as h:
-                per = list(csv.DictReader(h))
-            value = np.array([float(p[metric] or "nan") for p in per], dtype=float)  # nan: an input its judge skipped
-            settings.append((sweep_family(r), value, np.array([int(p["passes"]) for p in per], dtype=float)))
+    for d, r in sweep_rows(dirs, keep=lambda d, r: rows_path(d, row_label(r)).exists()):
+        with gzip.open(rows_path(d, row_label(r)), "rt") as h:
+            per = list(csv.DictReader(h))
+        value = np.array([float(p[metric] or "nan") for p in per], dtype=float)  # nan: an input its judge skipped
+        settings.append((sweep_family(r), value, np.array([int(p["passes"]) for p in per], dtype=float)))
     fronts = sorted({s[0] for s in settings})
     if a.method not in fronts:
         raise SystemExit(f"no saved rows for the front {a.method!r}; fronts with rows: {fronts}")

@@ -28,6 +28,21 @@ def rows_of(path) -> list[dict]:
 label = row_label  # the library's: every table labels a row as a SamplerConfig would
 
 
+def sweep_rows(dirs, keep=lambda d, r: True) -> list[tuple[Path, dict]]:
+    """Several sweeps of the same inputs read as one (a rule swept apart, as DEMASK's test rows beside
+    Table 1's): (folder, row) in folder order, a setting whose label an earlier folder already gave
+    (and `keep` took) skipped."""
+    seen: set[str] = set()
+    out = []
+    for d in map(Path, dirs):
+        for r in rows_of(d / "sweep.csv"):
+            if label(r) in seen or not keep(d, r):
+                continue
+            seen.add(label(r))
+            out.append((d, r))
+    return out
+
+
 def interpolate(points, x):
     """Solve rate of a curve [(passes, solved)] at `x` passes, linear between its points; None outside."""
     pts = sorted(points)

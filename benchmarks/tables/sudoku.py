@@ -12,7 +12,7 @@ from mi_viz.core.samplers import config_for
 from mi_viz.domains.sudoku import DOMAIN as SUDOKU
 from mi_viz.domains.sudoku import PAPER_TABLE1
 
-from .common import R, interpolate, label, markdown, md_table, need, rows_of
+from .common import R, interpolate, label, markdown, md_table, need, rows_of, sweep_rows
 
 SUDOKU_DEFAULTS = SUDOKU.sampler_defaults
 PAPER = {  # our row's label -> the paper's passes / solved beside it
@@ -25,18 +25,9 @@ PAPER = {  # our row's label -> the paper's passes / solved beside it
 DEFAULTS = {config_for(name, SUDOKU_DEFAULTS).label() for name in SUDOKU_DEFAULTS if name != "mi-gt"}
 
 
-def rows_of_sweeps(paths) -> list[dict]:
-    """The rows of one sweep, or of several (a label's first row kept: a rule swept in its own folder,
-    as DEMASK's test rows beside Table 1's, brings its own sequential row too)."""
-    seen: dict[str, dict] = {}
-    for path in [paths] if isinstance(paths, (str, Path)) else paths:
-        for r in rows_of(path):
-            seen.setdefault(label(r), r)
-    return list(seen.values())
-
-
-def sweep_table(path, paper=False, wall=True, only=None) -> str:
-    rows = [r for r in rows_of_sweeps(path) if only is None or label(r) in only]
+def sweep_table(dirs, paper=False, wall=True, only=None) -> str:
+    """The rows of one sweep folder, or of several read as one (common.sweep_rows)."""
+    rows = [r for _, r in sweep_rows(dirs) if only is None or label(r) in only]
     oracle = any(r.get("avg_oracle_passes") for r in rows)  # a column only where an oracle row exists
     body = []
     for r in rows:
@@ -260,10 +251,11 @@ def headline_table() -> str:
         config_for("mi-gt", SUDOKU_DEFAULTS).label(),
     ]
     # Table 1's sweep, and DEMASK's test rows (make sudoku-demask) on the same 1,000 puzzles
-    paths = [R / "sudoku" / "test_hard" / "sweep.csv", R / "sudoku" / "demask" / "test_hard" / "sweep.csv"]
-    paths = [p for p in paths if p.exists()]
-    table = sweep_table(paths, paper=True, wall=False, only=set(keep))
-    missing = [lab for lab in dict.fromkeys(keep) if lab not in {label(r) for r in rows_of_sweeps(paths)}]
+    dirs = [
+        d for d in (R / "sudoku" / "test_hard", R / "sudoku" / "demask" / "test_hard") if (d / "sweep.csv").exists()
+    ]
+    table = sweep_table(dirs, paper=True, wall=False, only=set(keep))
+    missing = [lab for lab in dict.fromkeys(keep) if lab not in {label(r) for _, r in sweep_rows(dirs)}]
     if missing:  # a default or a paper setting with no committed row is said, not dropped
         cols = table.splitlines()[0].count("|") - 1
         table += "\n" + "\n".join(f"| {lab} | not run yet (`make results`) |" + " |" * (cols - 2) for lab in missing)
@@ -273,11 +265,11 @@ def headline_table() -> str:
 # the generated blocks this module writes (`<!-- tables:NAME -->`), gathered by benchmarks/tables/__init__.py
 BLOCKS = {
     "headline": headline_table,
-    "table1": lambda: sweep_table(R / "sudoku" / "test_hard" / "sweep.csv", paper=True),
+    "table1": lambda: sweep_table([R / "sudoku" / "test_hard"], paper=True),
     "matched": lambda: matched_passes(R / "sudoku" / "test_hard" / "sweep.csv"),
     "fronts": fronts_table,
     "kaggle_fronts": lambda: fronts_table(R / "sudoku" / "kaggle_fronts.json"),
-    "kaggle": lambda: sweep_table(R / "sudoku" / "kaggle" / "sweep.csv"),
+    "kaggle": lambda: sweep_table([R / "sudoku" / "kaggle"]),
     "mi_report": lambda: mi_report_table(R / "sudoku" / "mi_report.json"),
     "mi_short": mi_short_table,
     "latency": latency_table,

@@ -232,10 +232,7 @@ def ground_truth_mi(
     row = scope[:, :, None] & masked[:, None, :] & off if rows else pair  # where the directed maps are kept
     directed = torch.where(row, directed.clamp_min(0), torch.zeros_like(directed))
     tv_dir = torch.where(row, tv_dir.clamp(0, 1), torch.zeros_like(tv_dir))
-    if rows:  # the symmetrised maps and diagnostics inside scope x scope only
-        d_in, t_in = directed * pair, tv_dir * pair
-    else:
-        d_in, t_in = directed, tv_dir
+    d_in, t_in = directed * pair, tv_dir * pair  # the symmetrised maps and diagnostics: scope x scope only
     mi = 0.5 * (d_in + d_in.transpose(1, 2))
     asym = (d_in - d_in.transpose(1, 2)).abs()
     H = entropy_from_logp(torch.log_softmax(base_logits.double(), -1)) * masked  # (B, L)

