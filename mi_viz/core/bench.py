@@ -48,12 +48,15 @@ def run_bench(
     device="cpu",
     progress=None,
     start: torch.Tensor | None = None,
+    streams: list[int] | None = None,
 ) -> BenchResult:
     """Decode every item (start: its (B, L) tokens when the caller encoded them) and score it:
     a row per item (the domain's columns, then passes) and a summary.
 
     A domain whose items differ in length (proteins) says which items share a length
-    (Domain.groups); each group is decoded as its own batch, so nothing is ever padded."""
+    (Domain.groups); each group is decoded as its own batch, so nothing is ever padded.
+    streams: each item's random stream (default its index), so a subset of a set samples each
+    item as the whole set does."""
     t0 = time.perf_counter()
     groups = domain.groups(items) if start is None else [list(range(len(items)))]
     rows: list[dict | None] = [None] * len(items)
@@ -65,15 +68,20 @@ def run_bench(
         sub = [items[i] for i in g]
         x = x.to(device)
         tick = None if progress is None else (lambda done, _n, b=base: progress(b + done, total))
-        res = decode(model, x, cfg, head=head, batch_size=batch_size, progress=tick, streams=g)
+        ids = g if streams is None else [streams[i] for i in g]
+        res = decode(model, x, cfg, head=head, batch_size=batch_size, progress=tick, streams=ids)
         base += int((x == model.mask_id).sum())
         scored = domain.score(sub, res.tokens)
-        for i, r, n, o, sizes in zip(g, scored, res.passes.tolist(), res.oracle_passes.tolist(), res.batch_sizes):
+        revised = res.revised.tolist() if res.revised is not None else [0] * len(g)
+        for i, r, n, o, sizes, v in zip(
+            g, scored, res.passes.tolist(), res.oracle_passes.tolist(), res.batch_sizes, revised
+        ):
             r.update(
                 {
                     "passes": n,
                     "oracle_passes": o if cfg.is_oracle else "",
                     "max_batch": max(sizes) if sizes else 0,
+                    **({"revised": v} if cfg.rule.revises else {}),  # an unmask-only rule's rows stay as they were
                 }
             )
             rows[i] = r
@@ -90,6 +98,7 @@ def run_bench(
         **domain.summarize(done),
         "avg_passes": round(sum(r["passes"] for r in done) / max(1, n), 3),
         "avg_oracle_passes": round(sum(r["oracle_passes"] for r in done) / max(1, n), 1) if cfg.is_oracle else None,
+        **({"avg_revised": round(sum(r["revised"] for r in done) / max(1, n), 3)} if cfg.rule.revises else {}),
         "seconds": round(time.perf_counter() - t0, 2),
         "threads": torch.get_num_threads(),  # wall time means little without it
     }
@@ -106,8 +115,9 @@ def _worker_init(domain, checkpoint, head, device, kinds, threads, tv_head=None)
 
 
 def _worker_run(job):
-    i, cfg, items, batch_size, device = job
-    return i, run_bench(_WORKER["domain"], _WORKER["model"], items, cfg, _WORKER["head"], batch_size, device)
+    i, cfg, items, batch_size, device, streams = job
+    w = _WORKER
+    return i, run_bench(w["domain"], w["model"], items, cfg, w["head"], batch_size, device, streams=streams)
 
 
 def run_grid(
@@ -121,6 +131,7 @@ def run_grid(
     jobs: int = 1,
     threads: int | None = None,
     tv_head=None,
+    streams: list[int] | None = None,
 ):
     """Run every setting over the items; yield (index in cfgs, BenchResult) as each finishes.
 
@@ -136,12 +147,14 @@ def run_grid(
     if jobs <= 1 or len(cfgs) <= 1:
         model, h = load_models(domain, checkpoint, head, device, kinds=kinds, tv_head=tv_head)
         for i, c in enumerate(cfgs):
-            yield i, run_bench(domain, model, items, c, h, batch_size, device)
+            yield i, run_bench(domain, model, items, c, h, batch_size, device, streams=streams)
         return
     ctx = mp.get_context("spawn")  # fork would copy torch's thread pool state
     init = (domain, checkpoint, head, device, kinds, max(1, threads // jobs), tv_head)
     with ctx.Pool(jobs, _worker_init, init) as pool:
-        yield from pool.imap_unordered(_worker_run, [(i, c, items, batch_size, device) for i, c in enumerate(cfgs)])
+        yield from pool.imap_unordered(
+            _worker_run, [(i, c, items, batch_size, device, streams) for i, c in enumerate(cfgs)]
+        )
 
 
 def write_rows(rows, path):

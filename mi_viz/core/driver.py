@@ -40,6 +40,7 @@ class Task:
     columns: dict = field(default_factory=dict)  # bench: summary columns before the score's (inputs, skipped lines)
     tail: dict = field(default_factory=dict)  # bench: and after it
     ids: list[str] | None = None  # an id per item, written in the rows
+    streams: list[int] | None = None  # each item's random stream (None: its index among the items)
     companions: Callable[[list[dict], Path], Any] | None = None  # bench: files beside the rows (FASTA)
     title: str = ""  # of the sweep's plot
     plot: dict = field(default_factory=dict)  # the sweep plot's metric, scale, paper points
@@ -86,7 +87,8 @@ def bench(task: Task, cfg: SamplerConfig, a: BenchRun, dev: str) -> dict:
         task.domain, task.checkpoint, task.head, dev, kinds=kinds_of([cfg]), tv_head=task.tv_head, model=task.model
     )
     bar = progress.callback(f"decoding ({cfg.label()})", unit="position")
-    res = run_bench(task.domain, model, task.items, cfg, head, a.batch_size or DECODE_BATCH, dev, bar)
+    res = run_bench(task.domain, model, task.items, cfg, head, a.batch_size or DECODE_BATCH, dev, bar,
+                    streams=task.streams)  # fmt: skip
     if task.ids is not None:
         for rid, r in zip(task.ids, res.rows):
             r["id"] = rid
@@ -123,6 +125,7 @@ def sweep(task: Task, cfgs: list[SamplerConfig], a: SweepRun, dev: str) -> list[
         report=say,
         keep_others=a.keep_others,
         tv_head=task.tv_head,
+        streams=task.streams,
     )
 
 

@@ -147,6 +147,7 @@ def run_sweep(
     report: Callable[[dict], None] | None = None,
     keep_others: bool = False,
     tv_head=None,
+    streams: list[int] | None = None,
 ) -> list[dict]:
     """Decode items under every setting and write OUT/sweep.csv (+ sweep.png / sweep.html).
 
@@ -204,7 +205,8 @@ def run_sweep(
             w.writeheader()
             w.writerows(rows)
 
-    grid = run_grid(domain, [cfgs[i] for i in todo], items, checkpoint, head, device, batch_size, jobs, tv_head=tv_head)
+    grid = run_grid(domain, [cfgs[i] for i in todo], items, checkpoint, head, device, batch_size, jobs,
+                    tv_head=tv_head, streams=streams)  # fmt: skip
     for j, r in grid:
         i = todo[j]
         judged = extra(r) if extra else {}  # first: a judge may add its per-item figures to the rows

@@ -16,7 +16,7 @@ import torch
 from .. import strict_json
 from ..mi import ground_truth_mi
 from ..reading import read_state
-from .registry import Candidates, SamplerConfig
+from .registry import Candidates, Revision, SamplerConfig, Written
 
 
 @dataclass
@@ -33,6 +33,13 @@ class StepRecord:
     values: list[int]  # token written at each selected position
     passes: int  # backbone passes so far, this one included
     oracle_passes: int = 0  # extra passes of the ground-truth oracle so far
+    # a revising rule's remasks in this step (trace format 2): decoded positions set back to MASK after
+    # the step's writes, and the token each held; a rule that only unmasks leaves both empty
+    remasked: list[int] = field(default_factory=list)
+    cleared: list[int] = field(default_factory=list)
+
+
+TRACE_FORMAT = 2  # 1: unmask-only steps; 2: a step may remask (StepRecord.remasked / cleared)
 
 
 @dataclass
@@ -42,6 +49,7 @@ class Trace:
     final: list[int]  # (L,) tokens at the end
     steps: list[StepRecord] = field(default_factory=list)
     meta: dict = field(default_factory=dict)
+    format: int = TRACE_FORMAT  # a trace written before formats were numbered reads as 1
 
     def to_json(self) -> str:
         # the same document as strict_json.dumps(asdict(self)), without asdict's deep copy of every
@@ -52,14 +60,23 @@ class Trace:
             "final": self.final,
             "steps": [vars(s) for s in self.steps],
             "meta": self.meta,
+            "format": self.format,
         }
         return strict_json.dumps(d, separators=(",", ":"))
 
     @classmethod
     def from_json(cls, text: str) -> Trace:
         d = json.loads(text)
+        d.setdefault("format", 1)
+        if d["format"] > TRACE_FORMAT:
+            raise ValueError(f"trace format {d['format']} is newer than this mi-viz reads ({TRACE_FORMAT})")
         d["steps"] = [StepRecord(**s) for s in d["steps"]]
         return cls(**d)
+
+    @property
+    def revised(self) -> int:
+        """How many remasks the decode made (0 for a rule that only unmasks)."""
+        return sum(len(s.remasked) for s in self.steps)
 
     def tokens_at(self, step: int) -> list[int]:
         """Tokens after `step` steps (0 = initial, len(steps) = final)."""
@@ -79,8 +96,9 @@ class DecodeResult:
     seconds: float = 0.0
     states: list[torch.Tensor] | None = None  # keep_states: (B, L) tokens before each step
     revealed: np.ndarray | None = (
-        None  # (B, L) the step (1-based, the sequence's own) that wrote each position; 0 given
+        None  # (B, L) the step (1-based, the sequence's own) that last wrote each position; 0 given
     )
+    revised: np.ndarray | None = None  # (B,) remasks made per sequence (a revising rule's; else zeros)
 
 
 def _round(x: torch.Tensor, nd: int = 5):
@@ -222,6 +240,21 @@ class _State:
     committed: np.ndarray  # (B, L) the probability a position was unmasked with (DAWN's anchors); nan while masked
     prev: dict[int, np.ndarray]  # sequence -> its marginals (L, V) one pass earlier ("prev")
     traces: list[Trace]
+    # what a revising rule reads ("written"): (B, L) times each position was written, the top
+    # probability of its marginal when last written (nan while masked or given), the step a rule
+    # marked it at (0: unmarked); and (B,) remasks so far
+    times: np.ndarray | None = None
+    conf: np.ndarray | None = None
+    marked: np.ndarray | None = None
+    revised: np.ndarray | None = None
+
+
+def _written(st: _State, b: int, masked: np.ndarray) -> Written:
+    """Sequence b's decoded positions (written and not masked again) as a revising rule reads them."""
+    assert st.times is not None and st.conf is not None and st.marked is not None and st.revised is not None
+    pos = np.nonzero((st.times[b] > 0) & ~masked)[0]
+    return Written(pos, st.revealed[b].copy(), st.conf[b].copy(), st.times[b].copy(), st.marked[b].copy(),
+                   int(st.revised[b]), len(st.sizes[b]) + 1)  # fmt: skip
 
 
 def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: bool) -> None:
@@ -240,6 +273,7 @@ def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: 
     H_np = H.cpu().double().numpy()  # (b, L)
     m_np = masked.cpu().numpy()  # (b, L)
     P_np = torch.softmax(logits, -1).cpu().double().numpy() if wants_probs else None  # (b, L, V)
+    revises = "written" in rule.reads
     lazy = None
     if rule.is_oracle and rule.lazy:
         lazy = LazyMaps(model, x, out.logits, m_np, cfg.gt_eps, tv="exact-tv" in rule.reads)
@@ -262,12 +296,20 @@ def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: 
                 prev=st.prev[b][pos] if b in st.prev else None,
                 attention=A_np[r] if A_np is not None else None,
                 committed=st.committed[b] if wants_attention else None,
+                written=_written(st, b, m_np[r]) if revises else None,
             )
         )
     picks = lazy.select(rule, cands, cfg) if lazy else [rule.select(c, cfg) for c in cands]
     for r in range(idx.numel()):
         b = int(idx[r])
-        chosen = [int(places[r][i]) for i in picks[r]]
+        rev = picks[r] if isinstance(picks[r], Revision) else Revision(list(picks[r]))
+        if not rev.unmask:
+            raise RuntimeError(f"the {cfg.name!r} rule unmasked nothing: a step must write at least one position")
+        chosen = [int(places[r][i]) for i in rev.unmask]
+        remask = sorted(int(p) for p in rev.remask)
+        shown = cands[r].written
+        if remask and (shown is None or not np.isin(remask, [*shown.pos.tolist(), *chosen]).all()):
+            raise RuntimeError(f"the {cfg.name!r} rule remasked a position neither written nor being written: {remask}")
         if lazy:
             st.oracle[b] += lazy.maps[r].passes
         if "prev" in rule.reads and P_np is not None:
@@ -286,13 +328,29 @@ def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: 
                     values=written,
                     passes=int(st.passes[b]),
                     oracle_passes=int(st.oracle[b]),
+                    remasked=remask,
+                    cleared=[],  # filled below, after this step's writes (a deferred position holds its new one)
                 )
             )
         st.tokens[b, chosen] = torch.tensor(written, device=st.tokens.device)
+        if record and remask:
+            st.traces[b].steps[-1].cleared = st.tokens[b, remask].tolist()
         if wants_attention and P_np is not None:
             st.committed[b, chosen] = P_np[r, chosen, vals[r, chosen].numpy()]
         st.sizes[b].append(len(chosen))
         st.revealed[b, chosen] = len(st.sizes[b])
+        if st.times is not None:  # a revising rule's memory: what was written, how surely, what it marked
+            st.times[b, chosen] += 1
+            st.conf[b, chosen] = P_np[r, chosen].max(-1) if P_np is not None else np.nan
+            st.marked[b, chosen] = 0
+            st.marked[b, [int(places[r][i]) for i in rev.mark]] = len(st.sizes[b])
+            if remask:
+                st.tokens[b, remask] = model.mask_id
+                st.marked[b, remask] = 0
+                st.conf[b, remask] = np.nan
+                st.revised[b] += len(remask)
+                if wants_attention:
+                    st.committed[b, remask] = np.nan
 
 
 # inference_mode, not no_grad: it skips autograd bookkeeping, a visible share of the head's small ops at batch 1
@@ -338,6 +396,11 @@ def decode(
         prev={},
         traces=[Trace(cfg.to_dict(), tokens[b].tolist(), []) for b in range(B)] if record else [],
     )
+    if "written" in cfg.rule.reads:
+        st.times = np.zeros((B, L), dtype=np.int64)
+        st.conf = np.full((B, L), np.nan)
+        st.marked = np.zeros((B, L), dtype=np.int64)
+        st.revised = np.zeros(B, dtype=np.int64)
     total_masked = int((tokens == mask_id).sum())
     step = 0
     states: list[torch.Tensor] = []
@@ -345,6 +408,8 @@ def decode(
         active = (st.tokens == mask_id).any(1).nonzero().squeeze(1)  # (A,)
         if active.numel() == 0 or (max_steps is not None and step >= max_steps):
             break
+        if step > 4 * L + 16:  # only a rule that remasks without end gets here
+            raise RuntimeError(f"the {cfg.name!r} rule has not finished after {step} passes over {L} positions")
         if keep_states:
             states.append(st.tokens.cpu().clone())
         for s in range(0, active.numel(), batch_size):
@@ -364,4 +429,5 @@ def decode(
         time.perf_counter() - t0,
         states if keep_states else None,
         st.revealed,
+        st.revised if st.revised is not None else np.zeros(B, dtype=np.int64),
     )

@@ -21,7 +21,37 @@ import numpy as np
 from ..errors import InputError
 from .params import PARAMS, Param
 
-READS = ("probs", "prev", "mi", "exact-mi", "attention", "tv", "exact-tv")  # what a rule may ask decode for
+READS = ("probs", "prev", "mi", "exact-mi", "attention", "tv", "exact-tv", "written")  # what a rule may ask for
+
+
+@dataclass
+class Written:
+    """What a revising rule ("written") sees of one state's n decoded positions: those written by
+    this decode and not masked again (the context it was given is never among them)."""
+
+    pos: np.ndarray  # (n,) places in the sequence of the decoded positions
+    # per place in the sequence (L,): the step (1-based, the sequence's own) that last wrote it, the
+    # top probability of its marginal then (nan while masked or given), how often it was written, and
+    # the step the rule marked it at (Revision.mark; 0: unmarked)
+    step: np.ndarray
+    conf: np.ndarray
+    times: np.ndarray
+    mark: np.ndarray
+    revised: int  # remasks so far (this sequence)
+    now: int  # this step (1-based)
+
+
+@dataclass
+class Revision:
+    """A revising rule's step: the candidates to unmask (indices into Candidates, at least one); the
+    positions to set back to MASK after this step's writes (places in the sequence: decoded ones,
+    from Candidates.written.pos, or ones written in this very step, which defers them); and the
+    candidates unmasked now that it marks for a later look (read back as Written.mark). A rule
+    that returns a plain list only unmasks."""
+
+    unmask: list[int]
+    remask: list[int] = field(default_factory=list)
+    mark: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -39,6 +69,7 @@ class Candidates:
     # probability each position's value had when it was unmasked (1 for the starting context, nan while masked)
     attention: np.ndarray | None = None
     committed: np.ndarray | None = None
+    written: Written | None = None  # ("written") the decoded positions, for a rule that may remask them
 
 
 @dataclass(frozen=True)
@@ -49,7 +80,8 @@ class Sampler:
     name: str
     summary: str  # one line: what the rule does (help texts, docs/samplers.md)
     params: Mapping[str, Any]  # the parameters it takes -> registry defaults, in PARAMS order
-    select: Callable[[Candidates, SamplerConfig], list[int]]
+    # -> the candidates to unmask; a rule reading "written" may return a Revision (it may also remask)
+    select: Callable[[Candidates, SamplerConfig], Any]
     reads: frozenset[str] = frozenset()  # of READS
     version: int = 1  # of the selection rule: sweep rows record it, so --resume never mixes rules
     curve: tuple[str, ...] = ("lam",)  # parameters that name a sweep curve; the others move along it
@@ -87,6 +119,11 @@ class Sampler:
     @property
     def is_oracle(self) -> bool:
         return bool({"exact-mi", "exact-tv"} & self.reads)
+
+    @property
+    def revises(self) -> bool:
+        """Whether it may remask what it wrote (it reads "written"): its rows count the remasks."""
+        return "written" in self.reads
 
     def param_help(self, p: str) -> str:
         return self.help.get(p, PARAMS[p].help)

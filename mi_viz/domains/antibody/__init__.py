@@ -141,6 +141,8 @@ class Scope:
 
 
 CHAIN_TYPES = {"igh": "heavy", "igk": "kappa", "igl": "lambda"}
+# --chains: a chain type by name -> the loci the numbering calls it
+LOCI_OF = {"heavy": ("igh",), "kappa": ("igk",), "lambda": ("igl",), "light": ("igk", "igl")}
 # each backbone's training data, as its authors describe it
 SCOPE = {
     ANTIBERTY: Scope(("human", "mouse", "rat", "rabbit", "rhesus", "alpaca"), ("igh", "igk", "igl"),
@@ -381,12 +383,20 @@ class ChainSet:
 
     items: list[Infill]
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (id, why)
+    # each item's random stream: its place among the chains read (before a chain-type filter), so
+    # dropping another chain type never changes what a kept chain draws
+    streams: list[int] = field(default_factory=list)
+    other_loci: list[tuple[str, str]] = field(default_factory=list)  # (id, locus) left out by `loci`
 
 
-def read_infills(path, mask: str = "cdr3", limit: int | None = None, skip: bool = True) -> ChainSet:
+def read_infills(
+    path, mask: str = "cdr3", limit: int | None = None, skip: bool = True, loci: tuple[str, ...] | None = None
+) -> ChainSet:
     """The shipped chains (data/antibody/**.tsv[.gz]) or a user's FASTA, each numbered, trimmed to
     its V domain and masked. skip: a chain that cannot be numbered (or lacks the region) is set
-    aside with its reason instead of stopping the read; a file with no chain left is an error."""
+    aside with its reason instead of stopping the read; a file with no chain left is an error.
+    loci ("igh", ...): keep only chains the numbering calls so (a "heavy" set deposited as a
+    VH-linker-VL fusion can number as its VL); limit then counts the kept chains."""
     p = Path(path)
     if not p.exists():
         raise MissingFileError(f"chain file not found: {p}")
@@ -394,24 +404,36 @@ def read_infills(path, mask: str = "cdr3", limit: int | None = None, skip: bool 
         recs = [(rid, c.sequence) for rid, c in read_chains(p)]
     else:
         recs = read_user_chains(p.read_text(), check=not skip)
-    recs = recs[:limit] if limit else recs
+    recs = recs[:limit] if limit and not loci else recs
     out = ChainSet([])
-    for rid, s in recs:
+    for place, (rid, s) in enumerate(recs):
+        if loci and limit and len(out.items) >= limit:
+            break
         try:
-            out.items.append(infill(rid, s, mask))
+            it = infill(rid, s, mask)
         except (NumberingError, SequenceError) as e:
             if not skip:
                 raise
             out.skipped.append((rid, str(e).removeprefix(f"{rid}: ")))
+            continue
+        if loci and it.locus not in loci:
+            out.other_loci.append((rid, it.locus))
+            continue
+        out.items.append(it)
+        out.streams.append(place)
     if not out.items:
+        if out.other_loci:
+            got = ", ".join(sorted({CHAIN_TYPES.get(lc, lc) for _, lc in out.other_loci}))
+            want = " or ".join(CHAIN_TYPES.get(lc, lc) for lc in loci or ())
+            raise NumberingError(f"no {want} chain in {p.name} ({len(out.other_loci)} {got} chains left out)")
         why = "; ".join(f"{rid}: {w}" for rid, w in out.skipped[:3])
         raise NumberingError(f"no chain of {p.name} can be infilled ({len(out.skipped)} skipped: {why})")
     return out
 
 
-def chains_of(path, mask: str = "cdr3", limit: int | None = None) -> list[Infill]:
-    """Every chain of a file, infilled (NumberingError at the first the numbering refuses)."""
-    return read_infills(path, mask, limit, skip=False).items
+def chains_of(path, mask: str = "cdr3", limit: int | None = None, loci: tuple[str, ...] | None = None) -> list[Infill]:
+    """Every chain of a file (of those loci), infilled (NumberingError at the first the numbering refuses)."""
+    return read_infills(path, mask, limit, skip=False, loci=loci).items
 
 
 DOMAIN = AntibodyDomain()

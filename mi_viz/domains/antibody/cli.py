@@ -29,13 +29,20 @@ from ...core.models import load_models, require_head
 from ...core.paths import portable
 from ...core.sweep import inputs_label
 from ..protein.alphabet import PAD
-from . import DATA, DOMAIN, SCOPE, read_infills
+from . import CHAIN_TYPES, DATA, DOMAIN, LOCI_OF, SCOPE, read_infills
 
 
 def add_arguments(command: str, p):
     p.add_argument("--fasta", default=str(DATA / "test.tsv"), help="V domains (FASTA, or the shipped .tsv sets)")
     p.add_argument("--mask", default="cdr3", help="cdr3, cdrs, fwr1..fwr4, cdr1+cdr2, or a span 95-108")
-    p.add_argument("--limit", type=int, default=None, help="the first N chains only")
+    p.add_argument("--limit", type=int, default=None, help="the first N chains only (of --chains' type)")
+    p.add_argument(
+        "--chains",
+        choices=tuple(LOCI_OF),
+        default=None,
+        help="keep only chains the numbering calls this type (a 'heavy' set can hold a VH-linker-VL fusion "
+        "that numbers as its VL); each kept chain samples as it would in the whole file",
+    )
     p.add_argument(
         "--backbone", default=None, help="antiberty (default), sapiens-vh, sapiens-vl, or a masked LM directory"
     )
@@ -83,9 +90,14 @@ def infill_states(model, items, n: int, seed: int, dev: str) -> torch.Tensor:
 def read(a) -> list:
     """The chains to infill; those the numbering refuses named on stderr and counted (a.skipped),
     a constant region's trimming said once."""
-    got = read_infills(a.fasta, a.mask, a.limit)
+    got = read_infills(a.fasta, a.mask, a.limit, loci=LOCI_OF[a.chains] if a.chains else None)
     for rid, why in got.skipped:
         driver.warn(f"skipped {rid}: {why}")
+    if got.other_loci:
+        calls = ", ".join(f"{rid} ({CHAIN_TYPES.get(lc, lc)})" for rid, lc in got.other_loci)
+        driver.warn(f"{len(got.other_loci)} chains are not {a.chains}: left out ({calls})")
+    # with --chains each chain keeps its place in the file as its random stream; else its place among those read
+    a.streams = got.streams if a.chains else None
     trimmed = sum(1 for it in got.items if it.numbered is not None and it.numbered.trimmed != (0, 0))
     if trimmed:
         driver.warn(
@@ -101,6 +113,7 @@ def read(a) -> list:
         )
         a.outside = len(outside)
         got.items[:] = [it for it in got.items if it not in outside]
+        a.streams = None  # in scope: the kept chains sample by their place among the kept (as its rows were made)
         if not got.items:
             raise InputError(f"no chain of {a.fasta} is inside {a.backbone or 'antiberty'}'s scope")
     elif outside:
@@ -126,7 +139,8 @@ def run(command: str, a, cfg_or_grid, dev: str):
     backbone = a.backbone or "antiberty"
     scorer = DOMAIN.judge(model, a.reference, items=items, k=a.clusters, unirep=not a.no_judge,
                           backbone=backbone, others=not a.no_other_lms)  # fmt: skip
-    what = inputs_label(f"{Path(a.fasta).name}:{a.mask}", a.limit) + (":in-scope" if a.in_scope else "")
+    what = inputs_label(f"{Path(a.fasta).name}:{a.mask}" + (f":{a.chains}" if a.chains else ""), a.limit)
+    what += ":in-scope" if a.in_scope else ""
     reference = Path(a.reference).name if a.reference else "none"
     task = driver.Task(
         DOMAIN,
@@ -147,6 +161,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         },  # fmt: skip
         tail={"reference": reference},
         ids=[it.id for it in items],
+        streams=a.streams,
         title=f"Antibodies ({a.mask} infill): pseudo-log-likelihood vs passes",
         plot={"metric": "pll", "scale": 1.0, "ylabel": "infill pseudo-log-likelihood (nats / residue)"},
         temperature=a.temperature if command == "sweep" else None,
