@@ -322,8 +322,8 @@ AB_VAL_GRID := sequential; topk:k=2,3,4,5,6; eb:gamma=1,2,3,4,6,8; mi:gamma=4,6,
   dawn:tau=0.4:induce=0.4:low=0.2; dawn:tau=0.45:induce=0.45:low=0.25; dawn:tau=0.5:induce=0.5:low=0.3; dawn:tau=0.6:induce=0.6:low=0.4; \
   $(AB_DEMASK_GRID)
 antibody-val-sweep: setup olga
-	$(BIN)/python -m mi_viz sweep antibody --fasta data/antibody/natural/sabdab_val.tsv.gz --limit 128 --mask cdr3 \
-	  --grid "$(AB_VAL_GRID)" --out-dir results/antibody/val_sweep --resume --jobs 1 --threads 2
+	$(BIN)/python -m mi_viz sweep antibody --fasta data/antibody/natural/sabdab_val.tsv.gz --chains heavy --limit 128 \
+	  --mask cdr3 --grid "$(AB_VAL_GRID)" --out-dir results/antibody/val_sweep --resume --jobs 1 --threads 2
 	$(BIN)/python -m benchmarks.defaults antibody
 # the test folds at the validated settings (benchmarks.defaults --grid: sequential, then every rule's choice at 1/2.5,
 # 1/2 and 1/4 of sequential's validation passes), chains paired (benchmarks.fronts antibody); the head against exact
@@ -337,16 +337,16 @@ results/antibody/mi_report.json:
 	  --eps 1e-2 --out results/antibody/mi_report.json --threads 2
 
 antibody-results: setup olga results/antibody/mi_report.json
-	$(BIN)/python -m mi_viz sweep antibody --fasta $(AB_NATURAL)/rabd_test.tsv.gz --mask cdr3 \
+	$(BIN)/python -m mi_viz sweep antibody --fasta $(AB_NATURAL)/rabd_test.tsv.gz --chains heavy --mask cdr3 \
 	  --grid "$$($(BIN)/python -m benchmarks.defaults antibody --grid)" --out-dir results/antibody/rabd_test \
 	  --save-rows --resume --jobs 1 --threads 2
 	$(BIN)/python -m benchmarks.fronts antibody --sweep-dir results/antibody/rabd_test
-	$(BIN)/python -m mi_viz sweep antibody --fasta $(AB_NATURAL)/sabdab_test.tsv.gz --mask cdr3 \
+	$(BIN)/python -m mi_viz sweep antibody --fasta $(AB_NATURAL)/sabdab_test.tsv.gz --chains heavy --mask cdr3 \
 	  --grid "$$($(BIN)/python -m benchmarks.defaults antibody --grid)" --out-dir results/antibody/sabdab_test \
 	  --save-rows --resume --jobs 1 --threads 2
 	$(BIN)/python -m benchmarks.fronts antibody --sweep-dir results/antibody/sabdab_test
 	for set in sabdab_test rabd_test; do $(BIN)/python -m mi_viz sweep antibody --fasta $(AB_NATURAL)/$$set.tsv.gz \
-	  --mask cdr3 --grid sequential --temperature 0 --out-dir results/antibody/greedy_$$set --save-rows --resume \
+	  --chains heavy --mask cdr3 --grid sequential --temperature 0 --out-dir results/antibody/greedy_$$set --save-rows --resume \
 	  --threads 2 || exit 1; done
 # Sapiens (heavy) as a second backbone: its own MI data on OLGA heavy chains (about 25 minutes on one core; DEMASK's
 # TV kept beside), its MI head (the MI head's kit, block 2 of its 4), shipped in float16; its test rows: sequential,

@@ -243,15 +243,43 @@ def per_chain(chains: list[dict], metric: str) -> np.ndarray:
     return np.array([float(r[metric]) if r.get(metric) not in ("", None, "-inf") else np.nan for r in chains])
 
 
+MARGIN = 0.05  # nats a residue: the equivalence margin of the antibody verdicts (two one-sided tests at 90 %)
+Z_POWER = 1.6449 + 0.8416  # one-sided 5 % test at 80 % power: the smallest effect a comparison can detect
+
+
+def verdict(ci: list[float], margin: float = MARGIN) -> str:
+    """The word a 90 % interval of (rule minus other) earns: "ahead" / "behind" (it excludes 0), else
+    "level" (two one-sided tests: inside +-margin), "no worse" (above -margin only), "no better" (below
+    +margin only) or "no difference detected" (non-significance, not equivalence)."""
+    lo, hi = ci
+    if lo > 0:
+        return "ahead"
+    if hi < 0:
+        return "behind"
+    if -margin < lo and hi < margin:
+        return "level"
+    if -margin < lo:
+        return "no worse"
+    if hi < margin:
+        return "no better"
+    return "no difference detected"
+
+
 def paired(d: np.ndarray, draws: np.ndarray, levels: tuple[float, ...]) -> dict:
     """A per-chain difference's mean and its bootstrap intervals (chains resampled, the same draws for
-    every comparison): {diff, ci90: [lo, hi], ci_fw: [lo, hi] (the family-wise level)}."""
+    every comparison): {diff, ci90: [lo, hi], ci_fw: [lo, hi] (the family-wise level)}; the word the
+    90 % interval earns at +-MARGIN (verdict), and the smallest difference n chains of this spread
+    detect at 80 % power (mde80 = (z_.95 + z_.80) sd / sqrt(n))."""
     ok = ~np.isnan(d)
     boot = np.nanmean(np.where(ok[draws], d[draws], np.nan), axis=1)
     out: dict = {"diff": round(float(np.nanmean(d)), 4), "n": int(ok.sum())}
     for name, level in zip(("ci90", "ci_fw"), levels):
         lo, hi = np.nanquantile(boot, [(1 - level) / 2, 1 - (1 - level) / 2])
         out[name] = [round(float(lo), 4), round(float(hi), 4)]
+    sd = float(np.nanstd(d, ddof=1)) if ok.sum() > 1 else float("nan")
+    out["sd"] = round(sd, 4)
+    out["mde80"] = round(Z_POWER * sd / np.sqrt(max(1, ok.sum())), 4)
+    out["verdict"] = verdict(out["ci90"])
     return out
 
 

@@ -225,6 +225,19 @@ def _ci(c: dict, key: str = "ci90") -> str:
     return f"{c['diff']:+.3f} ({c[key][0]:+.3f} .. {c[key][1]:+.3f})"
 
 
+def _verdict(c: dict, prefix: str = "") -> str:
+    """The word fronts.verdict gave the 90 % interval (two one-sided tests at +-0.05 nats for "level",
+    "no worse", "no better"); "no difference detected" with the smallest difference the chains detect
+    at 80 % power beside it, so non-significance never reads as equivalence."""
+    from benchmarks.fronts import verdict
+
+    v = c.get("verdict") or verdict(c["ci90"])
+    word = {"ahead": "MI ahead", "behind": "MI behind"}.get(v, v)
+    if v == "no difference detected" and "mde80" in c:
+        word += f" (detects {c['mde80']:.2f})"
+    return f"{prefix}; {word}" if prefix else word
+
+
 def antibody_natural_fronts_table(where: str = "sabdab_test", folder: str = "") -> str:
     """At each budget, the validated MI rule against sequential (non-inferiority: the 90 % lower bound of
     the per-chain difference above -0.05 nats) and against every rival read at the MI rule's own test
@@ -238,7 +251,7 @@ def antibody_natural_fronts_table(where: str = "sabdab_test", folder: str = "") 
             out.append({"budget": f"1/{share}", "judge": judge, "MI rule (passes)": f"{b['mi']} ({b['mi_passes']:.2f})",
                         "vs": f"sequential ({b['sequential_passes']:.2f})", "difference (90 %)": _ci(s),
                         f"family-wise ({100 * f['family_wise_level']:.1f} %)": "",
-                        "verdict": "non-inferior" if s["ci90"][0] > -0.05 else "not shown non-inferior"})  # fmt: skip
+                        "verdict": _verdict(s, "non-inferior" if s["ci90"][0] > -0.05 else "")})  # fmt: skip
             for rv, c in b["rivals"].items():
                 if "outside" in c:
                     cell = {"difference (90 %)": f"outside its passes ({', '.join(map(str, c['outside']))})"}
@@ -246,8 +259,8 @@ def antibody_natural_fronts_table(where: str = "sabdab_test", folder: str = "") 
                 else:
                     cm = c[m]
                     lo, hi = cm["ci_fw"]
-                    verdict = "MI ahead" if cm["ci90"][0] > 0 else ("MI behind" if cm["ci90"][1] < 0 else "level")
-                    verdict += " (family-wise too)" if (lo > 0 or hi < 0) and verdict != "level" else ""
+                    verdict = _verdict(cm)
+                    verdict += " (family-wise too)" if lo > 0 or hi < 0 else ""
                     cell = {"difference (90 %)": _ci(cm), f"family-wise ({100 * f['family_wise_level']:.1f} %)":
                             f"{lo:+.3f} .. {hi:+.3f}"}  # fmt: skip
                 out.append({"budget": f"1/{share}", "judge": judge, "MI rule (passes)": "", "vs": rv, **cell,

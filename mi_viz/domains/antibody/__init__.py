@@ -191,7 +191,7 @@ class AntibodyDomain:
             "paired chains",
             "natural chains: the validated settings, chains paired, by species",
             sweep_dir="antibody/sabdab_test",
-            rivals=("dilated", "margin", "klass", "threshold", "dawn", "eb", "topk", "demask"),
+            rivals=("dilated", "margin", "klass", "threshold", "dawn", "eb", "topk", "demask", "mi-zero"),
             choice="antibody/val_sweep/choice.json",
             metrics="pll,pll_sapiens,pll_antiberty",
             boot=10_000,
