@@ -57,8 +57,8 @@ def summary(old: dict, rows: list[dict]) -> dict:
     new = dict(old)
     n = len(rows)
     new["n"] = str(n)
-    new["recovery"] = str(round(float(np.mean([float(r['recovery']) for r in rows])), 4))
-    new["avg_passes"] = str(round(sum(int(r['passes']) for r in rows) / n, 3))
+    new["recovery"] = str(round(float(np.mean([float(r["recovery"]) for r in rows])), 4))
+    new["avg_passes"] = str(round(sum(int(r["passes"]) for r in rows) / n, 3))
     for k in MEANS:
         if old.get(k, "") == "" or k not in rows[0]:
             continue
@@ -76,7 +76,7 @@ def summary(old: dict, rows: list[dict]) -> dict:
         if not suffix:
             new["pgen_zero"] = str(round(1 - len(fin) / len(got), 4)) if got else ""
     if "avg_revised" in old and "revised" in rows[0]:
-        new["avg_revised"] = str(round(sum(int(r['revised']) for r in rows) / n, 3))
+        new["avg_revised"] = str(round(sum(int(r["revised"]) for r in rows) / n, 3))
     return new
 
 

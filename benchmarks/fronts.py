@@ -50,7 +50,7 @@ import numpy as np
 
 from benchmarks.report import save
 from benchmarks.tables.antibody import antibody_defaults
-from benchmarks.tables.common import R, interpolate, label, rows_of, sweep_rows
+from benchmarks.tables.common import Z_POWER, R, interpolate, label, rows_of, sweep_rows, verdict
 from mi_viz.core.choice import Fronts
 from mi_viz.core.paths import portable
 from mi_viz.core.plots import sweep_family
@@ -241,28 +241,6 @@ def saved_chains(sweep_dir: Path, row: dict) -> list[dict]:
 def per_chain(chains: list[dict], metric: str) -> np.ndarray:
     """(N,) one figure per chain (nan where the judge had none: a Pgen of a non-human chain, -inf as nan)."""
     return np.array([float(r[metric]) if r.get(metric) not in ("", None, "-inf") else np.nan for r in chains])
-
-
-MARGIN = 0.05  # nats a residue: the equivalence margin of the antibody verdicts (two one-sided tests at 90 %)
-Z_POWER = 1.6449 + 0.8416  # one-sided 5 % test at 80 % power: the smallest effect a comparison can detect
-
-
-def verdict(ci: list[float], margin: float = MARGIN) -> str:
-    """The word a 90 % interval of (rule minus other) earns: "ahead" / "behind" (it excludes 0), else
-    "level" (two one-sided tests: inside +-margin), "no worse" (above -margin only), "no better" (below
-    +margin only) or "no difference detected" (non-significance, not equivalence)."""
-    lo, hi = ci
-    if lo > 0:
-        return "ahead"
-    if hi < 0:
-        return "behind"
-    if -margin < lo and hi < margin:
-        return "level"
-    if -margin < lo:
-        return "no worse"
-    if hi < margin:
-        return "no better"
-    return "no difference detected"
 
 
 def paired(d: np.ndarray, draws: np.ndarray, levels: tuple[float, ...]) -> dict:

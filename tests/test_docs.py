@@ -119,3 +119,58 @@ def test_the_readme_python_api_runs_as_written(monkeypatch):
     scope: dict = {}
     exec(compile(block, "README.md (Python API)", "exec"), scope)  # noqa: S102 - our own README
     assert scope["res"].passes.item() < 57 and "<iframe" in scope["mi_viz"].show(scope["trace"])._repr_html_()
+
+
+def test_every_figure_in_the_readme_and_docs_matches_its_source():
+    """make test runs the sources check on the documents themselves (not only on a copy): a figure of a
+    marked paragraph its files do not hold, or one that names its own cell and differs from it, fails."""
+    from benchmarks.tables import DOCS, sources
+
+    assert [bad for doc in DOCS for bad in sources.check(doc)] == []
+
+
+def _antibody_paragraph() -> str:
+    readme = (ROOT / "README.md").read_text()
+    return next(p for p in readme.split("\n\n") if "results/antibody/sabdab_test/sweep.csv sequential pll -->" in p)
+
+
+@pytest.mark.parametrize(
+    "cell,wrong",
+    [
+        ("sequential pll", "-1.459"),
+        ("sequential avg_passes", "14.36"),
+        ("budgets/2.5/vs_sequential/pll/diff", "-0.245"),
+    ],
+)
+def test_a_figure_planted_wrong_in_the_antibody_paragraph_fails(tmp_path, cell, wrong):
+    """Each figure of the README's antibody paragraph names its file and cell: one typed wrong (digits
+    swapped, as a slip makes them) is caught there, however many other numbers its files hold."""
+    import re
+
+    from benchmarks.tables import sources
+
+    para = _antibody_paragraph()
+    m = re.search(r"([-+]?[\d.]+)(<!--= results/antibody/sabdab_test/\S+ " + re.escape(cell) + " -->)", para)
+    assert m, cell
+    doc = tmp_path / "README.md"
+    doc.write_text(f"# x\n\n{para}\n")
+    assert sources.check(doc) == []
+    doc.write_text(f"# x\n\n{para.replace(m.group(0), wrong + m.group(2))}\n")
+    bad = sources.check(doc)
+    assert len(bad) == 1 and repr(wrong) in bad[0] and cell in bad[0] and "the file holds" in bad[0]
+
+
+def test_a_figure_whose_source_is_missing_names_the_figure_file_and_key(tmp_path):
+    from benchmarks.tables import sources
+
+    doc = tmp_path / "results-x.md"
+    doc.write_text(
+        "A figure 0.908<!--= results/antibody/mi_report.json no_such_key -->.\n\n"
+        "Another 1.5<!--= results/antibody/no_such.json pearson -->.\n\n"
+        "A row 2.5<!--= results/antibody/sabdab_test/sweep.csv no_such_row pll -->, unmarked 0.731.\n"
+    )
+    bad = sources.check(doc)
+    assert any("'0.908'" in b and "mi_report.json has no key 'no_such_key'" in b for b in bad)
+    assert any("'1.5'" in b and "no_such.json does not exist" in b for b in bad)
+    assert any("'2.5'" in b and "0 rows labelled 'no_such_row'" in b for b in bad)
+    assert any("without their own source" in b and "0.731" in b for b in bad)

@@ -164,3 +164,72 @@ def test_two_sweeps_of_the_same_inputs_read_as_one(tmp_path):
     _sweep(tmp_path / "c", {("demask-gt", "", 0.2): per([(5, -1.0)] * 2)})
     with pytest.raises(SystemExit, match="same inputs"):
         read(f"{tmp_path / 'a'},{tmp_path / 'c'}", tmp_path / "three.json")
+
+
+def test_paired_chains_against_a_case_worked_by_hand(tmp_path):
+    """Every antibody verdict comes from paired_chains: four chains, the validated MI rule at 4 passes,
+    sequential, top-k on both sides of 4 passes (read a third of the way from k=4 at 3 passes to k=2 at
+    6) and dilated at exactly 4 passes, 0.1 below the MI rule on every chain (a constant difference: its
+    interval is the point, its spread and detectable effect 0)."""
+    from benchmarks.fronts import paired_chains
+    from mi_viz.core.choice import Fronts
+    from mi_viz.core.samplers import row_label
+    from mi_viz.core.sweep import rows_path
+
+    mi = [-1.5, -1.5, -1.9, -2.1]
+    settings = {  # (sampler, params) -> (passes, per-chain PLL)
+        ("sequential", ()): (10, [-1.0, -1.2, -1.4, -1.6]),
+        ("mi", (("gamma", 6), ("lam", 1), ("scan", "stop"))): (4, mi),
+        ("topk", (("k", 2),)): (6, [-1.2] * 4),
+        ("topk", (("k", 4),)): (3, [-2.0] * 4),
+        ("dilated", (("k", 3), ("d", 2))): (4, [v - 0.1 for v in mi]),
+    }
+    d = tmp_path / "s"
+    (d / "rows").mkdir(parents=True)
+    lines = []
+    for (s, params), (n, pll) in settings.items():
+        line = {"sampler": s, "gamma": "", "lam": "", "k": "", "scan": "", "tau": "", "kl": "", "d": "",
+                **dict(params), "rule_version": "", "avg_passes": n, "pll": float(np.mean(pll))}  # fmt: skip
+        lines.append(line)
+        with gzip.open(rows_path(d, row_label(line)), "wt", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=["i", "species", "passes", "pll", "recovery"])
+            w.writeheader()
+            w.writerows({"i": i, "species": "human", "passes": n, "pll": v, "recovery": 0.5} for i, v in enumerate(pll))
+    with open(d / "sweep.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(lines[0]))
+        w.writeheader()
+        w.writerows(lines)
+    choice = tmp_path / "choice.json"
+    choice.write_text(json.dumps({"share": 2.5, "chosen": {"mi": {"gamma": 6.0, "lam": 1.0, "scan": "stop"}},
+                                  "at_budget": {}}))  # fmt: skip
+    out = tmp_path / "fronts.json"
+    a = SimpleNamespace(sweep_dir=str(d), choice=str(choice), metrics="pll", boot=400, out=str(out))
+    paired_chains(a, Fronts("paired chains", "", rivals=("topk", "dilated", "eb"), metrics="pll"))
+    f = json.loads(out.read_text())
+    assert f["chains"] == 4 and f["comparisons_vs_rivals"] == 2 and f["family_wise_level"] == pytest.approx(0.95)
+    cell = f["budgets"]["2.5"]
+    assert cell["mi"] == "mi gamma=6 lam=1" and cell["mi_passes"] == 4 and cell["sequential_passes"] == 10
+    seq = cell["vs_sequential"]["pll"]
+    assert seq["diff"] == pytest.approx(-0.45) and seq["n"] == 4 and seq["verdict"] == "behind"
+    assert seq["sd"] == pytest.approx(np.std([-0.5, -0.3, -0.5, -0.5], ddof=1), abs=1e-4)
+    topk = -2.0 * 2 / 3 - 1.2 / 3  # a third of the way from 3 passes to 6
+    tk = cell["rivals"]["topk"]
+    assert tk["settings"] == ["topk k=4", "topk k=2"]
+    assert tk["pll"]["diff"] == pytest.approx(np.mean(mi) - topk, abs=1e-4)
+    assert tk["pll"]["ci_fw"][0] <= tk["pll"]["ci90"][0] <= tk["pll"]["diff"] <= tk["pll"]["ci90"][1]
+    dil = cell["rivals"]["dilated"]["pll"]
+    assert dil["diff"] == pytest.approx(0.1) and dil["ci90"] == pytest.approx([0.1, 0.1]) and dil["verdict"] == "ahead"
+    assert dil["sd"] == pytest.approx(0.0, abs=1e-9) and dil["mde80"] == pytest.approx(0.0, abs=1e-9)
+    assert "eb" not in cell["rivals"]  # a rival with no test row is not compared
+    assert f["species"]["human"]["chains"] == 4
+
+
+@pytest.mark.parametrize(
+    "ci,word",
+    [([0.01, 0.2], "ahead"), ([-0.2, -0.01], "behind"), ([-0.04, 0.04], "level"), ([-0.04, 0.09], "no worse"),
+     ([-0.09, 0.04], "no better"), ([-0.09, 0.09], "no difference detected"), ([-0.05, 0.01], "no better")],
+)  # fmt: skip
+def test_verdict_words_come_from_two_one_sided_tests(ci, word):
+    from benchmarks.fronts import verdict
+
+    assert verdict(ci) == word

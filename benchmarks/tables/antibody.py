@@ -10,7 +10,7 @@ import pandas as pd
 from benchmarks.report import defaults_from_choice
 from mi_viz.core.samplers import config_for
 
-from .common import ROOT, Missing, R, label, markdown, need, rows_of
+from .common import ROOT, Missing, R, label, markdown, need, rows_of, verdict
 
 MASKS = {"cdr3": "CDR3", "cdrs": "all three CDRs"}
 
@@ -229,8 +229,6 @@ def _verdict(c: dict, prefix: str = "") -> str:
     """The word fronts.verdict gave the 90 % interval (two one-sided tests at +-0.05 nats for "level",
     "no worse", "no better"); "no difference detected" with the smallest difference the chains detect
     at 80 % power beside it, so non-significance never reads as equivalence."""
-    from benchmarks.fronts import verdict
-
     v = c.get("verdict") or verdict(c["ci90"])
     word = {"ahead": "MI ahead", "behind": "MI behind"}.get(v, v)
     if v == "no difference detected" and "mde80" in c:

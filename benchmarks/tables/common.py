@@ -89,3 +89,25 @@ def markdown(df) -> str:
     """A DataFrame of formatted cells as a Markdown table (pandas' to_markdown through tabulate):
     the analysis is done before, this only renders."""
     return df.to_markdown(index=False, disable_numparse=True)
+
+
+MARGIN = 0.05  # nats a residue: the equivalence margin of the antibody verdicts (two one-sided tests at 90 %)
+Z_POWER = 1.6449 + 0.8416  # one-sided 5 % test at 80 % power: the smallest effect a comparison can detect
+
+
+def verdict(ci: list[float], margin: float = MARGIN) -> str:
+    """The word a 90 % interval of (rule minus other) earns: "ahead" / "behind" (it excludes 0), else
+    "level" (two one-sided tests: inside +-margin), "no worse" (above -margin only), "no better" (below
+    +margin only) or "no difference detected" (non-significance, not equivalence)."""
+    lo, hi = ci
+    if lo > 0:
+        return "ahead"
+    if hi < 0:
+        return "behind"
+    if -margin < lo and hi < margin:
+        return "level"
+    if -margin < lo:
+        return "no worse"
+    if hi < margin:
+        return "no better"
+    return "no difference detected"

@@ -5,11 +5,15 @@ checked as one in a table; a sentence without such a mark is a reading, written 
 
 from __future__ import annotations
 
+import csv
+import gzip
 import json
+
+import numpy as np
 
 from mi_viz.core.paths import read_text
 
-from .common import ROOT, R, rows_of
+from .common import ROOT, Z_POWER, R, rows_of
 
 
 def _json(path):
@@ -139,17 +143,13 @@ def oracle_power() -> str:
     """What the MI vs TV oracles on Sapiens VH can detect: the per-chain spread of exact MI minus exact TV
     at their validated settings (mi-gt gamma 8 lambda 10, demask-gt tau 0.2: the heads' choices), the
     smallest difference their chains detect at 80 % power, and the chains 0.05 nats would need."""
-    import csv
-    import gzip
-
-    import numpy as np
 
     def pll(label: str) -> np.ndarray:
         with gzip.open(R / "antibody" / "sapiens" / "oracles" / "rows" / f"{label}.csv.gz", "rt") as f:
             return np.array([float(r["pll"]) for r in sorted(csv.DictReader(f), key=lambda r: int(r["i"]))])
 
     d = pll("mi-gt_gamma=8_lam=10") - pll("demask-gt_tau=0.2_conf=0")
-    z = 1.6449 + 0.8416  # a one-sided 5 % test at 80 % power (benchmarks/fronts.py Z_POWER)
+    z = Z_POWER
     sd = float(d.std(ddof=1))
     return (
         f"{len(d)} chains of per-chain spread {sd:.2f} detect about {z * sd / np.sqrt(len(d)):.2f} nats at 80 % power; "
@@ -174,4 +174,3 @@ FIGURES = {
     "antibody_dawn_share": lambda: antibody_cdr3("dawn_share"),
     "oracle_power": oracle_power,
 }
-

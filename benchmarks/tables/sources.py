@@ -28,6 +28,8 @@ import json
 import re
 from pathlib import Path
 
+from mi_viz.core.samplers import row_label
+
 from .common import ROOT
 
 MARK = re.compile(r"<!-- from: ([^>]+?) -->")
@@ -103,8 +105,6 @@ def _csv_rows(path: str) -> tuple[dict, ...]:
 
 def cell(spec: str):
     """The one value a figure's own source names (OWN): 'PATH ROW COLUMN' (CSV) or 'PATH KEY/PATH' (JSON)."""
-    from mi_viz.core.samplers import row_label
-
     parts = spec.split()
     path = parts[0]
     if not (ROOT / path).exists():
