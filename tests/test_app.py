@@ -771,3 +771,31 @@ def test_demask_is_offered_where_a_tv_head_is_and_decodes_with_it():
     at.radio(key="pdec_measure").set_value("TV influence (DEMASK)").run()
     d = _viewer_data(at)
     assert d["measure"]["name"].startswith("TV") and any(s.get("mi") for s in d["steps"])  # the TV head's maps
+
+
+@needs_antiberty
+def test_the_estimator_shows_what_its_results_file_holds(tmp_path, monkeypatch):
+    """A test that compares the page with the committed file cannot catch the page reading a wrong one:
+    a value planted in a temporary copy of each report the estimator reads (Sudoku's TV head, AntiBERTy's
+    MI head) is what the page shows."""
+    import shutil
+
+    import pages.views.antibody as antibody_view
+    import pages.views.sudoku_estimator as sudoku_view
+
+    results = tmp_path / "results"
+    for rel in ("sudoku/demask/tv_report.json", "antibody/mi_report.json"):
+        (results / rel).parent.mkdir(parents=True, exist_ok=True)
+        rep = json.loads((ROOT / "results" / rel).read_text())
+        rep["pearson"] = 0.123 if rel.startswith("sudoku") else 0.456
+        (results / rel).write_text(json.dumps(rep))
+    shutil.copytree(ROOT / "results" / "sudoku", results / "sudoku", dirs_exist_ok=True,
+                    ignore=lambda d, names: [n for n in names if n == "tv_report.json"])  # fmt: skip
+    monkeypatch.setattr(sudoku_view, "RESULTS", results)
+    monkeypatch.setattr(antibody_view, "RESULTS", results)
+    at = _run("pages/mi_estimator.py")
+    assert not at.exception
+    assert "0.123" in [m.value for m in at.metric if m.label == "Pearson"]
+    at.radio(key="mie_domain").set_value("Proteins").run()
+    at.radio(key="pmie_backbone").set_value("AntiBERTy (antibody CDRs)").run()
+    assert not at.exception and _metric(at, "Pearson") == "0.456"
