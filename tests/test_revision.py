@@ -62,7 +62,7 @@ def _remask_first_rule(c: Candidates, cfg: SamplerConfig):
 def test_a_remask_is_recorded_counted_and_round_trips():
     o, x = _states(n=2, masked=6)
     register(Sampler("toy-reviser", "one a pass; remask step 1's write at step 3", {}, _remask_first_rule,
-                     reads=frozenset({"written"})))  # fmt: skip
+                     reads=frozenset({"written"}), revises=True))  # fmt: skip
     try:
         res = decode(o, x, SamplerConfig("toy-reviser"), record=True)
     finally:
@@ -175,3 +175,103 @@ def test_a_reviser_without_its_head_is_refused(tiny_mdm):
 
     with pytest.raises(ValueError, match="reads a MI head"):
         decode(tiny_mdm, boards_to_tokens([[0] * 81]), SamplerConfig("mi-revise"))
+
+
+def _authors_remdm_loop(model, x: torch.Tensor, block: int, nr: int) -> list[tuple[list[int], list[int]]]:
+    """ReMDM-LLaDA's llada_remdm_sample (guanghanwang/ReMDM-LLaDA, eval_llada.py), transcribed for one
+    sequence with every position generated, one token a step (its scripts' setting: steps = length), and
+    the argmax in place of its Gumbel draw (then its confidence is the top probability, as ours at
+    temperature 0). Returns, for each forward pass, (positions masked again just before it, positions
+    written by it)."""
+    x = x.clone()
+    L, mask = x.shape[1], model.mask_id
+    steps = block  # sampling_steps // num_blocks with sampling_steps = mask_length
+    out = []
+    for nb in range(L // block):
+        conf_cache = torch.full((L,), float("inf"), dtype=torch.float64)
+        thres = int(block / 8 * 7)
+        for i in range(2 * steps):
+            remasked = []
+            if thres <= i < thres + steps:
+                idx = torch.topk(conf_cache, k=nr, largest=False).indices
+                conf_cache[idx] = float("inf")
+                x[0, idx] = mask
+                remasked = sorted(idx.tolist())
+            masked = x[0] == mask
+            with torch.no_grad():
+                p = torch.softmax(model.forward_tokens(x).logits[0].double(), -1)  # (L, V)
+            x0_p, x0 = p.max(-1)
+            x0_p[(nb + 1) * block :] = -float("inf")
+            conf = torch.where(masked, x0_p, torch.tensor(-float("inf"), dtype=torch.float64))
+            n = nr if thres <= i < thres + steps else 1
+            pick = torch.topk(conf, k=n).indices
+            x[0, pick] = model.value_tokens[x0[pick]]
+            conf_cache[pick] = conf[pick]
+            out.append((remasked, sorted(pick.tolist())))
+    return out
+
+
+def test_remdm_follows_the_authors_llada_loop(tiny_mdm):
+    """Their loop, pass by pass: the same positions written and masked again (theirs just before a
+    forward, ours after the previous one's writes: the state each forward reads is the same)."""
+    from mi_viz.domains.sudoku.mdm import boards_to_tokens
+
+    x = boards_to_tokens([[0] * 81])
+    theirs = _authors_remdm_loop(tiny_mdm, x, block=9, nr=2)
+    cfg = SamplerConfig("remdm", k=1, block=9, nr=2, loop=0, t_on=0.875, schedule="conf", strategy="loop")
+    tr = decode(tiny_mdm, x, cfg, record=True).traces[0]
+    assert len(tr.steps) == len(theirs) == 9 * 18
+    ours = [(s.remasked, sorted(s.selected)) for s in tr.steps]
+    before = [([], w) for _, w in ours]  # ours remasks after a pass: shift to "before the next pass"
+    for t in range(1, len(ours)):
+        before[t] = (ours[t - 1][0], ours[t][1])
+    assert before == theirs
+    assert tr.final == x.new_tensor(tr.final).tolist() and all(v != tiny_mdm.mask_id for v in tr.final)
+
+
+def test_llada_writes_its_blocks_left_to_right_and_never_remasks(tiny_mdm):
+    from mi_viz.domains.sudoku.mdm import boards_to_tokens
+
+    res = decode(tiny_mdm, boards_to_tokens([[0] * 81]), SamplerConfig("llada", k=3, block=27), record=True)
+    steps = res.traces[0].steps
+    assert len(steps) == 27 and res.revised.tolist() == [0]
+    for t, s in enumerate(steps):
+        assert len(s.selected) == 3 and all(27 * (t // 9) <= p < 27 * (t // 9 + 1) for p in s.selected)
+    with pytest.raises(InputError, match="block 100 is longer than the 81 positions"):
+        decode(tiny_mdm, boards_to_tokens([[0] * 81]), SamplerConfig("llada", block=100))
+
+
+@pytest.mark.parametrize("schedule", ["cap", "rescale"])
+def test_remdm_schedules_and_switch_finish(tiny_mdm, schedule):
+    from mi_viz.domains.sudoku.mdm import boards_to_tokens
+
+    x = boards_to_tokens([[0] * 81])
+    for strategy in ("loop", "switch"):
+        cfg = SamplerConfig("remdm", k=3, nr=1, eta=0.5, loop=4, t_on=0.5, schedule=schedule, strategy=strategy,
+                            temperature=1.0)  # fmt: skip
+        res = decode(tiny_mdm, x, cfg)
+        assert (res.tokens != tiny_mdm.mask_id).all() and res.revised.item() > 0
+    with pytest.raises(InputError, match="it needs nr < k"):
+        decode(tiny_mdm, x, SamplerConfig("remdm", k=2, nr=2, strategy="switch", t_on=0.0))
+
+
+def test_navira_masks_the_least_probable_written_tokens_within_its_budget(tiny_mdm):
+    """tr = 0: each pass past half the span masks the written token its output gives the lowest
+    probability (decode scores them from the same pass); rho caps the remasks."""
+    from mi_viz.domains.sudoku.mdm import boards_to_tokens
+
+    res = decode(tiny_mdm, boards_to_tokens([[0] * 81]), SamplerConfig("navira", k=4, nr=1, tr=0.0, rho=0.1),
+                 record=True)  # fmt: skip
+    tr = res.traces[0]
+    assert res.revised.item() == 8  # floor(0.1 x 81)
+    with torch.no_grad():
+        for s in tr.steps:
+            if s.remasked:
+                x = torch.tensor([s.tokens])
+                p = torch.softmax(tiny_mdm.forward_tokens(x).logits[0].double(), -1)
+                for q, v in zip(s.selected, s.values):  # the state after the pass's writes, scored as before them
+                    x[0, q] = tiny_mdm.mask_id
+                written = [i for i, m in enumerate(s.masked) if not m]
+                score = {i: float(p[i, s.tokens[i] - int(tiny_mdm.value_tokens[0])]) for i in written}
+                assert s.remasked == [min(score, key=score.get)]
+                assert sum(not m for m in s.masked) >= 0.5 * 81

@@ -249,12 +249,22 @@ class _State:
     revised: np.ndarray | None = None
 
 
-def _written(st: _State, b: int, masked: np.ndarray) -> Written:
-    """Sequence b's decoded positions (written and not masked again) as a revising rule reads them."""
+def _written(st: _State, b: int, masked: np.ndarray, score: np.ndarray | None) -> Written:
+    """Sequence b's decoded positions (written and not masked again) as a revising rule reads them;
+    score (L,): this pass's probability of each position's current token (nan where masked)."""
     assert st.times is not None and st.conf is not None and st.marked is not None and st.revised is not None
     pos = np.nonzero((st.times[b] > 0) & ~masked)[0]
     return Written(pos, st.revealed[b].copy(), st.conf[b].copy(), st.times[b].copy(), st.marked[b].copy(),
-                   int(st.revised[b]), len(st.sizes[b]) + 1)  # fmt: skip
+                   int(st.revised[b]), len(st.sizes[b]) + 1, score)  # fmt: skip
+
+
+def _token_scores(P: np.ndarray, x: torch.Tensor, vt: torch.Tensor, masked: np.ndarray) -> np.ndarray:
+    """(b, L) the probability P (b, L, V) gives each position's current token x (b, L); nan where masked
+    or where the token is not a value (a special token of the context)."""
+    index = {int(t): i for i, t in enumerate(vt.tolist())}
+    idx = np.array([[index.get(int(t), -1) for t in row] for row in x.cpu().tolist()])  # (b, L)
+    got = np.take_along_axis(P, np.maximum(idx, 0)[..., None], -1)[..., 0]
+    return np.where((idx >= 0) & ~masked, got, np.nan)
 
 
 def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: bool) -> None:
@@ -274,6 +284,7 @@ def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: 
     m_np = masked.cpu().numpy()  # (b, L)
     P_np = torch.softmax(logits, -1).cpu().double().numpy() if wants_probs else None  # (b, L, V)
     revises = "written" in rule.reads
+    scores = _token_scores(P_np, x, vt, m_np) if revises and P_np is not None else None  # (b, L)
     lazy = None
     if rule.is_oracle and rule.lazy:
         lazy = LazyMaps(model, x, out.logits, m_np, cfg.gt_eps, tv="exact-tv" in rule.reads)
@@ -296,7 +307,7 @@ def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: 
                 prev=st.prev[b][pos] if b in st.prev else None,
                 attention=A_np[r] if A_np is not None else None,
                 committed=st.committed[b] if wants_attention else None,
-                written=_written(st, b, m_np[r]) if revises else None,
+                written=_written(st, b, m_np[r], scores[r] if scores is not None else None) if revises else None,
             )
         )
     picks = lazy.select(rule, cands, cfg) if lazy else [rule.select(c, cfg) for c in cands]

@@ -39,6 +39,11 @@ class Written:
     mark: np.ndarray
     revised: int  # remasks so far (this sequence)
     now: int  # this step (1-based)
+    # (L,) the probability this pass's output gives each position's current token (nan where masked):
+    # a written token scored by the model from the same pass, at no extra cost (NAVIRA's scoring pass).
+    # Meaningful for a masked LM trained to predict unmasked tokens too (BERT's 80/10/10: AntiBERTy,
+    # Sapiens); an MDM whose loss reads only masked positions has untrained outputs there
+    score: np.ndarray | None = None
 
 
 @dataclass
@@ -94,6 +99,7 @@ class Sampler:
     # keeps the reach expansion (its committed oracle-pass figures were counted so); demask-gt, whose
     # reach is every masked position with the confidence bar off, is lazy
     lazy: bool = False
+    revises: bool = False  # it may remask what it wrote (it reads "written"): its rows count the remasks
     help: Mapping[str, str] = field(default_factory=dict)  # a parameter's meaning for this rule, over PARAMS'
 
     def __post_init__(self):
@@ -103,6 +109,8 @@ class Sampler:
         bad = set(self.reads) - set(READS)
         if bad:
             raise ValueError(f"sampler {self.name!r} reads {sorted(bad)}; a rule may read {', '.join(READS)}")
+        if self.revises and "written" not in self.reads:
+            raise ValueError(f"sampler {self.name!r} revises, so it reads 'written' (what it may remask)")
         order = [p for p in PARAMS if p in self.params]
         if list(self.params) != order:
             raise ValueError(f"sampler {self.name!r}: declare its parameters in PARAMS order ({', '.join(order)})")
@@ -119,11 +127,6 @@ class Sampler:
     @property
     def is_oracle(self) -> bool:
         return bool({"exact-mi", "exact-tv"} & self.reads)
-
-    @property
-    def revises(self) -> bool:
-        """Whether it may remask what it wrote (it reads "written"): its rows count the remasks."""
-        return "written" in self.reads
 
     def param_help(self, p: str) -> str:
         return self.help.get(p, PARAMS[p].help)

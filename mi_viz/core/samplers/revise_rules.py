@@ -96,18 +96,9 @@ def select_revise(c: Candidates, cfg: SamplerConfig) -> Revision:
 
 
 def _revise_rule(name: str, summary: str, reads: frozenset[str], **kw) -> Sampler:
-    return register(
-        Sampler(
-            name,
-            summary,
-            REVISE_PARAMS,
-            select_revise,
-            reads=reads | {"probs", "written"},
-            version=RULE_VERSION,
-            help=REVISE_HELP,
-            **kw,
-        )  # fmt: skip
-    )
+    reads = reads | {"probs", "written"}
+    kw = {"version": RULE_VERSION, "help": REVISE_HELP, "revises": True, **kw}
+    return register(Sampler(name, summary, REVISE_PARAMS, select_revise, reads=reads, **kw))
 
 
 _revise_rule(
