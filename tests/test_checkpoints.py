@@ -4,7 +4,7 @@ import pytest
 import torch
 from safetensors.torch import save_file
 
-from mi_viz.core.checkpoints import FORMAT_VERSION, CheckpointError, checkpoint_paths
+from mi_viz.core.checkpoints import FORMAT_VERSION, CheckpointError, checkpoint_paths, save_checkpoint
 from mi_viz.core.mi_head import load_head
 from mi_viz.domains.sudoku.mdm import load_mdm, save_mdm
 
@@ -151,3 +151,45 @@ def test_compressed_weights_load_the_same_and_keep_their_fingerprint(tmp_path, t
     save_mdm(tmp_path / "m", tiny_mdm, step=4)
     assert (tmp_path / "m.safetensors").exists() and not out.exists()
     assert load_mdm(tmp_path / "m")[1]["step"] == 4
+
+
+@pytest.mark.slow
+def test_processes_filling_one_cold_cache_at_once_all_load():
+    """Three processes load the shipped Sudoku models at one signal on an empty cache, twice: none fails
+    (each writes its own temporary file and renames it; benchmarks/cache_race.py runs the 12 rounds)."""
+    from benchmarks.cache_race import race
+
+    assert race(rounds=2, processes=3) == []
+
+
+def test_weights_header_reads_the_header_alone(tmp_path, monkeypatch):
+    """The size comes from the tensors' offsets: no byte past the header is decompressed."""
+    import lzma as _lzma
+
+    from mi_viz.core import checkpoints
+
+    save_checkpoint(tmp_path / "m", {"a": torch.zeros(1000), "b": torch.ones(3, 4)}, "mdm", {})
+    plain, size = checkpoints.weights_header(tmp_path / "m")
+    assert size == (tmp_path / "m.safetensors").stat().st_size
+    checkpoints.compress_weights(tmp_path / "m")
+    read = []
+    real = _lzma.open
+
+    class Counting:
+        def __init__(self, f):
+            self.f = f
+
+        def read(self, n=-1):
+            b = self.f.read(n)
+            read.append(len(b))
+            return b
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *e):
+            self.f.close()
+
+    monkeypatch.setattr(checkpoints.lzma, "open", lambda *a, **k: Counting(real(*a, **k)))
+    header, xz_size = checkpoints.weights_header(tmp_path / "m")
+    assert header == plain and xz_size == size and sum(read) < size // 2

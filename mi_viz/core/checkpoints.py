@@ -26,6 +26,7 @@ import hashlib
 import json
 import lzma
 import os
+import tempfile
 from pathlib import Path
 
 import torch
@@ -70,8 +71,29 @@ def fingerprint(path: str | os.PathLike) -> str:
     resumed sweep never mixes two heads' numbers). Read from the JSON half where it recorded it."""
     p = Path(path)
     if p.is_file() and p.suffix not in (".json", ".safetensors", XZ):
-        return _sha256(p)[:12]
+        return _file_sha256(p)[:12]
     return weights_sha256(p)[:12]
+
+
+def _file_sha256(p: Path) -> str:
+    """A weights file with no JSON half (a wheel's AntiBERTy .bin, 104 MB: seconds to hash): hashed once,
+    the sha kept in the cache under the file's path, size and modification time (a changed file misses)."""
+    st = p.stat()
+    key = hashlib.sha256(f"{p.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:32]
+    try:
+        memo = cache_dir(p) / f"sha-{key}.txt"
+    except CheckpointError:
+        return _sha256(p)
+    if memo.exists():
+        sha = memo.read_text().strip()
+        if len(sha) == 64:
+            return sha
+    sha = _sha256(p)
+    try:
+        _atomic_write_bytes(memo, sha.encode())
+    except OSError:
+        pass  # a cache that cannot be written costs a hash next time, nothing else
+    return sha
 
 
 def weights_sha256(path: str | os.PathLike) -> str:
@@ -150,13 +172,14 @@ def decompressed(wpath: Path) -> Path:
 
 def weights_header(path: str | os.PathLike) -> tuple[dict, int]:
     """A checkpoint's safetensors header (names, dtypes, shapes; no tensor read) and the size in
-    bytes of its safetensors file (decompressed: what loading holds in memory)."""
+    bytes of its safetensors file (decompressed: what loading holds in memory). Only the header is
+    read (of an .xz, only its first bytes decompressed): the size follows from the tensors' offsets."""
     w = checkpoint_paths(path)[0]
     with _open_weights(w) as f:
         n = int.from_bytes(f.read(8), "little")
         header = json.loads(f.read(n))
-        size = 8 + n + sum(len(b) for b in iter(lambda: f.read(1 << 20), b""))
-    return header, size
+    ends = [v["data_offsets"][1] for k, v in header.items() if k != "__metadata__"]
+    return header, 8 + n + max(ends, default=0)
 
 
 def compress_weights(path: str | os.PathLike) -> Path:
@@ -185,13 +208,25 @@ def _xz(raw: bytes, width: int) -> bytes:
     return lzma.compress(raw, format=lzma.FORMAT_XZ, filters=[lzma2])
 
 
+def _temporary(path: Path) -> Path:
+    """A fresh file beside path, named for it and unique to this writer: several processes filling one
+    cache at once each write their own and rename it over path (the last rename wins, every reader
+    sees a whole file); a fixed NAME.tmp let one writer rename another's away mid-write."""
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    return Path(name)
+
+
 def _atomic_write_bytes(path: Path, data: bytes):
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    tmp = _temporary(path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def save_checkpoint(
@@ -208,9 +243,12 @@ def save_checkpoint(
     wpath.parent.mkdir(parents=True, exist_ok=True)
     if wpath.suffix == XZ:  # a new checkpoint over a compressed one: written plain, the old file goes
         wpath = wpath.with_suffix("")
-    tmp = wpath.with_name(wpath.name + ".tmp")
-    save_file({k: v.detach().contiguous().cpu() for k, v in tensors.items()}, str(tmp))
-    os.replace(tmp, wpath)
+    tmp = _temporary(wpath)
+    try:
+        save_file({k: v.detach().contiguous().cpu() for k, v in tensors.items()}, str(tmp))
+        os.replace(tmp, wpath)
+    finally:
+        tmp.unlink(missing_ok=True)
     wpath.with_name(wpath.name + XZ).unlink(missing_ok=True)
     meta = {
         "format_version": FORMAT_VERSION,
