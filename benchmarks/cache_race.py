@@ -17,16 +17,16 @@ import os
 import tempfile
 import traceback
 
+import torch
+
+from mi_viz.core.models import load_models
+from mi_viz.domains import get_domain
+
 
 def _load(barrier, cache: str, out) -> None:
-    os.environ["MI_VIZ_CACHE"] = cache
+    os.environ["MI_VIZ_CACHE"] = cache  # read where the cache is first asked for, in load_models
     try:
-        import torch
-
         torch.set_num_threads(1)
-        from mi_viz.core.models import load_models
-        from mi_viz.domains import get_domain
-
         barrier.wait(timeout=120)  # every process imported: now all read the cold cache at once
         load_models(get_domain("sudoku"), need_head=True)
         out.put("")

@@ -269,8 +269,6 @@ def test_navira_masks_the_least_probable_written_tokens_within_its_budget(tiny_m
             if s.remasked:
                 x = torch.tensor([s.tokens])
                 p = torch.softmax(tiny_mdm.forward_tokens(x).logits[0].double(), -1)
-                for q, v in zip(s.selected, s.values):  # the state after the pass's writes, scored as before them
-                    x[0, q] = tiny_mdm.mask_id
                 written = [i for i, m in enumerate(s.masked) if not m]
                 score = {i: float(p[i, s.tokens[i] - int(tiny_mdm.value_tokens[0])]) for i in written}
                 assert s.remasked == [min(score, key=score.get)]
