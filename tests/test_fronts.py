@@ -233,3 +233,33 @@ def test_verdict_words_come_from_two_one_sided_tests(ci, word):
     from benchmarks.fronts import verdict
 
     assert verdict(ci) == word
+
+
+def test_diversity_pairs_two_seeds_rows_by_hand(tmp_path):
+    """antibody_diversity pairs: per chain, the share of infilled residues its two samples share; each
+    setting's PLL under both seeds and their spread."""
+    from benchmarks.antibody_diversity import identity, pairs
+    from mi_viz.core.samplers import row_label
+    from mi_viz.core.sweep import rows_path
+
+    assert identity("ACDE", "ACDF") == 0.75 and identity("", "") == 1.0
+    with pytest.raises(ValueError, match="not of one chain"):
+        identity("AC", "A")
+    infills = {0: ["ACDE", "WWW"], 1: ["ACDF", "WYW"]}  # seed -> per chain
+    plls = {0: [-1.0, -2.0], 1: [-1.5, -2.5]}
+    for seed in (0, 1):
+        d = tmp_path / f"s{seed}"
+        (d / "rows").mkdir(parents=True)
+        line = {"sampler": "sequential", "gamma": "", "lam": "", "k": "", "scan": "", "tau": "", "kl": "", "d": ""}
+        with open(d / "sweep.csv", "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(line))
+            w.writeheader()
+            w.writerow(line)
+        with gzip.open(rows_path(d, row_label(line)), "wt", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=["i", "masked", "infill", "pll"])
+            w.writeheader()
+            w.writerows({"i": i, "masked": len(s), "infill": s, "pll": p}
+                        for i, (s, p) in enumerate(zip(infills[seed], plls[seed])))  # fmt: skip
+    got = pairs(tmp_path / "s0", tmp_path / "s1")["settings"]["sequential"]
+    assert got["chains"] == 2 and got["identity"] == pytest.approx((0.75 + 2 / 3) / 2, abs=1e-4)
+    assert got["pll"] == {"seed0": -1.5, "seed1": -2.0, "spread": 0.5}

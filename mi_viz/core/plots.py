@@ -253,7 +253,7 @@ def timeline_figure(traces: dict, families: dict, title: str, ylabel: str):
     families {name: sampler name} (its colour)."""
     fig = go.Figure()
     for name, tr in traces.items():
-        filled = np.cumsum([len(s.selected) for s in tr.steps])
+        filled = np.cumsum([len(s.selected) - len(s.remasked) for s in tr.steps])  # a remask takes one back
         fig.add_trace(
             go.Scatter(
                 x=list(range(1, len(filled) + 1)),

@@ -93,10 +93,12 @@ function mountViewer(root, data, callbacks) {
   const S = data.steps, n = S.length, L = data.labels.length, sym = data.symbols;
   const states = [data.initial.slice()];
   const revealedAt = data.initial.map(() => -1);  // the step (0-based) that wrote each position; -1: given
-  S.forEach((st, t) => st.sel.forEach((p) => { revealedAt[p] = t; }));
+  const writes = data.initial.map(() => 0);  // how often each position was written (2+: revised)
+  S.forEach((st, t) => st.sel.forEach((p) => { revealedAt[p] = t; writes[p] += 1; }));
   for (let t = 0; t < n; t++) {
     const s = states[t].slice();
     S[t].sel.forEach((p, k) => { s[p] = S[t].val[k]; });
+    (S[t].rm || []).forEach((p) => { s[p] = -1; });  // a revising rule's remasks, after the step's writes
     states.push(s);
   }
   // the step and focus survive a remount with new data for the same decode (a ground truth joined
@@ -230,17 +232,20 @@ function mountViewer(root, data, callbacks) {
     seqView.replaceChildren();
     const byOrder = orderToggle.checked;
     const before = states[t], after = states[t + 1], sel = new Set(S[t].sel);
+    const rm = new Map((S[t].rm || []).map((p, k) => [p, S[t].was[k]]));  // masked again after this step: what it held
     const masked = new Map(S[t].masked.map((p, r) => [p, r]));
     const board = data.kind === "board";
     const per = board ? 9 : perRow(), cell = board ? 34 : 17;
     const grid = miEl("div");
     grid.style.cssText = `display: grid; grid-template-columns: repeat(${per}, ${cell}px); gap: ${board ? 0 : 1}px; margin-left: ${AX}px;`;
     for (let p = 0; p < L; p++) {
-      const v = after[p], ch = v < 0 ? "·" : sym[v];
+      const v = rm.has(p) ? rm.get(p) : after[p], ch = v < 0 ? "·" : sym[v];
       const c = miEl("div", { "data-pos": String(p) }, ch);
+      if (rm.has(p)) c.title = `${data.labels[p]}: held ${ch}, masked again after this step`;
       let bg = v < 0 ? "#e6e6e6" : board ? (before[p] < 0 ? "#eef4ff" : "#fff") : MI_CLUSTALX[ch] || "#ccc";
       if (byOrder && v >= 0) bg = revealedAt[p] < 0 ? "#ffffff" : miColor(revealedAt[p] / Math.max(1, n - 1));
-      const outline = p === keep.focus ? `3px solid ${MK.focus}` : sel.has(p) ? `3px solid ${MK.batch}` : "1px solid #bbb";
+      const outline = p === keep.focus ? `3px solid ${MK.focus}` : rm.has(p) ? "3px dashed #7b3294"
+        : sel.has(p) ? `3px solid ${MK.batch}` : byOrder && writes[p] > 1 ? "3px double #333" : "1px solid #bbb";
       const band = regionAt[p] ? ` box-shadow: inset 0 -4px 0 ${miRegionColor(regionAt[p])};` : "";
       c.style.cssText = `width: ${cell}px; height: ${cell}px; line-height: ${cell}px; text-align: center; background: ${bg}; color: ${miTextOn(bg)}; outline: ${outline}; outline-offset: -2px; cursor: pointer; font-family: monospace; font-size: ${board ? 16 : 11}px; box-sizing: border-box;${band}`;
       if (board) {
@@ -469,7 +474,8 @@ function mountViewer(root, data, callbacks) {
       : "exact map: one pass per masked position and kept value";
     drawRow(t, est, gt);
     const named = MK.batch === "#ff7f0e" ? ["orange", "red"] : ["blue", "light orange"];
-    caption.textContent = `${named[0]}: the ${st.sel.length} position(s) unmasked at this step · ${named[1]}: the focus · colour scale 0..${zmax.toFixed(3)} ${ME.unit}${shared ? " (shared by both halves)" : ""}` + (contacts.size ? " · circles: structural contacts" : "") + (orderToggle.checked ? ` · decode order: step 1 (purple) .. step ${n} (yellow), white: given` : "");
+    const rmText = (st.rm || []).map((p, k) => `${data.labels[p]} (held ${st.was[k] < 0 ? "·" : sym[st.was[k]]})`).join(", ");
+    caption.textContent = `${named[0]}: the ${st.sel.length} position(s) unmasked at this step · ${named[1]}: the focus · colour scale 0..${zmax.toFixed(3)} ${ME.unit}${shared ? " (shared by both halves)" : ""}` + (contacts.size ? " · circles: structural contacts" : "") + (rmText ? ` · dashed purple: masked again after this step, to be re-predicted: ${rmText}` : "") + (orderToggle.checked ? ` · decode order: step 1 (purple) .. step ${n} (yellow), white: given${writes.some((w) => w > 1) ? ", double outline: written twice (revised; coloured by its last write)" : ""}` : "");
   }
 
   // go: this viewer's own step (its buttons, slider, Play) also tells a linked partner; show: a partner's order

@@ -119,6 +119,9 @@ def viewer_payload(
             "top": [[[int(v), round(float(P[r, v]), 3)] for v in order[r]] for r in range(len(masked))],
             "passes": rec.passes,
         }
+        if rec.remasked:  # a revising rule's remasks (trace format 2): masked again after this step's writes
+            step["rm"] = [int(p) for p in rec.remasked]
+            step["was"] = [sym_of.get(int(v), -1) for v in rec.cleared]
         if gt_eps is not None and len(masked) > 1:  # the kept values as the ground truth keeps them
             kept = expansions(torch.from_numpy(P)[None], torch.ones(1, len(masked), dtype=torch.bool), gt_eps)
             step["gtPasses"] = 1 + int(kept.qb.numel())
