@@ -1,4 +1,4 @@
-"""CDR3s judged by pair statistics against references nobody here generated (issue 47's judge).
+"""CDR3s judged by pair statistics against references nobody here generated (a judge that did not generate).
 
     python -m benchmarks.antibody_cdr3_pairs [--bootstrap 200]
 

@@ -57,7 +57,7 @@ def pairs(seed0: Path, seed1: Path) -> dict:
         if len(a) != len(b) or any(x["masked"] != y["masked"] for x, y in zip(a, b)):
             raise SystemExit(f"{lab}: the two sweeps did not read the same chains")
         ident = np.array([identity(x["infill"], y["infill"]) for x, y in zip(a, b)])
-        cell = {"chains": len(a), "identity": round(float(ident.mean()), 4),
+        cell: dict = {"chains": len(a), "identity": round(float(ident.mean()), 4),
                 "identity_se": round(float(ident.std(ddof=1) / np.sqrt(len(ident))), 4)}  # fmt: skip
         for m in ("pll", "pll_sapiens", "pll_antiberty"):
             if m in a[0] and a[0][m] not in ("", None):

@@ -1,4 +1,4 @@
-"""The antibody fronts' leads with a paired bootstrap over chains (issue 47: fronts.json treats the
+"""The antibody fronts' leads with a paired bootstrap over chains (fronts.json treats the
 two curves as independent, which is conservative: every setting infills the same 64 chains).
 
     python -m benchmarks.antibody_paired [--rows results/antibody/olga/cdr3/rows] \

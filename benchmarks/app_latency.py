@@ -135,7 +135,7 @@ def one_round(browser, url) -> dict:
     wait_idle(page)
     out["comparison_first_load_s"] = time.perf_counter() - t0
     slider = page.get_by_role("slider", name="gamma (budget, nats)")
-    if slider.count():  # apps with a row of sliders per sampler (issue 32): one move of EB's gamma
+    if slider.count():  # apps with a row of sliders per sampler: one move of EB's gamma
         out["comparison_slider_s"] = statistics.median(_time_slider(page, slider.first) for _ in range(3))
     ctx.close()
     return out

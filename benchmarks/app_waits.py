@@ -1,4 +1,4 @@
-"""The waits an antibody researcher meets in the app (issue 59's targets), in Debian's Chromium.
+"""The waits an antibody researcher meets in the app (docs/app.md names the targets), in Debian's Chromium.
 
     python -m benchmarks.app_waits [--out results/app/waits.json]
 

@@ -1,4 +1,4 @@
-"""What DEMASK's TV influence costs beside the MI in the ground truth (issue 57: no new pass, <= 5 %).
+"""What DEMASK's TV influence costs beside the MI in the ground truth (no new pass; the target was <= 5 %).
 
     python -m benchmarks.tv_overhead [--out results/tv_overhead.json]
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import logging
 import sys
 
@@ -35,9 +36,13 @@ def _device(name):
     return name
 
 
-def domain_cli(name: str) -> DomainCLI:
-    """The CLI a domain registers (mi_viz/domains/NAME/cli.py: CLI)."""
-    return importlib.import_module(DOMAINS[name] + ".cli").CLI
+def domain_cli(name: str) -> DomainCLI | None:
+    """The CLI a domain registers (mi_viz/domains/NAME/cli.py: CLI); None for a domain without one
+    (optional: the app and the library serve it all the same)."""
+    module = DOMAINS[name] + ".cli"
+    if importlib.util.find_spec(module) is None:
+        return None
+    return importlib.import_module(module).CLI
 
 
 def _add_sampler_args(p):
@@ -110,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m mi_viz", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = ap.add_subparsers(dest="cmd", required=True)
-    clis = {name: domain_cli(name) for name in DOMAINS}
+    clis = {name: dc for name in DOMAINS if (dc := domain_cli(name)) is not None}
     for cmd, help_text in GENERIC.items():
         c = sub.add_parser(cmd, help=help_text)
         dsub = c.add_subparsers(dest="domain", required=True, metavar="DOMAIN")
@@ -149,6 +154,7 @@ def main(argv=None):
             rc = a.run_verb(a)
             return rc if isinstance(rc, int) else 0
         dcli = domain_cli(a.domain)
+        assert dcli is not None  # argparse offers only the domains that have a CLI
         dcli.run(a.cmd, a, _sampler_or_grid(a, dcli), _device(a.device))
     except UserError as e:  # bad input, an absent model: a message; anything else is a bug and keeps its traceback
         print(f"error: {e}", file=sys.stderr)

@@ -1,4 +1,4 @@
-"""Natural, mature antibody chains for the antibody domain's validation and test (issue 56), from
+"""Natural, mature antibody chains for the antibody domain's validation and test, from
 ../shared/data/antibody (provenance and licences in its README and docs/results-antibody.md).
 
     python training/make_antibody_natural.py        # -> data/antibody/natural/ (about a minute)

@@ -125,7 +125,7 @@ def head_report_table(
          f"{m['gt_passes_per_state']:.0f} / {m['gt_seconds_per_state']:.1f}", ""),
         ("head: share of a backbone pass", f"{100 * m['head_over_forward']:.1f} %", "<= 10 %"),
     ]  # fmt: skip
-    if "pearson_baseline_separation" in m:  # the reports of issue 56 on: the head against what needs no head
+    if "pearson_baseline_separation" in m:  # the newer reports: the head against what needs no head
         best = max(m["pearson_baseline_separation"], m["pearson_baseline_entropy_separation"])
         rows.insert(2, ("Pearson of trivial baselines: separation / entropies and separation",
                         f"{m['pearson_baseline_separation']:.3f} / {m['pearson_baseline_entropy_separation']:.3f} "
@@ -151,7 +151,7 @@ def antibody_cdr3_pairs_table() -> str:
     return markdown(pd.DataFrame(body))
 
 
-# --- natural chains (issue 56): SAbDab's CDR-H3 cluster split, RAbD, the validated settings -------------------
+# --- natural chains: SAbDab's CDR-H3 cluster split, RAbD, the validated settings -------------------
 NATURAL_SETS = {"sabdab_test": "SAbDab test", "rabd_test": "RAbD", "sabdab_val": "SAbDab validation"}
 
 

@@ -10,7 +10,8 @@ from .common import R, markdown, need
 
 
 def viewer_table() -> str:
-    """results/app/viewer.json (`python -m benchmarks.app_latency --viewer`) against issue 42's targets."""
+    """results/app/viewer.json (`python -m benchmarks.app_latency --viewer`) against the viewer's targets
+    (docs/app.md)."""
     r = json.loads(need(R / "app" / "viewer.json", "python -m benchmarks.app_latency --viewer").read_text())
     mb = lambda b: f"{b / 1e6:.2f} MB"  # noqa: E731
     rows = []

@@ -1,4 +1,4 @@
-"""DEMASK beside the MI rule (issue 57): the exact TV influence's cost, the two oracles on the same
+"""DEMASK beside the MI rule: the exact TV influence's cost, the two oracles on the same
 puzzles, a TV head against exact TV. Built as DataFrames, rendered by `markdown`."""
 
 from __future__ import annotations

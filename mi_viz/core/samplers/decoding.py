@@ -240,19 +240,18 @@ class _State:
     committed: np.ndarray  # (B, L) the probability a position was unmasked with (DAWN's anchors); nan while masked
     prev: dict[int, np.ndarray]  # sequence -> its marginals (L, V) one pass earlier ("prev")
     traces: list[Trace]
-    # what a revising rule reads ("written"): (B, L) times each position was written, the top
-    # probability of its marginal when last written (nan while masked or given), the step a rule
-    # marked it at (0: unmarked); and (B,) remasks so far
-    times: np.ndarray | None = None
-    conf: np.ndarray | None = None
-    marked: np.ndarray | None = None
-    revised: np.ndarray | None = None
+    # what a revising rule reads ("written"; kept for the others too, unread): (B, L) times each position
+    # was written, the top probability of its marginal when last written (nan while masked or given), the
+    # step a rule marked it at (0: unmarked); and (B,) remasks so far
+    times: np.ndarray
+    conf: np.ndarray
+    marked: np.ndarray
+    revised: np.ndarray
 
 
 def _written(st: _State, b: int, masked: np.ndarray, score: np.ndarray | None) -> Written:
     """Sequence b's decoded positions (written and not masked again) as a revising rule reads them;
     score (L,): this pass's probability of each position's current token (nan where masked)."""
-    assert st.times is not None and st.conf is not None and st.marked is not None and st.revised is not None
     pos = np.nonzero((st.times[b] > 0) & ~masked)[0]
     return Written(pos, st.revealed[b].copy(), st.conf[b].copy(), st.times[b].copy(), st.marked[b].copy(),
                    int(st.revised[b]), len(st.sizes[b]) + 1, score)  # fmt: skip
@@ -313,7 +312,8 @@ def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: 
     picks = lazy.select(rule, cands, cfg) if lazy else [rule.select(c, cfg) for c in cands]
     for r in range(idx.numel()):
         b = int(idx[r])
-        rev = picks[r] if isinstance(picks[r], Revision) else Revision(list(picks[r]))
+        pick = picks[r]
+        rev = pick if isinstance(pick, Revision) else Revision(list(pick))
         if not rev.unmask:
             raise RuntimeError(f"the {cfg.name!r} rule unmasked nothing: a step must write at least one position")
         chosen = [int(places[r][i]) for i in rev.unmask]
@@ -350,7 +350,7 @@ def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: 
             st.committed[b, chosen] = P_np[r, chosen, vals[r, chosen].numpy()]
         st.sizes[b].append(len(chosen))
         st.revealed[b, chosen] = len(st.sizes[b])
-        if st.times is not None:  # a revising rule's memory: what was written, how surely, what it marked
+        if revises:  # a revising rule's memory: what was written, how surely, what it marked
             st.times[b, chosen] += 1
             st.conf[b, chosen] = P_np[r, chosen].max(-1) if P_np is not None else np.nan
             st.marked[b, chosen] = 0
@@ -406,12 +406,11 @@ def decode(
         committed=np.where((tokens == mask_id).cpu().numpy(), np.nan, 1.0),
         prev={},
         traces=[Trace(cfg.to_dict(), tokens[b].tolist(), []) for b in range(B)] if record else [],
+        times=np.zeros((B, L), dtype=np.int64),
+        conf=np.full((B, L), np.nan),
+        marked=np.zeros((B, L), dtype=np.int64),
+        revised=np.zeros(B, dtype=np.int64),
     )
-    if "written" in cfg.rule.reads:
-        st.times = np.zeros((B, L), dtype=np.int64)
-        st.conf = np.full((B, L), np.nan)
-        st.marked = np.zeros((B, L), dtype=np.int64)
-        st.revised = np.zeros(B, dtype=np.int64)
     total_masked = int((tokens == mask_id).sum())
     step = 0
     states: list[torch.Tensor] = []
@@ -440,5 +439,5 @@ def decode(
         time.perf_counter() - t0,
         states if keep_states else None,
         st.revealed,
-        st.revised if st.revised is not None else np.zeros(B, dtype=np.int64),
+        st.revised,
     )

@@ -183,8 +183,8 @@ class AntibodyDomain:
     unsaved_columns: tuple[str, ...] = ("sequence", "natural", "junction")
     # how sampler_defaults were chosen on validation (core.choice; benchmarks/defaults.py reads them)
     # how its test sweeps are read at matched passes (python -m benchmarks.fronts NAME): the natural
-    # chains paired against the validated settings (issue 56: every non-oracle rule outside the MI family
-    # a rival; DEMASK, issue 57's peer, where a backbone has its TV head and so its rows); the germline
+    # chains paired against the validated settings (every non-oracle rule a rival, the MI rule's own
+    # ablation mi-zero included; DEMASK where a backbone has its TV head and so its rows); the germline
     # (OLGA) chains by the rows' standard errors, as their fronts were written
     fronts = {
         "antibody": Fronts(
@@ -196,7 +196,7 @@ class AntibodyDomain:
             metrics="pll,pll_sapiens,pll_antiberty",
             boot=10_000,
         ),
-        # issue 57's question on a pretrained antibody LM: the MI rule and DEMASK's rule, each reading its exact
+        # which measure is right, on a pretrained antibody LM: the MI rule and DEMASK's rule, each reading its exact
         # map (no head between measure and rule; DEMASK's confidence bar off), on the same 32 human heavy test
         # chains; whole curves at matched passes, no setting picked (make antibody-sapiens-oracles)
         "antibody-sapiens-oracles": Fronts(
@@ -219,7 +219,7 @@ class AntibodyDomain:
         ),
     }
     criteria = {
-        # natural chains (issue 56; fixed before any SAbDab test row was read): 128 SAbDab validation heavy
+        # natural chains (fixed before any SAbDab test row was read): 128 SAbDab validation heavy
         # chains, CDR-H3 infilled at temperature 1; the judge AntiBERTy's PLL of the infill; the headline
         # budget 1/2.5 of sequential's passes, and the same criterion at 1/2 and 1/4 for the test's fronts
         "antibody": Criterion(
@@ -234,7 +234,7 @@ class AntibodyDomain:
             "to the fewer passes",
             budgets=(2.0, 4.0),
         ),  # fmt: skip
-        # Sapiens VH, the second pretrained model (issue 56; fixed before its test rows were read): the human
+        # Sapiens VH, the second pretrained model (fixed before its test rows were read): the human
         # heavy validation chains (--in-scope), CDR-H3 at temperature 1, judged by its own PLL as AntiBERTy's
         # criterion is by AntiBERTy's; the same budgets
         "antibody-sapiens": Criterion(
@@ -282,24 +282,25 @@ class AntibodyDomain:
     }
 
     def __init__(self, backbone: str = ANTIBERTY):
-        # a backbone with a validation choice of its own decodes by it (Sapiens VH: criterion
-        # "antibody-sapiens", results/antibody/sapiens/val_sweep/choice.json); any other by AntiBERTy's
-        self.backbone = backbone
+        # the domain as one backbone decodes it, whole: its model, weights, shipped head and sampler
+        # defaults (a backbone with a validation choice of its own decodes by it: Sapiens VH, criterion
+        # "antibody-sapiens", results/antibody/sapiens/val_sweep/choice.json; any other by AntiBERTy's)
+        self.backbone = self.default_model = str(backbone)
         if backbone in BACKBONE_DEFAULTS:
             own = BACKBONE_DEFAULTS[backbone]
             self.sampler_defaults = {**own, "mi-gt": dict(own["mi"])}
 
     def load_model(self, spec=None, device: str = "cpu"):
-        """'antiberty' or None (the installed wheel), or any masked LM directory on disk."""
-        return load_masked_lm(spec or ANTIBERTY, device)
+        """This domain's backbone (None), or any other by name ('antiberty', 'sapiens-vh') or masked LM directory."""
+        return load_masked_lm(spec or self.backbone, device)
 
     def weights(self, spec=None) -> Path:
-        return lm_weights(spec or ANTIBERTY)
+        return lm_weights(spec or self.backbone)
 
     def default_head(self, spec=None):
-        """The MI head shipped for this backbone: AntiBERTy's (antibody_mi_head), Sapiens' heavy model's
-        (antibody_sapiens_vh_mi_head); None for any other masked LM."""
-        name = SHIPPED_HEADS.get(str(spec or ANTIBERTY))
+        """The MI head shipped for this backbone (or spec): AntiBERTy's (antibody_mi_head), Sapiens' heavy
+        model's (antibody_sapiens_vh_mi_head); None for any other masked LM."""
+        name = SHIPPED_HEADS.get(str(spec or self.backbone))
         if name is None:
             return None
         p = CHECKPOINTS / name

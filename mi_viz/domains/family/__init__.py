@@ -84,7 +84,7 @@ class FamilyDomain:
     # how the families' sweeps are read at matched passes (python -m benchmarks.fronts family): the
     # pair-correlation Pearson against held-out members, each MI rule's lead over the best of its
     # rivals: the entropy budgets and top-k (mi-cap also its own ablation without MI, k=8 lam=0), then
-    # the training-free rival that reads dependencies from attention (issue 42: is the head worth it?)
+    # the training-free rival that reads dependencies from attention (is the head worth training?)
     fronts = {
         "family": Fronts(
             "pair statistics",

@@ -104,7 +104,7 @@ class SudokuDomain:
             "highest validation solve rate at <= 1/3.5 of sequential's passes; ties within one puzzle to the "
             "fewer passes",
         ),  # fmt: skip
-        # DEMASK's rule (issue 57): Sudoku's criterion, on its own validation sweep (results/sudoku/demask/)
+        # DEMASK's rule: Sudoku's criterion, on its own validation sweep (results/sudoku/demask/)
         "sudoku-demask": Criterion(
             3.5,
             "solved_frac",
