@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8501
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: antibody-sapiens antibody-sapiens-oracles antibody-sapiens-results antibody-sapiens-tv antibody-tv-head sudoku-oracles hmmer tv-overhead sudoku-tv-data sudoku-tv-head sudoku-demask olga antibody-data antibody-mi-data antibody-head antibody-results antibody-val-sweep antibody-natural-data antibody-olga-results antibody-olga-val-sweep anchors app app-dev test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
+.PHONY: sudoku-revise-val antibody-sapiens antibody-sapiens-oracles antibody-sapiens-results antibody-sapiens-tv antibody-tv-head sudoku-oracles hmmer tv-overhead sudoku-tv-data sudoku-tv-head sudoku-demask olga antibody-data antibody-mi-data antibody-head antibody-results antibody-val-sweep antibody-natural-data antibody-olga-results antibody-olga-val-sweep anchors app app-dev test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
         protein-data protein-mdm protein-results protein-mi-data protein-head protein-val-sweep protein-mi-results
 
 $(BIN)/activate:
@@ -143,6 +143,14 @@ sudoku-demask: setup data results/sudoku/demask/tv_report.json
 	  --save-rows --out-dir results/sudoku/demask/test_hard --resume --jobs $(JOBS)
 	$(BIN)/python -m benchmarks.fronts sudoku --sweep-dir results/sudoku/test_hard,results/sudoku/demask/test_hard \
 	  --out results/sudoku/demask/fronts.json
+# mi-revise (docs/samplers.md): the MI rule's batch, then the less confident member of a dependent pair written
+# together masked a pass later and re-predicted; its settings chosen on the validation puzzles by the criterion
+# "sudoku-revise" (1/3.5 and 1/5 of sequential's passes), then its test rows beside its controls at the choice
+GRID_VAL_REVISE := sequential; mi:gamma=0.04,0.1,0.3,1:lam=10; mi-revise:gamma=0.04,0.1,0.3,1:lam=10:theta=0.001,0.01,0.05:rho=0.1,0.3
+sudoku-revise-val: setup data
+	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(VAL) --grid "$(GRID_VAL_REVISE)" --out-dir results/sudoku/revise/val_sweep \
+	  --resume --jobs $(JOBS)
+	$(BIN)/python -m benchmarks.defaults sudoku-revise
 # which measure is right? Both oracles (exact maps, no head between the measure and the rule; DEMASK's confidence
 # threshold off, so only the measure differs) over the same 200 hard test puzzles, fronts at matched passes with a
 # paired bootstrap (results/sudoku/demask/oracles/fronts.json); whole curves compared, no setting picked

@@ -117,6 +117,22 @@ class SudokuDomain:
             "fewer passes",
             folder="sudoku/demask",
         ),  # fmt: skip
+        # mi-revise (the MI rule that revises what a parallel step broke): Sudoku's criterion, and the same at
+        # 1/5 of sequential's passes (where the unmask-only rules fall short), on its own validation sweep
+        # (results/sudoku/revise/); fixed before any of its test rows
+        "sudoku-revise": Criterion(
+            3.5,
+            "solved_frac",
+            True,
+            0.5,
+            ("mi-revise", "mi"),
+            ("avg_passes", "solved_frac"),
+            2,
+            "highest validation solve rate at <= 1/3.5 and at <= 1/5 of sequential's passes; ties within one "
+            "puzzle to the fewer passes",
+            budgets=(5.0,),
+            folder="sudoku/revise",
+        ),  # fmt: skip
     }
     sampler_defaults: dict = {
         "eb": {"gamma": 1e-4},
