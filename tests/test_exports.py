@@ -100,10 +100,11 @@ def test_a_long_map_is_pooled_to_its_level_of_detail():
     np.testing.assert_allclose(small, (mi[:10, :10] * (1 - np.eye(10))).astype(np.float16), atol=0)
 
 
-def test_a_trace_with_its_meta_is_drawn_in_a_notebook(tmp_path):
-    """Issue 59: a trace file carries its vocabulary, positions and backbone (trace_meta), so
-    `mi_viz.show(path)` draws the same in-browser viewer in a notebook cell (an iframe running the
-    page's own script); a trace without them is refused by name."""
+def test_a_trace_with_its_meta_is_drawn_in_a_notebook(tmp_path, monkeypatch, capsys):
+    """A trace file carries its vocabulary, positions and backbone (trace_meta), so `mi_viz.show(path)`
+    draws the same in-browser viewer in a notebook cell (an iframe running the page's own script);
+    outside a notebook, where nothing would draw it, it writes the page and prints where; a trace
+    without them is refused by name."""
     import json
 
     import mi_viz
@@ -117,7 +118,10 @@ def test_a_trace_with_its_meta_is_drawn_in_a_notebook(tmp_path):
     path.write_text(tr.to_json())
     meta = json.loads(path.read_text())["meta"]
     assert meta["vocabulary"] == {"4": "X", "5": "Y"} and meta["weights_fingerprint"] == "0123456789ab"
-    shown = mi_viz.show(path)
+    monkeypatch.chdir(tmp_path)
+    shown = mi_viz.show(path)  # a test is not a notebook: the page is written, its path said
+    assert (tmp_path / "mi-viz-viewer.html").read_text() == shown.page
+    assert str(tmp_path / "mi-viz-viewer.html") in capsys.readouterr().out
     cell = shown._repr_html_()
     assert cell.startswith("<iframe srcdoc=") and "mountViewer" in cell and "three positions" in cell
     assert "&lt;script&gt;" in cell  # the page is escaped into the attribute: its script runs inside the iframe

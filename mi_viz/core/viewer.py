@@ -227,10 +227,23 @@ class Shown:
         return p
 
 
-def show(trace, est: list[np.ndarray | None] | None = None, title: str = "", height: int = 720) -> Shown:
-    """The in-browser viewer of a decode, for a notebook: `mi_viz.show(trace)` in a cell draws it (a
-    Trace, or the path / JSON text of a trace file the app or decode(record=True) wrote with its meta).
-    est: the estimated maps of each step, when the trace's own (the sampler's) are not the ones to show."""
+def _in_notebook() -> bool:
+    """Whether a notebook kernel will draw what a cell returns (Jupyter's ZMQ shell; not IPython in a terminal)."""
+    try:
+        from IPython import get_ipython  # noqa: PLC0415 - optional: only a notebook has it
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
+
+
+def show(trace, est: list[np.ndarray | None] | None = None, title: str = "", height: int = 720,
+         out: str | Path | None = None) -> Shown:  # fmt: skip
+    """The in-browser viewer of a decode: `mi_viz.show(trace)` in a notebook cell draws it (a Trace, or the
+    path / JSON text of a trace file the app or decode(record=True) wrote with its meta). Outside a notebook
+    (a script, a terminal) nothing would draw it, so it writes the offline page (to `out`, default
+    mi-viz-viewer.html in the working folder) and prints where. est: the estimated maps of each step, when
+    the trace's own (the sampler's) are not the ones to show."""
     if isinstance(trace, (str, Path)):
         text = Path(trace).read_text() if Path(str(trace)).exists() else str(trace)
         trace = Trace.from_json(text)
@@ -244,4 +257,8 @@ def show(trace, est: list[np.ndarray | None] | None = None, title: str = "", hei
                              value_tokens=tokens, mask_id=int(m["mask_id"]), est=est,
                              title=title or m.get("input", ""))  # fmt: skip
     name = title or f"mi-viz: {m.get('input', 'a decode')} · {m.get('backbone', '')}"
-    return Shown(offline_viewer_html(payload, name), height)
+    shown = Shown(offline_viewer_html(payload, name), height)
+    if out is not None or not _in_notebook():
+        path = shown.save(out or "mi-viz-viewer.html")
+        print(f"mi-viz: the viewer is in {path.resolve()} (open it in a browser; it needs no server)")
+    return shown

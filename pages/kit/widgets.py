@@ -319,3 +319,9 @@ def show_bug() -> None:
     )
     with st.expander("Traceback", expanded=False):
         st.code(traceback.format_exc(), language="text")
+
+
+def plain(text: str) -> str:
+    """Text shown as it is in Markdown: a gene name's allele star (IGHV3-53*04 / IGHJ4*02) would open
+    italics and eat the stars, an underscore or backtick likewise."""
+    return "".join("\\" + ch if ch in "*_`" else ch for ch in text)

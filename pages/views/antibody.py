@@ -26,7 +26,7 @@ from ..kit import caches
 from ..kit.models import Backbone, backbone_model, head_model
 from ..kit.runtime import RESULTS
 from ..kit.sweeps import SweepPlan
-from ..kit.widgets import chart, report_metrics, sampling_row, tv_measure, uploaded_text
+from ..kit.widgets import chart, plain, report_metrics, sampling_row, tv_measure, uploaded_text
 from .base import Hint, Item
 from .protein import ProteinView
 
@@ -73,6 +73,17 @@ def region_of(it: Infill, i: int) -> str:
 class AntibodyView(ProteinView[AntibodyDomain]):
     estimator_label = "AntiBERTy (antibody CDRs)"
     eb_presets = (2.0, 4.0)  # a CDR3 position carries about 2-2.8 nats under AntiBERTy
+
+    def exports(self, dom, item: Item, trace, cfg, stem: str) -> list:
+        """The decoded V domain as FASTA, its header saying what was trimmed from the chain as given (a
+        constant region or leader is not decoded, so it is not in the file: said, not silently dropped)."""
+        final = dom.decode(torch.tensor([trace.final]))[0]
+        n = getattr(item.value, "numbered", None)
+        cut = ""
+        if n is not None and n.trimmed != (0, 0):
+            cut = f" (the V domain, IMGT 1-128; trimmed from the chain as given: {n.note})"
+        fasta = f">mi-viz {item.label} {cfg.label()} passes={trace.steps[-1].passes}{cut}\n{final}\n"
+        return [("The decoded V domain (FASTA)", fasta, f"{stem}.fasta", "text/plain")]
 
     def __init__(self, parent: ProteinView, b: Backbone | None = None):
         super().__init__()
@@ -130,11 +141,13 @@ class AntibodyView(ProteinView[AntibodyDomain]):
         except UserError as e:
             return None, str(e)
         if it.numbered is not None:  # what the numbering called it, and what it trimmed or could only guess
-            st.caption(f"{it.numbered.describe()} (riot-na, IMGT); {len(it.sequence)} residues in the V domain")
+            st.caption(f"{plain(it.numbered.describe())} (riot-na, IMGT); {len(it.sequence)} residues in the V domain")
         if it.note:
-            st.info(it.note[0].upper() + it.note[1:] + ".")
+            st.info(plain(it.note[0].upper() + it.note[1:] + "."))
         if self.scope is not None and (outside := self.scope.warning(self.spec, it.numbered)):
-            st.warning(outside[0].upper() + outside[1:] + ": its infill and maps are read outside its training data.")
+            st.warning(
+                plain(outside[0].upper() + outside[1:]) + ": its infill and maps are read outside its training data."
+            )
         label = f"{rid}, {CHAIN_NAMES.get(it.locus, it.locus)} chain ({where}), {mask} masked ({int(it.masked.sum())})"
         return Item(f"{rid}:{it.sequence}:{mask}", it, label, solution=it.sequence), None
 

@@ -114,6 +114,9 @@ def _letters(seq: str, name: str) -> str:
     return seq
 
 
+MIN_V_DOMAIN = 70  # residues: a fragment shorter than this is named too short when riot-na cannot number it
+
+
 def number(sequence: str, name: str = "chain") -> Numbered:
     """A chain's IMGT regions by riot-na, in the chain as given (about 6 ms a chain; 2 s to start
     the aligner once). NumberingError, with the reason refusal finds, if it cannot be numbered."""
@@ -122,6 +125,11 @@ def number(sequence: str, name: str = "chain") -> Numbered:
     seq = _letters(sequence, name)
     r = _riot().run_on_sequence(name, seq, scheme=Scheme.IMGT)
     if r.locus is None or r.cdr3_start_aa is None:
+        if len(seq) < MIN_V_DOMAIN:  # what a user most needs to hear about a fragment, before any aligner's word
+            raise NumberingError(
+                f"{name}: {len(seq)} residues are too short for a V domain (about 110-130 residues, FWR1 to FWR4): "
+                "give the whole chain"
+            )
         raise NumberingError(f"{name}: {refusal(seq)}")
     offset = seq.find(r.sequence_aa) if r.sequence_aa else 0
     regions = {}
