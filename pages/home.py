@@ -17,29 +17,32 @@ st.markdown(
     """
 A masked diffusion model (MDM) predicts a **marginal** for every masked position but never says
 which positions **depend on each other**. mi-viz computes that dependence exactly (the pairwise
-conditional mutual information, from the model's own conditionals: one extra pass per cell and
-candidate value), learns to predict the whole MI matrix from the model's hidden states in **one
-pass** (a small MI head), and uses it to unmask many positions per pass only where they are
-nearly independent (MI-guided decoding).
-
-The paper's two domains: **Sudoku** (an MDM trained here) and **proteins** (ESM-C, through
-EvolutionaryScale's `esm` package: a small one trained here, and ESM-C 300M when its weights are on
-the machine); beyond it, **protein families** (a model per family, checked against a structure's
-contacts) and **antibodies** on a real pretrained masked LM, AntiBERTy (CDR infilling), both
-backbones of the protein pages.
-
-* **Sudoku decode** - step through a decode: board, entropy, estimated and ground-truth MI side by side.
-* **Sampler comparison** - sequential, top-k, EB-Sampler and MI-guided on the same puzzle, and sweeps.
-* **MI estimator** - how well a head matches the ground truth (Sudoku and proteins), and whether MI
-  recovers the rules.
-* **Protein decode** - step through a protein decode from a length or a prompt: the sequence as a
-  coloured track, entropy along it, MI maps (the ground truth on demand, after its cost estimate).
-* **Protein comparison** - one length and seed under several samplers; a small sweep scored against
-  natural proteins (the paper's k-means JSD) beside the committed Table 2, or, for a family
-  backbone, by pair statistics against natural family members.
-* **Protein families** - backbones trained on one family's alignment: their conditional MI against
-  the contacts of a real structure (beside MIp and a Potts model), generation judged by pair
-  statistics, and a family model trained here on your own alignment.
+conditional mutual information, from the model's own conditionals), learns to predict the whole map
+from the model's hidden states in **one pass** (a small head), and uses it to decode many positions
+per pass only where they are nearly independent, or to go back over a pair written together.
+"""
+)
+st.subheader("Start here")
+go = st.columns(4)
+go[0].page_link("pages/sudoku_decode.py", label="Explore a dependency map", icon=":material/grid_on:")
+go[0].caption("A hard Sudoku mid-decode: entropy, the head's MI map and the exact one side by side; the rules "
+              "of the game appear in the map.")  # fmt: skip
+go[1].page_link("pages/sudoku_comparison.py", label="Compare samplers", icon=":material/compare_arrows:")
+go[1].caption("Sequential, top-k, EB, the MI rule, DEMASK and the revisers on one timeline, and the "
+              "committed sweeps with their intervals.")  # fmt: skip
+go[2].page_link("pages/antibody_decode.py", label="Your own antibody chain", icon=":material/vaccines:")
+go[2].caption("Paste a V domain: AntiBERTy or Sapiens infills a CDR, each design judged by both models, "
+              "its IMGT regions drawn.")  # fmt: skip
+go[3].page_link("pages/protein_families.py", label="Your own model or family", icon=":material/hub:")
+go[3].caption("Train a family model on your alignment and read its contacts, or load a masked LM folder "
+              "on the protein pages.")  # fmt: skip
+st.markdown(
+    """
+* **Sudoku**: decode, sampler comparison, the MI estimator (how well each head matches the exact map).
+* **Proteins**: the small ESM-C trained here, ESM-C 300M when its weights are on the machine, families
+  checked against a structure's contacts.
+* **Antibodies**: AntiBERTy (26 M parameters, 558 M natural antibody sequences) and Sapiens VH / VL
+  (BioPhi's human models), pretrained, from their PyPI wheels: CDR infilling on pages of their own.
 """
 )
 fig1 = RESULTS / "figure1.png"
@@ -50,7 +53,7 @@ if fig1.exists():
         "the estimated vs ground-truth MI (81x81, masked cells only, one colour scale).",
     )
 
-st.subheader("Loaded checkpoints")
+models = st.expander("The models this app loads: checkpoints and pretrained antibody LMs")
 checkpoints = []
 for view in VIEWS.values():
     for b in view.backbones():
@@ -58,16 +61,20 @@ for view in VIEWS.values():
             continue  # a backbone loaded by name from elsewhere (ESM-C 300M): not a checkpoint of ours
         checkpoints.append((b.label, b.spec if b.spec is not None else b.args[0]))
         checkpoints += [(f"{b.label} MI head" + (f" ({label})" if len(b.heads) > 1 else ""), p) for label, p in b.heads]
+pretrained = [b for view in VIEWS.values() for b in view.backbones() if b.domain == "antibody"]
+if pretrained:
+    models.markdown("**Pretrained antibody LMs** (from their wheels; nothing downloaded): " + "; ".join(
+        f"{b.label}" + (" with an MI head" if b.heads else "") for b in dict.fromkeys(pretrained)))  # fmt: skip
 for name, path in checkpoints:
     w, j = checkpoint_paths(path)
     try:
         meta = read_meta(path)
     except CheckpointError as e:
-        st.error(f"{name}: {e}")
+        models.error(f"{name}: {e}")
         continue
     size = w.stat().st_size / 2**20
     extra = meta.get("extra", {})
-    st.markdown(f"**{name}** - `{w.name}` ({size:.1f} MiB), step {meta['step']}, format v{meta['format_version']}")
+    models.markdown(f"**{name}** - `{w.name}` ({size:.1f} MiB), step {meta['step']}, format v{meta['format_version']}")
     rows = [("config", k, v) for k, v in meta["config"].items()]
     rows += [("metrics", k, v) for k, v in meta.get("metrics", {}).items()]
     rows += [
@@ -75,7 +82,7 @@ for name, path in checkpoints:
         for k in ("preset", "examples", "tokens", "wall_seconds", "device", "n_train_states", "seconds", "split")
         if k in extra
     ]
-    st.dataframe(
+    models.dataframe(
         pd.DataFrame(
             [(g, k, v if isinstance(v, str) else strict_json.dumps(v)) for g, k, v in rows],
             columns=["", "field", "value"],
@@ -84,4 +91,4 @@ for name, path in checkpoints:
         height=min(35 * (len(rows) + 1) + 3, 300),
     )
 built = ", ".join(f"{label} x{n}" for label, n in LOAD_COUNT.items()) or "none yet"
-st.caption(f"Models built in this server process so far: {built} (loaded once, shared by every browser session).")
+models.caption(f"Models built in this server process so far: {built} (loaded once, shared by every browser session).")

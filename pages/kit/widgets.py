@@ -325,3 +325,18 @@ def plain(text: str) -> str:
     """Text shown as it is in Markdown: a gene name's allele star (IGHV3-53*04 / IGHJ4*02) would open
     italics and eat the stars, an underscore or backtick likewise."""
     return "".join("\\" + ch if ch in "*_`" else ch for ch in text)
+
+
+def carried(widget, label: str, store: str, default, page: str, options=None, **kw):
+    """A widget whose value is carried from one page to another (the antibody pages' model, chain and
+    region): each page has its own widget (key STORE_PAGE, made fresh when the page is opened), started
+    at the value last chosen on any page (st.session_state[STORE]); Streamlit drops a widget's state
+    when its page is left, so a shared key alone would come back at its default."""
+    cur = st.session_state.get(store, default)
+    if options is not None and cur not in options:
+        cur = default
+    start = {"value": cur} if options is None else {"index": list(options).index(cur)}
+    args = (label,) if options is None else (label, list(options))
+    value = widget(*args, key=f"{store}_{page}", **start, **kw)
+    st.session_state[store] = value
+    return value

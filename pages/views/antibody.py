@@ -26,9 +26,10 @@ from ..kit import caches
 from ..kit.models import Backbone, backbone_model, head_model
 from ..kit.runtime import RESULTS
 from ..kit.sweeps import SweepPlan
-from ..kit.widgets import chart, plain, report_metrics, sampling_row, tv_measure, uploaded_text
-from .base import Hint, Item
+from ..kit.widgets import carried, chart, plain, report_metrics, sampling_row, tv_measure, uploaded_text
+from .base import Hint, Item, PagePlan, View
 from .protein import ProteinView
+from .protein_backbones import protein_backbones
 
 UPLOAD_KB = 64
 AMINO_ORDER = "ACDEFGHIKLMNPQRSTVWY"
@@ -96,28 +97,36 @@ class AntibodyView(ProteinView[AntibodyDomain]):
         a TV head is) are not the protein pages' and differ between AntiBERTy and Sapiens."""
         return f"{key}_{self.spec}"
 
+    def _input(self, key: str, widget, label: str, name: str, default, options=None, **kw):
+        """An input widget: on the antibody pages carried from one to the other (widgets.carried; key
+        ab_NAME_PAGE), on the protein pages the page's own (key PAGE_NAME)."""
+        if key in (PAGE_KEYS["decode"], PAGE_KEYS["compare"]):
+            return carried(widget, label, f"{SHARED}_{name}", default, key, options, **kw)
+        if options is not None:
+            return widget(label, list(options), index=list(options).index(default), key=f"{key}_{name}", **kw)
+        return widget(label, **({"value": default} if default != "" else {}), key=f"{key}_{name}", **kw)
+
     def _region(self, key: str) -> str:
         c = st.columns([2, 1])
-        choice = c[0].selectbox("Region to infill", [*MASKS, "a span"], key=f"{key}_region", help=MASK_HELP)
+        choices = [*MASKS, "a span"]
+        choice = self._input(key, c[0].selectbox, "Region to infill", "region", choices[0], choices, help=MASK_HELP)
         if choice != "a span":
             return choice
-        return c[1].text_input("Span (1-based, e.g. 95-108)", "95-108", key=f"{key}_span")
+        return self._input(key, c[1].text_input, "Span (1-based, e.g. 95-108)", "span", "95-108")
 
     def _chain(self, key: str) -> tuple[str | None, str, str]:
         """(id, chain, where from), or (None, None, a message)."""
-        mode = st.radio(
-            "Chain", ["A test chain (natural, SAbDab)", "Paste or upload your own V domain"], key=f"{key}_src"
-        )
+        modes = ["A test chain (natural, SAbDab)", "Paste or upload your own V domain"]
+        mode = self._input(key, st.radio, "Chain", "src", modes[0], modes)
         if mode.startswith("A test chain"):
-            chains = test_chains(light=self.scope is not None and "igh" not in self.scope.loci)
-            rid = st.selectbox(
-                "Test chain",
-                list(chains),
-                key=f"{key}_chain",
-                format_func=lambda r: f"{r} ({CHAIN_NAMES.get('ig' + chains[r][0][0], chains[r][0])})",
-            )
+            light = self.scope is not None and "igh" not in self.scope.loci
+            chains = test_chains(light=light)
+            name = lambda r: f"{r} ({CHAIN_NAMES.get('ig' + chains[r][0][0], chains[r][0])})"  # noqa: E731
+            rid = self._input(key, st.selectbox, "Test chain", "chain_light" if light else "chain",
+                              next(iter(chains)), list(chains), format_func=name)  # fmt: skip
             return rid, chains[rid][1], "test chain"
-        text = st.text_area("A heavy or light V domain (amino acids; FASTA works too)", key=f"{key}_text", height=90)
+        text = self._input(key, st.text_area, "A heavy or light V domain (amino acids; FASTA works too)", "text", "",
+                           height=90)  # fmt: skip
         got, name = uploaded_text(f"... or a FASTA file (its first record; at most {UPLOAD_KB} KB)", f"{key}_file",
                                   UPLOAD_KB)  # fmt: skip
         if got is None and name is not None:
@@ -406,4 +415,48 @@ def first_state(mask: str) -> tuple:
     return tuple(ANTIBODY.encode(chains_of(SWEEP_SET, mask, 1))[0].tolist())
 
 
-SPECIALISES = ("protein", AntibodyView)  # AntiBERTy and Sapiens sit in the protein pages
+PAGE_KEYS = {"decode": "adec", "compare": "acmp", "sweep": "asw", "estimator": "pmie"}
+SHARED = "ab"  # the antibody pages' shared widgets (model, chain, region): kept from one page to the other
+
+
+class AntibodyPages(ProteinView[AntibodyDomain]):
+    """The antibody pages (Antibody decode, Antibody comparison): the pretrained antibody LMs on pages of
+    their own, the picked model and the chain pasted kept from one page to the other. The same views and
+    machinery as the protein pages' antibody backbones (AntibodyView), which stay there too."""
+
+    def __init__(self):
+        ProteinView.__init__(self)
+        self.name = "Antibodies"
+        self.keys = dict(PAGE_KEYS)
+        self.pages = (
+            PagePlan("pages/antibody_decode.py", "Antibody decode", ":material/vaccines:"),
+            PagePlan("pages/antibody_comparison.py", "Antibody comparison", ":material/compare:"),
+        )
+
+    def backbones(self) -> list[Backbone]:
+        return [b for b in protein_backbones().values() if b.domain == "antibody"]
+
+    def backbone_picker(self, key: str) -> Backbone | None:
+        opts = {b.label: b for b in self.backbones()}
+        st.subheader("Antibody model")
+        if not opts:
+            st.error("No antibody model is installed here: `make setup` installs AntiBERTy's and Sapiens' wheels.")
+            return None
+        label = carried(
+            st.selectbox,
+            "Antibody model",
+            f"{SHARED}_backbone",
+            next(iter(opts)),
+            key,
+            list(opts),
+            help="AntiBERTy: a BERT masked LM of 558 M natural antibody sequences (26 M parameters); Sapiens: "
+            "BioPhi's human heavy (VH) and light (VL) models (0.57 M each). Each from its PyPI wheel.",
+        )
+        return opts[label]
+
+    def specialise(self, b: Backbone) -> View:
+        return AntibodyView(self, b)
+
+
+VIEW = AntibodyPages()
+SPECIALISES = ("protein", AntibodyView)  # AntiBERTy and Sapiens sit in the protein pages too
