@@ -115,7 +115,8 @@ def render(view: View, title: str) -> None:
         edit_section(view, dom, item, trace, key, root)
     if view.has_structure:
         structure_section(view, b, dom, trace, head_path, eps, key)
-    view.decode_extras(dom, key, item, trace, b, cfg)
+    twin_trace = caches.trace_for(b, head_path, item.key, item.value, twin) if twin is not None else None
+    view.decode_extras(dom, key, item, trace, b, cfg, twin, twin_trace)
 
 
 def show_decode(

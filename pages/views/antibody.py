@@ -19,8 +19,9 @@ from mi_viz.domains.antibody import DATA, MASKS, AntibodyDomain, Infill, chains_
 from mi_viz.domains.antibody import DOMAIN as ANTIBODY
 from mi_viz.domains.antibody import SCOPE as ANTIBODY_SCOPE
 from mi_viz.domains.antibody.chains import read_chains, read_user_chains
-from mi_viz.domains.antibody.judge import chain_pll
+from mi_viz.domains.antibody.judge import SAPIENS_OF, chain_pll
 from mi_viz.domains.protein.drawing import CLUSTALX, track_figure
+from mi_viz.domains.protein.masked_lm import load_masked_lm
 
 from ..kit import caches
 from ..kit.models import Backbone, backbone_model, head_model
@@ -218,7 +219,9 @@ class AntibodyView(ProteinView[AntibodyDomain]):
     def mi_presets(self) -> dict:
         return {"MI gamma=4 lam=1": SamplerConfig("mi", gamma=4.0, lam=1.0)}
 
-    def decode_extras(self, dom: AntibodyDomain, key: str, item=None, trace=None, b=None, cfg=None) -> None:
+    def decode_extras(
+        self, dom: AntibodyDomain, key: str, item=None, trace=None, b=None, cfg=None, twin=None, twin_trace=None
+    ) -> None:
         """The design beside the native: the region as decoded under the natural chain's own residues,
         recovery and both pseudo-log-likelihoods under the backbone; then N sampled infills of the same
         chain (seeds 0..N-1) as a logo of the region."""
@@ -226,8 +229,13 @@ class AntibodyView(ProteinView[AntibodyDomain]):
             return
         it: Infill = item.value
         final = dom.decode(torch.tensor([trace.final]))[0]
-        st.subheader("The design beside the native chain")
-        native_beside_design(it, final, b, key)
+        if twin is not None and twin_trace is not None:
+            st.subheader("Each half's design beside the native chain")
+            right = dom.decode(torch.tensor([twin_trace.final]))[0]
+            halves_judged(it, (f"left: {cfg.label() if cfg else ''}", final), (f"right: {twin.label()}", right), b)
+        else:
+            st.subheader("The design beside the native chain")
+            native_beside_design(it, final, b, key)
         if cfg is not None and cfg.temperature > 0:
             sample_logo(it, b, cfg, key)
 
@@ -325,28 +333,92 @@ def region_pll(b: Backbone, sequence: str, mask: tuple[bool, ...]) -> float:
     )
 
 
-def native_beside_design(it: Infill, final: str, b: Backbone, key: str) -> None:
-    """The infilled region under the native's, position by position (a dot where they agree), with its
-    IMGT numbers, recovery, and the PLL of both under the backbone (a pass a masked residue each)."""
-    m = it.masked
-    pos = np.flatnonzero(m)
+JUDGE_NAMES = {"antiberty": "AntiBERTy", "sapiens-vh": "Sapiens VH", "sapiens-vl": "Sapiens VL"}
+
+
+def other_judge(it: Infill, b: Backbone) -> str | None:
+    """The pretrained antibody LM that did not generate, for this chain: Sapiens (its heavy or light model,
+    by the chain's type) beside AntiBERTy, AntiBERTy beside Sapiens; None for another backbone."""
+    if b.spec == "antiberty":
+        return SAPIENS_OF.get(it.locus)
+    return "antiberty" if str(b.spec).startswith("sapiens") else None
+
+
+def judge_pll(spec: str, sequence: str, mask: tuple[bool, ...]) -> float | None:
+    """The masked residues' PLL under a pretrained antibody LM by name (loaded once); None if it is not installed."""
+
+    def run() -> float | None:
+        try:
+            model = caches.cached("antibody_judge", spec, lambda: load_masked_lm(spec), max_entries=4)
+        except UserError:
+            return None
+        return chain_pll(model, sequence, np.array(mask, dtype=bool))
+
+    return caches.cached("antibody_judge_pll", (spec, sequence, mask), run, max_entries=256)
+
+
+def design_scores(it: Infill, final: str, b: Backbone) -> dict:
+    """A design's recovery of the native and the PLL of design and native under the backbone and under the
+    judge that did not generate (a pass a masked residue each, kept for the server's life)."""
+    m = tuple(bool(v) for v in it.masked)
+    pos = np.flatnonzero(it.masked)
+    judges: dict[str, tuple[float, float]] = {b.label: (region_pll(b, final, m), region_pll(b, it.sequence, m))}
+    out = {"recovery": float(np.mean([it.sequence[i] == final[i] for i in pos])), "judges": judges}
+    other = other_judge(it, b)
+    if other is not None:
+        d, n = judge_pll(other, final, m), judge_pll(other, it.sequence, m)
+        if d is not None and n is not None:
+            judges[JUDGE_NAMES.get(other, other) + " (did not generate)"] = (d, n)
+    return out
+
+
+def _region_text(it: Infill, final: str) -> tuple[str, str]:
+    pos = np.flatnonzero(it.masked)
     native = "".join(it.sequence[i] for i in pos)
     design = "".join(final[i] for i in pos)
     agree = "".join("·" if a == d else " " for a, d in zip(native, design))
     imgt = it.numbered.imgt if it.numbered is not None and it.numbered.imgt else ()
     ends = (imgt[pos[0]], imgt[pos[-1]]) if imgt else ("", "")
     where = f"IMGT {ends[0]}-{ends[1]}" if all(ends) else f"residues {pos[0] + 1}-{pos[-1] + 1}"
-    st.code(f"native  {native}\n        {agree}\ndesign  {design}", language="text")
-    with st.spinner(f"Scoring both under {b.label} ({2 * len(pos)} passes) ..."):
-        p_native = region_pll(b, it.sequence, tuple(bool(v) for v in m))
-        p_design = region_pll(b, final, tuple(bool(v) for v in m))
-    rec = float(np.mean([a == d for a, d in zip(native, design)]))
-    how = "nats a residue under this backbone, each residue masked alone (higher: more coherent)"
-    c = st.columns(4)
-    c[0].metric("masked region", f"{len(pos)} residues", where, delta_color="off", delta_arrow="off")
-    c[1].metric("recovery of the native", f"{100 * rec:.0f} %")
-    c[2].metric("PLL of the design", f"{p_design:.2f}", help=how)
-    c[3].metric("PLL of the native", f"{p_native:.2f}", help=how)
+    return f"native  {native}\n        {agree}\ndesign  {design}", where
+
+
+def native_beside_design(it: Infill, final: str, b: Backbone, key: str) -> None:
+    """The infilled region under the native's, position by position (a dot where they agree), with its
+    IMGT numbers, recovery, and the PLL of both under the backbone and under the judge that did not
+    generate (a pass a masked residue each)."""
+    text, where = _region_text(it, final)
+    st.code(text, language="text")
+    n = int(it.masked.sum())
+    with st.spinner(f"Scoring both under {b.label} and the other antibody LM (about {4 * n} passes) ..."):
+        sc = design_scores(it, final, b)
+    how = "nats a residue, each residue masked alone (higher: more coherent)"
+    c = st.columns(2 + 2 * len(sc["judges"]))
+    c[0].metric("masked region", f"{n} residues", where, delta_color="off", delta_arrow="off")
+    c[1].metric("recovery of the native", f"{100 * sc['recovery']:.0f} %")
+    for k, (judge, (d, nat)) in enumerate(sc["judges"].items()):
+        c[2 + 2 * k].metric(f"PLL of the design · {judge}", f"{d:.2f}", help=how)
+        c[3 + 2 * k].metric(f"PLL of the native · {judge}", f"{nat:.2f}", help=how)
+
+
+def halves_judged(it: Infill, left: tuple[str, str], right: tuple[str, str], b: Backbone) -> None:
+    """Side by side: each half's design (name, final chain) judged as the single view judges one, beside
+    the native, in one table (rows: recovery and each judge's PLL; columns: left, right, native)."""
+    c = st.columns(2)
+    scores = {}
+    for col, (name, final) in zip(c, (left, right)):
+        text, _ = _region_text(it, final)
+        col.caption(name)
+        col.code(text, language="text")
+        with st.spinner(f"Scoring {name} ..."):
+            scores[name] = design_scores(it, final, b)
+    rows = [{"": "recovery of the native", **{k: f"{100 * v['recovery']:.0f} %" for k, v in scores.items()},
+             "native": "100 %"}]  # fmt: skip
+    first = next(iter(scores.values()))
+    for judge in first["judges"]:
+        rows.append({"": f"PLL · {judge}", **{k: f"{v['judges'][judge][0]:.3f}" for k, v in scores.items()},
+                     "native": f"{first['judges'][judge][1]:.3f}"})  # fmt: skip
+    st.dataframe(rows, hide_index=True)
 
 
 def sample_logo(it: Infill, b: Backbone, cfg, key: str) -> None:

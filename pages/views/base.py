@@ -155,7 +155,15 @@ class View(Generic[D]):
         """A step's maps on what the domain knows beyond the sequence (has_structure: a family's 3D)."""
 
     def decode_extras(
-        self, dom: D, key: str, item: Item | None = None, trace=None, b: Backbone | None = None, cfg=None
+        self,
+        dom: D,
+        key: str,
+        item: Item | None = None,
+        trace=None,
+        b: Backbone | None = None,
+        cfg=None,
+        twin=None,
+        twin_trace=None,
     ):
         """What the decode page shows under the maps (a family's averaged map; an antibody's design beside
         its native region)."""

@@ -160,7 +160,9 @@ class FamilyView(ProteinView[FamilyDomain]):
                 "contact, red: not; width by MI; gold: the focus column)."
             )
 
-    def decode_extras(self, dom: FamilyDomain, key: str, item=None, trace=None, b=None, cfg=None) -> None:
+    def decode_extras(
+        self, dom: FamilyDomain, key: str, item=None, trace=None, b=None, cfg=None, twin=None, twin_trace=None
+    ) -> None:
         with st.expander("This family's MI averaged over natural rows, beside the structure's contacts"):
             averaged_map_view(dom, f"{key}_avg")
 
