@@ -16,7 +16,7 @@ from mi_viz.core.errors import UserError
 from mi_viz.core.plots import PALETTE_NAME
 from mi_viz.core.protocol import AppDomain
 from mi_viz.core.samplers import SamplerConfig
-from mi_viz.core.viewer import trace_meta, viewer_payload
+from mi_viz.core.viewer import ground_truth_record, trace_meta, viewer_payload
 
 from .kit import caches
 from .kit.models import backbone_model
@@ -104,13 +104,13 @@ def render(view: View, title: str) -> None:
         site,
     )
     if twin is None:
-        exports(view, dom, item, trace, cfg, stem, key, b)
+        exports(view, dom, item, trace, cfg, stem, key, b, eps)
     else:  # both halves' files, each row named by its setting
         for side, c in (("left", cfg), ("right", twin)):
             st.caption(f"The {side} half's files: {setting_name(c)}")
             tr = trace if c is cfg else caches.trace_for(b, head_path, item.key, item.value, c)
             s_ = stem if c is cfg else export_stem(view.name, item.label, setting_name(c, short=True))
-            exports(view, dom, item, tr, c, s_, f"{key}_{side}", b)
+            exports(view, dom, item, tr, c, s_, f"{key}_{side}", b, eps)
     if view.editable:
         edit_section(view, dom, item, trace, key, root)
     if view.has_structure:
@@ -199,13 +199,13 @@ def show_decode(
     )
 
 
-def exports(view: View, dom: AppDomain, item, trace, cfg, stem: str, key: str, b=None) -> None:
+def exports(view: View, dom: AppDomain, item, trace, cfg, stem: str, key: str, b=None, eps: float = 1e-3) -> None:
     """The decode's own files beside the viewer's (HTML, GIF): its trace, carrying what reads it
     without the app (the vocabulary, the positions' names, the input, the backbone and its weights'
-    fingerprint: `mi_viz.show(path)` draws it in a notebook), and what the domain writes of a result
-    (a sequence as FASTA, a board as digits)."""
-    files = [("The trace (JSON: every pass's batch, values, entropies; mi_viz.show reads it)",
-              traced(view, dom, item, trace, b).to_json,  # written on the click, not on every run (a second, long)
+    fingerprint, and every ground truth computed for its steps: `mi_viz.show(path)` draws it), and
+    what the domain writes of a result (a sequence as FASTA, a board as digits)."""
+    files = [("The trace (JSON: every pass's batch, values, entropies, the ground truths computed; mi_viz.show)",
+              lambda: traced(view, dom, item, trace, b, eps).to_json(),  # on the click, not every run (a second, long)
               f"{stem}_trace.json", "application/json")]  # fmt: skip
     files += view.exports(dom, item, trace, cfg, stem)
     for i, (col, (label, data, name, mime)) in enumerate(zip(st.columns(len(files)), files)):
@@ -306,8 +306,10 @@ def attention_picker(key: str, b) -> Site:
                 None if head.startswith("mean") else int(head.split()[1]) - 1)  # fmt: skip
 
 
-def traced(view: View, dom: AppDomain, item, trace, b=None):
-    """The trace with its meta filled (a copy: the cached trace is shared by every session)."""
+def traced(view: View, dom: AppDomain, item, trace, b=None, eps: float = 1e-3):
+    """The trace with its meta filled (a copy: the cached trace is shared by every session), and the
+    ground truth (MI and TV, from the same passes) of every step some session computed: what was paid
+    for is kept (meta["ground_truth"][step]: the masked positions, both maps over them, its cost)."""
     model = backbone_model(b) if b is not None else None
     meta = trace_meta(
         kind=view.kind,
@@ -320,6 +322,13 @@ def traced(view: View, dom: AppDomain, item, trace, b=None):
         weights_fingerprint=caches.weights_fingerprint(b) if b is not None else "",
         domain=dom.name,
     )
+    truths = {}
+    for t, step in enumerate(trace.steps):
+        gt = caches.stored_ground_truth(b, tuple(step.tokens), eps) if b is not None else None
+        if gt is not None:
+            truths[str(t)] = ground_truth_record(gt, step.masked, eps)
+    if truths:
+        meta["ground_truth"] = truths
     return dataclasses.replace(trace, meta={**trace.meta, **meta})
 
 

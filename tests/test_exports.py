@@ -129,3 +129,25 @@ def test_a_trace_with_its_meta_is_drawn_in_a_notebook(tmp_path, monkeypatch, cap
     bare = _trace()
     with pytest.raises(InputError, match="carries no kind, labels, vocabulary, mask_id"):
         mi_viz.show(bare)
+
+
+def test_a_computed_ground_truth_is_kept_in_the_trace_and_drawn_from_it(tmp_path, monkeypatch):
+    """What was paid for is kept: a step's ground truth (MI and TV over its masked positions, its cost)
+    goes into the exported trace's meta, and mi_viz.show draws it from the file without recomputing."""
+    import json
+
+    import mi_viz
+    from mi_viz.core.viewer import ground_truth_entry, ground_truth_record, trace_meta, truths_of
+
+    tr = _trace()
+    tr.meta = trace_meta(kind="track", labels=["a", "b", "c"], symbols=["X", "Y"], value_tokens=[4, 5], mask_id=9)
+    mi = np.array([[0.0, 0.25, 0.125], [0.25, 0.0, 0.5], [0.125, 0.5, 0.0]])
+    gt = {"mi": mi, "tv": mi / 2, "passes": 7, "seconds": 0.5, "dropped": 1e-4}
+    tr.meta["ground_truth"] = {"0": ground_truth_record(gt, tr.steps[0].masked, 1e-3)}
+    back = json.loads(tr.to_json())["meta"]["ground_truth"]["0"]
+    assert back["positions"] == [0, 1, 2] and back["tv"][1][2] == 0.25 and back["passes"] == 7
+    kept = truths_of(mi_viz.core.samplers.Trace.from_json(tr.to_json()))
+    assert kept == {"0": ground_truth_entry(mi, [0, 1, 2])}
+    monkeypatch.chdir(tmp_path)
+    page = mi_viz.show(tr).page
+    assert ground_truth_entry(mi, [0, 1, 2]) in page  # the offline page carries the kept map

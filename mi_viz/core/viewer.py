@@ -157,6 +157,32 @@ def viewer_payload(
     return out
 
 
+def ground_truth_record(gt: dict, masked: list[bool], eps: float) -> dict:
+    """One step's computed ground truth as a trace keeps it (meta["ground_truth"][step]): the masked
+    positions, the MI and the TV over them (4 decimals, each row a position's), what it cost."""
+    pos = [i for i, m in enumerate(masked) if m]
+    out: dict = {"positions": pos, "eps": eps}
+    for k in ("mi", "tv"):
+        if gt.get(k) is not None:
+            out[k] = np.round(np.asarray(gt[k], dtype=np.float64)[np.ix_(pos, pos)], 4).tolist()
+    out.update({k: gt[k] for k in ("passes", "seconds", "dropped") if k in gt})
+    return out
+
+
+def truths_of(trace: Trace, measure: str = "mi") -> dict[str, str]:
+    """A trace's kept ground truths as a payload's "gt" entries (step -> encoded map), for the measure shown."""
+    out = {}
+    L = len(trace.initial)
+    for t, rec in (trace.meta.get("ground_truth") or {}).items():
+        if rec.get(measure) is None:
+            continue
+        pos = rec["positions"]
+        full = np.zeros((L, L))
+        full[np.ix_(pos, pos)] = np.asarray(rec[measure])
+        out[str(t)] = ground_truth_entry(full, np.nonzero(np.asarray(trace.steps[int(t)].masked, bool))[0].tolist())
+    return out
+
+
 def ground_truth_entry(mi: np.ndarray, masked: list[int]) -> str:
     """A step's ground-truth map for the payload's "gt" field: the same upper-triangle encoding."""
     return upper(mi, np.asarray(masked))
@@ -256,6 +282,7 @@ def show(trace, est: list[np.ndarray | None] | None = None, title: str = "", hei
     payload = viewer_payload(trace, kind=m["kind"], labels=m["labels"], symbols=list(m["vocabulary"].values()),
                              value_tokens=tokens, mask_id=int(m["mask_id"]), est=est,
                              title=title or m.get("input", ""))  # fmt: skip
+    payload["gt"] = truths_of(trace)  # the ground truths the app computed for it, kept in the file
     name = title or f"mi-viz: {m.get('input', 'a decode')} · {m.get('backbone', '')}"
     shown = Shown(offline_viewer_html(payload, name), height)
     if out is not None or not _in_notebook():

@@ -125,7 +125,7 @@ def mount_viewer(
     c1, c2 = st.columns(2)
     c1.download_button(
         "The whole decode as one offline HTML page (this viewer, every step)",
-        lambda: offline_viewer_html(payload, f"mi-viz: {caption}"),
+        lambda: offline_viewer_html(kept_truths(payload, data), f"mi-viz: {caption}"),
         file_name=f"{export_name}.html",
         mime="text/html",
         key=f"{key}_html",
@@ -182,3 +182,12 @@ def gif_export(col, payload: dict, key: str, export_name: str, ident) -> None:
         bar.empty()
         st.rerun()
     widgets.cancelled("GIF", f"{key}_gif_cancel", col)
+
+
+def kept_truths(payload: dict, data: dict) -> dict:
+    """The offline page's payload with every ground truth computed so far (and its cost note): what was
+    paid for is kept in the file, each half's its own."""
+    out = {**payload, "gt": data.get("gt", {}), "gtNote": data.get("gtNote", {})}
+    if "twin" in payload and "twin" in data:
+        out["twin"] = {**payload["twin"], "gt": data["twin"].get("gt", {}), "gtNote": data["twin"].get("gtNote", {})}
+    return out

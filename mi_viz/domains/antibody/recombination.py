@@ -45,7 +45,9 @@ def _model(chain: str):
         import olga.load_model as lm
         import olga.sequence_generation as sg
     except ImportError:
-        raise RecombinationError("olga is not installed: `make olga` (pip install olga==1.3.0; GPL-3.0, an optional install)") from None
+        raise RecombinationError(
+            "olga is not installed: `make olga` (pip install olga==1.3.0; GPL-3.0, an optional install)"
+        ) from None
     d = os.path.join(os.path.dirname(olga.__file__), "default_models", MODELS[chain])
     vdj = chain == "heavy"
     gd = lm.GenomicDataVDJ() if vdj else lm.GenomicDataVJ()
