@@ -204,7 +204,7 @@ def exports(view: View, dom: AppDomain, item, trace, cfg, stem: str, key: str, b
     without the app (the vocabulary, the positions' names, the input, the backbone and its weights'
     fingerprint, and every ground truth computed for its steps: `mi_viz.show(path)` draws it), and
     what the domain writes of a result (a sequence as FASTA, a board as digits)."""
-    files = [("The trace (JSON: every pass's batch, values, entropies, the ground truths computed; mi_viz.show)",
+    files = [("The trace (JSON; with any ground truth computed)",
               lambda: traced(view, dom, item, trace, b, eps).to_json(),  # on the click, not every run (a second, long)
               f"{stem}_trace.json", "application/json")]  # fmt: skip
     files += view.exports(dom, item, trace, cfg, stem)

@@ -250,6 +250,22 @@ class AntibodyDomain:
             budgets=(2.0, 4.0),
             folder="antibody/sapiens",
         ),  # fmt: skip
+        # the revisers (mi-revise, ReMDM, NAVIRA) beside LLaDA's blocks and the MI rule they start from: the natural
+        # criterion above, word for word, on the first 128 heavy validation chains (--chains heavy), in their own
+        # folder; fixed before any of their test rows
+        "antibody-revise": Criterion(
+            2.5,
+            "pll",
+            True,
+            0.01,
+            ("mi-revise", "remdm", "navira", "llada", "mi"),
+            ("avg_passes", "pll", "pll_sapiens"),
+            3,
+            "highest validation infill PLL (AntiBERTy) at <= 1/2.5 of sequential's passes; ties within 0.01 nats "
+            "to the fewer passes",
+            budgets=(2.0, 4.0),
+            folder="antibody/revise",
+        ),  # fmt: skip
         # the germline (OLGA) chains' criterion, as it chose results/antibody/olga/val_sweep/choice.json
         "antibody-olga": Criterion(
             3,
