@@ -67,6 +67,9 @@ def side_by_side(view: View, key: str, b, dom: AppDomain, item, head_path, rows:
                 f"{key}_state_{k}",
             )
         table.append({"sampler": name, "passes": len(tr.steps), **view.compare_row(dom, item, tr, tt)})
-    st.dataframe(pd.DataFrame(table), hide_index=True)
+    df = pd.DataFrame(table)
+    st.dataframe(df, hide_index=True)
+    st.download_button("The table (CSV)", df.to_csv(index=False), file_name=f"{key}_comparison.csv", mime="text/csv",
+                       key=f"{key}_table_csv", on_click="ignore")  # fmt: skip
     title, ylabel = view.timeline
     chart(timeline_figure(traces, {n: c.name for n, c in rows.items()}, title, ylabel), f"{key}_timeline")

@@ -90,6 +90,7 @@ class AntibodyView(ProteinView[AntibodyDomain]):
     def __init__(self, parent: ProteinView, b: Backbone | None = None):
         super().__init__()
         self.spec = str(b.spec) if b is not None and b.spec else "antiberty"  # which masked LM reads the chains
+        self.b = b  # the backbone whose PLL judges a compared row
         self.scope = ANTIBODY_SCOPE.get(self.spec)
         self.keys = {**parent.keys, "sweep": "asw"}  # its sweep's widgets have other ranges than the protein's
 
@@ -191,6 +192,22 @@ class AntibodyView(ProteinView[AntibodyDomain]):
         label = f"{item.label}, after step {step} with {what}"
         return Item(f"{item.key} | {label} | {''.join(letters)} | {spans}", edited, label)
 
+    def compare_row(self, dom: AntibodyDomain, item: Item, trace: Trace, t: int) -> dict:
+        """A compared row judged where it is shown: its infilled region (IMGT), recovery of the native, and
+        the PLL of its final design under the backbone and under the judge that did not generate."""
+        it: Infill = item.value
+        final = dom.decode(torch.tensor([trace.final]))[0]
+        pos = np.flatnonzero(it.masked)
+        where = imgt_span(it, int(pos[0]), int(pos[-1]) + 1)
+        row = {f"infilled ({where})": "".join(final[i] for i in pos),
+               "max residues per pass": max(len(s.selected) for s in trace.steps)}  # fmt: skip
+        if self.b is not None:
+            sc = design_scores(it, final, self.b)
+            row["recovery"] = f"{100 * sc['recovery']:.0f} %"
+            for judge, (d, _) in sc["judges"].items():
+                row[f"PLL · {judge.split(' · ')[0]}"] = round(d, 3)
+        return row
+
     def labels(self, dom: AntibodyDomain, item: Item, L: int) -> list[str]:
         """Each residue by its IMGT number and region ("111A CDR3"); #n (its place in the chain) where
         the numbering left it unnumbered."""
@@ -207,7 +224,7 @@ class AntibodyView(ProteinView[AntibodyDomain]):
         it: Infill = item.value
         seq = dom.decode(torch.tensor([trace.tokens_at(t)]))[0]
         sel = trace.steps[t - 1].selected if 0 < t <= len(trace.steps) else []
-        regions = " · ".join(f"{n.upper()} {s + 1}-{e}" for n, (s, e) in it.regions.items())
+        regions = " · ".join(f"{n.upper()} {imgt_span(it, s, e)}" for n, (s, e) in it.regions.items())
         return track_figure(seq, selected=sel, focus=focus, title=(title + " " if title else "") + regions, width=900)
 
     def presets(self, dom: AntibodyDomain, has_head: bool) -> tuple[dict, list[str]]:
@@ -331,6 +348,15 @@ def region_pll(b: Backbone, sequence: str, mask: tuple[bool, ...]) -> float:
         lambda: chain_pll(backbone_model(b), sequence, np.array(mask, dtype=bool)),
         max_entries=256,
     )
+
+
+def imgt_span(it: Infill, s: int, e: int) -> str:
+    """Residues s..e-1 of the V domain by their IMGT numbers ("IMGT 105-117"), as the decode page labels
+    them; by their place in the chain where the numbering left them unnumbered."""
+    imgt = it.numbered.imgt if it.numbered is not None and it.numbered.imgt else ()
+    if imgt and imgt[s] and imgt[e - 1]:
+        return f"IMGT {imgt[s]}-{imgt[e - 1]}"
+    return f"residues {s + 1}-{e}"
 
 
 JUDGE_NAMES = {"antiberty": "AntiBERTy", "sapiens-vh": "Sapiens VH", "sapiens-vl": "Sapiens VL"}
