@@ -74,7 +74,7 @@ async def session(browser, url: str, i: int, seconds: float, out: dict):
     try:
         await page.goto(url + "/sudoku_decode", timeout=600_000)
         await page.locator(COUNTER).wait_for(timeout=600_000)
-        box = page.get_by_label("Index (0..999)")
+        box = page.get_by_role("spinbutton", name="Index (0..999)")  # the field alone, not its help button
         await box.fill(str(i))
         await box.press("Enter")
         await page.get_by_text(f"#{i}", exact=False).first.wait_for(timeout=600_000)

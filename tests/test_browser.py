@@ -135,7 +135,7 @@ def _open(browser, url, w=1500, h=1100):
 def test_every_page_and_stepping(server, browser):
     ART.mkdir(exist_ok=True)
     ctx, page = _open(browser, server + "/")
-    page.get_by_text("Loaded checkpoints").wait_for()
+    page.get_by_text("Start here").wait_for()
     _no_exception(page)
     page.screenshot(path=str(ART / "home.png"), full_page=True)
 
