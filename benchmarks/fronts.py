@@ -54,7 +54,7 @@ from benchmarks.tables.common import Z_POWER, R, interpolate, label, rows_of, sw
 from mi_viz.core.choice import Fronts
 from mi_viz.core.paths import portable
 from mi_viz.core.plots import sweep_family
-from mi_viz.core.samplers import PARAMS, config_for, row_label
+from mi_viz.core.samplers import PARAMS, SAMPLERS, config_for, row_label
 from mi_viz.core.sweep import rows_path
 from mi_viz.domains import DOMAINS, get_domain
 
@@ -273,8 +273,15 @@ def paired_chains(a, plan: Fronts) -> None:
     seq = next(lab for lab, r in by_label.items() if r["sampler"] == "sequential")
     budgets = {f"{choice['share']:g}": choice["chosen"], **{k: v["chosen"] for k, v in choice["at_budget"].items()}}
     metrics = [m for m in a.metrics.split(",") if m in rows[0]]
+    rule = plan.method or "mi"  # the validated rule set against the others (mi-revise for the revisers' family)
     rivals = [r for r in plan.rivals if any(row["sampler"] == r for row in rows)]
-    n_cmp = len(budgets) * len(rivals)
+    defaults = SAMPLERS[rule].params if rule in SAMPLERS else {}
+
+    def is_control(r: dict) -> bool:  # a row of the rule that differs from it in a control parameter
+        return r["sampler"] == rule and any(str(r.get(p, "")) not in ("", str(defaults.get(p))) for p in plan.controls)
+
+    n_controls = sum(1 for r in rows if is_control(r))  # each a comparison of the family too
+    n_cmp = len(budgets) * (len(rivals) + n_controls)
     fw = 1 - 0.10 / max(1, n_cmp)  # Bonferroni: the family of MI-vs-rival comparisons at 90 %
     draws = np.random.default_rng(0).integers(0, n, (a.boot, n))
     out: dict = {"sweep_dir": portable(d), "chains": n, "boot": a.boot, "metrics": metrics,
@@ -298,9 +305,9 @@ def paired_chains(a, plan: Fronts) -> None:
         return (value(exact[0], m), exact) if exact else None
 
     for share, chosen in budgets.items():
-        if not chosen.get("mi"):
+        if not chosen.get(rule):
             continue
-        mi = config_for("mi", {"mi": {k: v for k, v in chosen["mi"].items() if k in PARAMS}}).label()
+        mi = config_for(rule, {rule: {k: v for k, v in chosen[rule].items() if k in PARAMS}}).label()
         if mi not in by_label:
             raise SystemExit(f"the validated setting {mi} has no row in {d}/sweep.csv: run its test sweep")
         x = passes(mi)
@@ -318,6 +325,15 @@ def paired_chains(a, plan: Fronts) -> None:
             cell["rivals"][rv] = {"settings": labels, "validated": None if own is None else config_for(
                 rv, {rv: {k: v for k, v in own.items() if k in PARAMS}}).label(), **{
                 m: paired(value(mi, m) - front_at(rv, x, m)[0], draws, (0.90, fw)) for m in metrics}}  # type: ignore[index]  # fmt: skip
+        if plan.controls:  # the rule's own controls at its chosen setting, chain by chain (no interpolation)
+            mine = chosen[rule]
+            cell["controls"] = {
+                lab: {"passes": passes(lab),
+                      **{m: paired(value(mi, m) - value(lab, m), draws, (0.90, fw)) for m in metrics}}
+                for lab, r in by_label.items()
+                if r["sampler"] == rule and lab != mi
+                and all(str(r.get(p, "")) in ("", str(v)) or p in plan.controls for p, v in mine.items() if p in PARAMS)
+            }  # fmt: skip
         out["budgets"][share] = cell
     species: dict = {}
     for lab in [seq, *dict.fromkeys(c["mi"] for c in out["budgets"].values())]:

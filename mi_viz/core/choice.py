@@ -45,3 +45,6 @@ class Fronts:
     # per-input bootstrap: the one column read, "solved" when empty)
     boot: int = 1000  # bootstrap draws
     out: str = ""  # the default output (paired chains: SWEEP_DIR/fronts.json)
+    # paired chains: the parameters that make a row of the validated rule one of its controls (mi-revise's
+    # pick and act): such a row, equal to the choice but for these, is paired with it chain by chain
+    controls: tuple[str, ...] = ()

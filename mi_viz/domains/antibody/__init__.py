@@ -199,6 +199,20 @@ class AntibodyDomain:
         # which measure is right, on a pretrained antibody LM: the MI rule and DEMASK's rule, each reading its exact
         # map (no head between measure and rule; DEMASK's confidence bar off), on the same 32 human heavy test
         # chains; whole curves at matched passes, no setting picked (make antibody-sapiens-oracles)
+        # the revisers' own family (its comparisons apart, so the MI rule's family-wise intervals above do not
+        # widen): mi-revise at its validated settings against sequential, the field's revisers, LLaDA's blocks,
+        # the MI rule it starts from and the strongest unmask-only rivals, and its controls chain by chain
+        "antibody-revise": Fronts(
+            "paired chains",
+            "natural chains: mi-revise against sequential, the field's revisers, its controls, unmask-only rivals",
+            sweep_dir="antibody/revise/sabdab_test",
+            method="mi-revise",
+            rivals=("remdm", "navira", "llada", "mi", "dilated", "demask", "mi-zero"),
+            choice="antibody/revise/val_sweep/choice.json",
+            metrics="pll,pll_sapiens,pll_antiberty",
+            boot=10_000,
+            controls=("pick", "act"),
+        ),
         "antibody-sapiens-oracles": Fronts(
             "per-input bootstrap",
             "Sapiens VH: exact MI against exact TV, the infill's PLL, chains paired",
