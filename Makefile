@@ -19,7 +19,18 @@ $(VENV)/.installed: requirements.txt requirements-esm.txt pyproject.toml | $(BIN
 	$(BIN)/pip install -q --no-deps -e .
 	touch $@
 
-setup: $(VENV)/.installed
+# 3Dmol.js (npm package 3dmol, BSD-3-Clause) for the families' 3D view: fetched from the npm registry by make setup
+# (the same build/3Dmol-min.js the app once vendored), kept in the virtual environment, never in the tree
+THREEDMOL_VERSION := 2.5.5
+THREEDMOL := $(VENV)/share/3dmol/3Dmol-min.js
+$(THREEDMOL): | $(BIN)/activate
+	mkdir -p $(VENV)/share/3dmol
+	cd $(VENV)/share/3dmol && npm pack -q 3dmol@$(THREEDMOL_VERSION) >/dev/null \
+	  && tar -xzf 3dmol-$(THREEDMOL_VERSION).tgz package/build/3Dmol-min.js package/LICENSE \
+	  && mv package/build/3Dmol-min.js 3Dmol-min.js.tmp && mv package/LICENSE LICENSE && rm -rf package 3dmol-$(THREEDMOL_VERSION).tgz \
+	  && mv 3Dmol-min.js.tmp 3Dmol-min.js
+
+setup: $(VENV)/.installed $(THREEDMOL)
 
 # Debian's Chromium for the real-browser test (Playwright's own browser download does not work offline)
 chromium:

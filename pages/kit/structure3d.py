@@ -1,7 +1,7 @@
 """A structure in 3D with scored column pairs drawn on it, in the browser: 3Dmol.js (npm package
-3dmol 2.5.5, BSD-3-Clause: static/3Dmol-LICENSE.txt), vendored as static/3Dmol-min.js.xz (xz -9e of the
-package's build/3Dmol-min.js, a quarter of its size) and sent with the component, so nothing is
-fetched from a CDN at run time.
+3dmol 2.5.5, BSD-3-Clause), which `make setup` fetches from the npm registry into the virtual
+environment (.venv/share/3dmol/3Dmol-min.js; MI_VIZ_3DMOL names another copy) and the component
+sends with itself, so nothing is fetched from a CDN at run time. Without it the page says how to get it.
 
 The structure is the contact map's own atoms (the C-beta, C-alpha for glycine, of each mapped
 column: ContactMap.coords), drawn as spheres on a trace; each pair is a cylinder between its two
@@ -10,13 +10,26 @@ column is a gold sphere."""
 
 from __future__ import annotations
 
-import lzma
+import functools
+import os
+import sys
 from pathlib import Path
 
 import numpy as np
 import streamlit as st
 
-LIBRARY = Path(__file__).with_name("static") / "3Dmol-min.js.xz"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def library() -> Path | None:
+    """3Dmol.js where make setup put it (or MI_VIZ_3DMOL), or None."""
+    env = os.environ.get("MI_VIZ_3DMOL")
+    for p in ([Path(env)] if env else []) + [ROOT / ".venv" / "share" / "3dmol" / "3Dmol-min.js",
+                                              Path(sys.prefix) / "share" / "3dmol" / "3Dmol-min.js"]:  # fmt: skip
+        if p.is_file():
+            return p
+    return None
+
 
 _ENTRY = """
 export default function (component) {
@@ -52,9 +65,16 @@ export default function (component) {
 }
 """
 
-# the library is an UMD bundle: run as a function with `this` the global object, it sets $3Dmol there
-_JS = "(function () {\n" + lzma.decompress(LIBRARY.read_bytes()).decode() + "\n}).call(globalThis);\n" + _ENTRY
-_COMPONENT = st.components.v2.component("mi_viz_structure_3d", js=_JS)
+
+@functools.lru_cache(maxsize=1)
+def _component():
+    """The component, built once per process with the library inside (None while it is not installed)."""
+    lib = library()
+    if lib is None:
+        return None
+    # the library is an UMD bundle: run as a function with `this` the global object, it sets $3Dmol there
+    js = "(function () {\n" + lib.read_text() + "\n}).call(globalThis);\n" + _ENTRY
+    return st.components.v2.component("mi_viz_structure_3d", js=js)
 
 
 def structure_view(cmap, score: np.ndarray, k: int, key: str, focus: int | None = None, among=None) -> int:
@@ -63,6 +83,10 @@ def structure_view(cmap, score: np.ndarray, k: int, key: str, focus: int | None 
     no coordinates: a message says how to get them)."""
     if cmap.coords is None:
         st.info("This contact map was saved without coordinates: re-make it from its PDB to see it in 3D.")
+        return 0
+    component = _component()
+    if component is None:
+        st.info("The 3D view needs 3Dmol.js: `make setup` fetches it from the npm registry (3dmol 2.5.5).")
         return 0
     scored = np.triu(cmap.scored(), 1)
     if among is not None:
@@ -80,5 +104,5 @@ def structure_view(cmap, score: np.ndarray, k: int, key: str, focus: int | None 
         "pairs": pairs,
         "focus": place.get(focus) if focus is not None else None,
     }
-    _COMPONENT(data=data, key=key)
+    component(data=data, key=key)
     return len(pairs)
