@@ -100,6 +100,24 @@ def test_grid(choice: dict, samplers: tuple[str, ...] | None = None, oracles: bo
     return "; ".join(parts)
 
 
+CONTROLS = ("pick=random", "pick=conf", "act=defer")  # mi-revise's controls (docs/samplers.md)
+
+
+def controls_grid(choice: dict) -> str:
+    """ "; mi-revise:...:pick=random; ...": mi-revise's controls at its headline choice (the same setting,
+    pairs drawn at random, the least confident, and the deferral twin), or "" without a choice."""
+    row = choice["chosen"].get("mi-revise")
+    if not row:
+        return ""
+    params = params_of({p: row.get(p, "") for p in columns()} | {"sampler": "mi-revise"})
+    base = {k: PARAMS[k].text(v) for k, v in params.items() if k not in ("pick", "act")}
+    out = []
+    for c in CONTROLS:
+        k, v = c.split("=")
+        out.append(":".join(["mi-revise", *(f"{p}={x}" for p, x in {**base, k: v}.items())]))
+    return "; " + "; ".join(out)
+
+
 def choose_family(families: list[str]) -> dict:
     per: dict[tuple, dict] = {}
     seq: dict[str, dict] = {}
@@ -150,11 +168,16 @@ def main(argv=None):
         "--samplers", default="", help="with --grid: only these samplers (comma-separated), sequential always"
     )
     ap.add_argument("--oracles", action="store_true", help="with --grid: each chosen rule's exact-map twin (X-gt)")
+    ap.add_argument(
+        "--controls", action="store_true", help="with --grid: and mi-revise's controls at its headline choice"
+    )
     a = ap.parse_args(argv)
     if a.grid:
         where = ROOT / "results" / folder_of(a.domain) / "val_sweep"
         only = tuple(filter(None, a.samplers.split(","))) or None
-        print(test_grid(json.loads(Path(a.out or where / "choice.json").read_text()), only, a.oracles))
+        choice = json.loads(Path(a.out or where / "choice.json").read_text())
+        grid = test_grid(choice, only, a.oracles)
+        print(grid + (controls_grid(choice) if a.controls else ""))
         return
     if a.domain == "family":
         save(choose_family(a.families), a.out or ROOT / "results" / "family" / "choice.json")

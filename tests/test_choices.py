@@ -125,3 +125,14 @@ def test_the_oracle_grid_is_each_chosen_rule_at_its_setting_read_exactly():
               "at_budget": {"1/4": {"chosen": {"mi": {"gamma": 8.0, "lam": 10.0, "scan": "stop"}}}}}  # fmt: skip
     assert test_grid(choice) == "sequential; demask:scan=stop:tau=0.1:conf=0.99; topk:k=3; mi:gamma=8:lam=10:scan=stop"
     assert test_grid(choice, oracles=True) == "demask-gt:scan=stop:tau=0.1:conf=0.99; mi-gt:gamma=8:lam=10:scan=stop"
+
+
+def test_the_controls_grid_is_mi_revise_at_its_choice_but_for_pick_and_act():
+    from benchmarks.defaults import controls_grid
+    from mi_viz.core.sweep import parse_grid
+
+    row = {"gamma": 6.0, "lam": 1.0, "scan": "stop", "theta": 0.05, "rho": 0.3, "pick": "mi", "act": "remask"}
+    cfgs = parse_grid(controls_grid({"chosen": {"mi-revise": row}})[2:])
+    assert [(c.pick, c.act) for c in cfgs] == [("random", "remask"), ("conf", "remask"), ("mi", "defer")]
+    assert all((c.gamma, c.lam, c.theta, c.rho) == (6.0, 1.0, 0.05, 0.3) for c in cfgs)
+    assert controls_grid({"chosen": {"mi": row}}) == ""
