@@ -834,3 +834,10 @@ def test_antibody_pages_carry_the_model_and_the_chain_and_judge_both_halves():
     judged = at.dataframe[0].value
     assert list(judged.columns)[-1] == "native" and len(judged.columns) == 4  # the rows' names, left, right, native
     assert judged.iloc[0, 0] == "recovery of the native" and any("did not generate" in r for r in judged.iloc[:, 0])
+
+
+def test_a_sudoku_decode_ends_on_its_verdict():
+    """The decode page says whether the board is solved (and each half's, side by side)."""
+    at = _run("pages/sudoku_decode.py")
+    assert not at.exception
+    assert any(s.value.startswith("solved in ") for s in at.success) or any("not solved:" in e.value for e in at.error)

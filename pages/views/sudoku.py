@@ -221,6 +221,24 @@ class SudokuView(View[SudokuDomain]):
             "max cells per pass": max(len(s.selected) for s in trace.steps),
         }
 
+    def decode_extras(
+        self, dom: SudokuDomain, key: str, item=None, trace=None, b=None, cfg=None, twin=None, twin_trace=None
+    ) -> None:
+        """The verdict a Sudoku decode ends on, where the eye looks for it: solved, or how many cells are
+        wrong (each half's, side by side)."""
+        if item is None or trace is None:
+            return
+        halves = [("", trace)] if twin_trace is None else [("left: ", trace), ("right: ", twin_trace)]
+        cols = st.columns(len(halves))
+        for col, (side, tr) in zip(cols, halves):
+            final = digits(dom, tr.final)
+            wrong = len(self._wrong(item, final))
+            if S.is_solution(final, item.value):
+                col.success(f"{side}solved in {len(tr.steps)} passes", icon=":material/check_circle:")
+            else:
+                col.error(f"{side}not solved: {wrong} cell{'s' * (wrong != 1)} wrong after {len(tr.steps)} passes",
+                          icon=":material/cancel:")  # fmt: skip
+
     def exports(self, dom: SudokuDomain, item: Item, trace: Trace, cfg, stem: str) -> list:
         final = "".join(map(str, digits(dom, trace.final))).replace("0", ".")
         return [("The final board (81 digits)", final + "\n", f"{stem}_board.txt", "text/plain")]
