@@ -841,3 +841,15 @@ def test_a_sudoku_decode_ends_on_its_verdict():
     at = _run("pages/sudoku_decode.py")
     assert not at.exception
     assert any(s.value.startswith("solved in ") for s in at.success) or any("not solved:" in e.value for e in at.error)
+
+
+@needs_antiberty
+def test_the_per_residue_track_is_priced_then_drawn():
+    """Along the whole chain, on request: the button says its passes (two a residue: design and native)
+    first; the track then shows both and their means, the infilled region's apart."""
+    at = _run("pages/antibody_decode.py")
+    button = at.button(key="adec_track")
+    assert "passes" in button.label and not any(c.value.startswith("Mean over the chain") for c in at.caption)
+    button.click().run()
+    assert not at.exception
+    assert any(c.value.startswith("Mean over the chain: design ") and "infilled region" in c.value for c in at.caption)

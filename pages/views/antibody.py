@@ -19,7 +19,7 @@ from mi_viz.domains.antibody import DATA, MASKS, AntibodyDomain, Infill, chains_
 from mi_viz.domains.antibody import DOMAIN as ANTIBODY
 from mi_viz.domains.antibody import SCOPE as ANTIBODY_SCOPE
 from mi_viz.domains.antibody.chains import read_chains, read_user_chains
-from mi_viz.domains.antibody.judge import SAPIENS_OF, chain_pll
+from mi_viz.domains.antibody.judge import SAPIENS_OF, chain_pll, residue_log_likelihoods
 from mi_viz.domains.protein.drawing import CLUSTALX, track_figure
 from mi_viz.domains.protein.masked_lm import load_masked_lm
 
@@ -253,6 +253,8 @@ class AntibodyView(ProteinView[AntibodyDomain]):
         else:
             st.subheader("The design beside the native chain")
             native_beside_design(it, final, b, key)
+        if twin is None:
+            residue_track(it, final, b, key)
         if cfg is not None and cfg.temperature > 0:
             sample_logo(it, b, cfg, key)
 
@@ -447,6 +449,42 @@ def halves_judged(it: Infill, left: tuple[str, str], right: tuple[str, str], b: 
     st.dataframe(rows, hide_index=True)
 
 
+def residue_track(it: Infill, final: str, b: Backbone, key: str) -> None:
+    """The log-likelihood of every residue along the whole chain under the backbone, design and native
+    side by side, the infilled region and the IMGT regions marked: on request, its cost said first
+    (a pass a residue, twice)."""
+    L = len(final)
+    per = caches.seconds_per_pass(b, tuple(ANTIBODY.encode([final])[0].tolist()), 1e-2)
+    cost = f"{2 * L} passes, about {2 * L * per:.0f} s" if per else f"{2 * L} passes"
+    if not st.button(f"Per-residue log-likelihood along the whole chain ({cost})", key=f"{key}_track"):
+        return
+    model = backbone_model(b)
+    with st.spinner(f"{2 * L} passes ..."):
+        design = caches.cached("antibody_track", (b.key, final), lambda: residue_log_likelihoods(model, final))
+        native = caches.cached("antibody_track", (b.key, it.sequence),
+                               lambda: residue_log_likelihoods(model, it.sequence))  # fmt: skip
+    imgt = it.numbered.imgt if it.numbered is not None and it.numbered.imgt else ()
+    ticks = [f"{imgt[i] if i < len(imgt) and imgt[i] else i + 1}" for i in range(L)]
+    fig = go.Figure()
+    fig.add_bar(x=list(range(L)), y=native, name="native", marker_color="#9e9e9e", opacity=0.6)
+    fig.add_bar(x=list(range(L)), y=design, name="design", marker_color="#1f77b4")
+    for s_, e in [(int(a), int(b_)) for a, b_ in it.spans]:
+        fig.add_vrect(x0=s_ - 0.5, x1=e - 0.5, fillcolor="#ff7f0e", opacity=0.12, line_width=0)
+    for name, (s_, e) in it.regions.items():
+        fig.add_annotation(x=(s_ + e - 1) / 2, y=0.02, yref="paper", text=name.upper(), showarrow=False)
+    step = max(1, L // 25)
+    fig.update_layout(barmode="overlay", height=300, margin=dict(l=60, r=10, t=30, b=40),
+                      title=f"log p(residue | the rest of the chain) under {b.label} (orange band: infilled)",
+                      yaxis_title="nats",
+                      xaxis=dict(tickmode="array", tickvals=list(range(0, L, step)), ticktext=ticks[::step],
+                                 title="IMGT position"))  # fmt: skip
+    chart(fig, f"{key}_track_fig")
+    st.caption(
+        f"Mean over the chain: design {np.mean(design):.2f}, native {np.mean(native):.2f} nats a residue; "
+        f"over the infilled region: design {np.mean(design[it.masked]):.2f}, native {np.mean(native[it.masked]):.2f}."
+    )
+
+
 def sample_logo(it: Infill, b: Backbone, cfg, key: str) -> None:
     """N infills of this chain under the chosen sampler (seeds 0..N-1): the region's amino-acid
     frequencies as a logo-like stacked chart, and each sample's recovery and passes."""
@@ -465,6 +503,10 @@ def sample_logo(it: Infill, b: Backbone, cfg, key: str) -> None:
     regions = ["".join(s[i] for i in pos) for s in ANTIBODY.decode(res.tokens)]
     native = "".join(it.sequence[i] for i in pos)
     chart(logo_figure(regions, native), f"{key}_logo")
+    fasta = "".join(f">{it.id} sample {k} {cfg.label()} seed {cfg.seed} stream {k}\n{s}\n"
+                    for k, s in enumerate(ANTIBODY.decode(res.tokens)))  # fmt: skip
+    st.download_button(f"The {n} sampled V domains (FASTA)", fasta, file_name=f"{it.id}_samples.fasta",
+                       mime="text/plain", key=f"{key}_samples_fasta", on_click="ignore")  # fmt: skip
     rec = 100 * np.mean([[a == d for a, d in zip(r, native)] for r in regions])
     st.caption(
         f"{n} infills, passes {', '.join(map(str, res.passes.tolist()))}; recovery of the native {rec:.0f} % on "

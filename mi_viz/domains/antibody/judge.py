@@ -56,6 +56,21 @@ def chain_pll(model, seq: str, mask: np.ndarray, batch: int = 64) -> float:
     return tot / max(1, len(pos))
 
 
+@torch.no_grad()
+def residue_log_likelihoods(model, seq: str, batch: int = 64) -> np.ndarray:
+    """(L,) log p(x_i | x_-i) of every residue of a chain, each masked alone (a pass a residue, batched):
+    the per-residue track antibody LM notebooks draw along a whole chain."""
+    x = encode(seq)
+    out = np.zeros(len(seq))
+    for k in range(0, len(seq), batch):
+        part = torch.arange(k, min(k + batch, len(seq)))
+        xs = x.repeat(len(part), 1)
+        xs[torch.arange(len(part)), part] = MASK
+        logp = model.forward_tokens(xs).logits.log_softmax(-1)  # (b, L, 20)
+        out[part.numpy()] = logp[torch.arange(len(part)), part, x[part] - FIRST_AA].numpy()
+    return out
+
+
 def region_pll(model, seqs: list[str], masks: list[np.ndarray], batch: int = 64) -> list[float]:
     """Each chain's chain_pll."""
     return [chain_pll(model, s, m, batch) for s, m in zip(seqs, masks)]
