@@ -533,7 +533,13 @@ function mountPair(root, a, b, callbacks) {
   const stepAt = (v, p) => { let t = 0; for (let k = 0; k < v.n; k++) if (v.passesAt(k) <= p) t = k; return t; };
   const show = (p) => { slider.value = String(p); counter.textContent = `pass ${p} / ${P}`; };
   // stepping one moves the other to its last step by the same pass count, while linked
-  const follow = (from, to) => (t) => { if (!link.checked || !to) return; const p = from().passesAt(t); to().go(stepAt(to(), p)); show(p); };
+  // (a half that has finished stays where it is when stepped again: it never pulls the other back)
+  const follow = (from, to) => (t) => {
+    if (!link.checked || !to) return;
+    const p = from().passesAt(t);
+    if (t === from().n - 1 && p < to().passesAt(to().step())) return;
+    to().go(stepAt(to(), p)); show(p);
+  };
   root.__miHosts = root.__miHosts || [{}, {}];  // each half's step and focus, kept across a remount
   const scale = () => (oneScale.checked && va && vb ? Math.max(va.top(), vb.top()) : 0);
   const redraw = () => { if (va && vb && oneScale.checked) { va.redraw(); vb.redraw(); } };  // a half's step moves the shared top
@@ -553,6 +559,8 @@ function mountPair(root, a, b, callbacks) {
   slider.max = String(P);
   const go = (p) => { show(p); va.go(stepAt(va, p)); vb.go(stepAt(vb, p)); redraw(); };
   slider.oninput = () => go(parseInt(slider.value, 10));
-  if (!root.__miPairStarted) { go(1); root.__miPairStarted = true; } else { show(va.passesAt(va.step())); redraw(); }
+  // a remount (a ground truth joined, or the second sampler changed: that half starts afresh) puts both
+  // halves back on the shared pass, so the slider and each half agree
+  if (!root.__miPairStarted) { go(1); root.__miPairStarted = true; } else { go(Math.min(P, va.passesAt(va.step()))); }
   return { go, passes: P };
 }
