@@ -229,7 +229,7 @@ results: setup
 	$(BIN)/python -m mi_viz sweep sudoku --puzzles $(KAGGLE) --grid "$(GRID_EXT)" --save-rows --out-dir results/sudoku/kaggle --resume --jobs $(JOBS)
 	$(BIN)/python -m benchmarks.fronts sudoku --out results/sudoku/fronts.json
 	$(BIN)/python -m benchmarks.fronts sudoku --sweep-dir results/sudoku/kaggle --at 18.5,19.5,20.5 --out results/sudoku/kaggle_fronts.json
-	$(BIN)/python -m mi_viz bench sudoku --puzzles data/sudoku/test_medium.csv.gz --sampler sequential --out results/sudoku/test_medium_sequential.csv | tail -1 > results/sudoku/test_medium_sequential.json
+	$(BIN)/python -m mi_viz bench sudoku --puzzles data/sudoku/test_medium.csv.gz --sampler sequential --out results/sudoku/test_medium_sequential.csv.gz | tail -1 > results/sudoku/test_medium_sequential.json
 	$(BIN)/python -m mi_viz mi-report sudoku --puzzles $(HARD) --states 100 --structure-states 40 --out results/sudoku/mi_report.json --pairs results/sudoku/mi_report_pairs.npz
 	$(BIN)/python -m benchmarks.sudoku_head_scores --out results/sudoku/head_scores.csv
 	$(BIN)/python -m mi_viz figure sudoku --puzzles $(HARD) --index 0 --step 12 --out results/figure1.png
