@@ -11,7 +11,6 @@ Prints the failures, last a one-line JSON.
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing as mp
 import os
 import tempfile
@@ -19,6 +18,7 @@ import traceback
 
 import torch
 
+from mi_viz.core import strict_json
 from mi_viz.core.models import load_models
 from mi_viz.domains import get_domain
 
@@ -58,7 +58,7 @@ def main(argv=None) -> None:
     failures = race(a.rounds, a.processes)
     for f in failures:
         print(f)
-    print(json.dumps({"rounds": a.rounds, "processes": a.processes, "failures": len(failures)}))
+    print(strict_json.dumps({"rounds": a.rounds, "processes": a.processes, "failures": len(failures)}))
 
 
 if __name__ == "__main__":

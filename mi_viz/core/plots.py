@@ -108,6 +108,12 @@ SAMPLER_COLORS = {  # every sampler of the registry its own colour, in every cha
     "dawn": "#000000",
     "demask": "#e6550d",
     "demask-gt": "#843c39",
+    # the revisers: mi-revise a purple of its own, the field's in greens and teal, LLaDA's blocks grey-blue
+    "mi-revise": "#7b3294",
+    "mi-revise-gt": "#c2a5cf",
+    "remdm": "#1b7837",
+    "navira": "#01665e",
+    "llada": "#6a7fa8",
 }
 
 
