@@ -23,19 +23,23 @@ per pass only where they are nearly independent, or to go back over a pair writt
 """
 )
 st.subheader("Start here")
-go = st.columns(4)
-go[0].page_link("pages/sudoku_decode.py", label="Explore a dependency map", icon=":material/grid_on:")
-go[0].caption("A hard Sudoku mid-decode: entropy, the head's MI map and the exact one side by side; the rules "
-              "of the game appear in the map.")  # fmt: skip
-go[1].page_link("pages/sudoku_comparison.py", label="Compare samplers", icon=":material/compare_arrows:")
-go[1].caption("Sequential, top-k, EB, the MI rule, DEMASK and the revisers on one timeline, and the "
-              "committed sweeps with their intervals.")  # fmt: skip
-go[2].page_link("pages/antibody_decode.py", label="Your own antibody chain", icon=":material/vaccines:")
-go[2].caption("Paste a V domain: AntiBERTy or Sapiens infills a CDR, each design judged by both models, "
-              "its IMGT regions drawn.")  # fmt: skip
-go[3].page_link("pages/protein_families.py", label="Your own model or family", icon=":material/hub:")
-go[3].caption("Train a family model on your alignment and read its contacts, or load a masked LM folder "
-              "on the protein pages.")  # fmt: skip
+START = (  # what to do first: (page, its link, icon, what it shows)
+    ("pages/sudoku_decode.py", "Explore a dependency map", ":material/grid_on:",
+     "A hard Sudoku mid-decode: entropy, the head's MI map and the exact one side by side; the rules of the game "
+     "appear in the map."),
+    ("pages/sudoku_comparison.py", "Compare samplers", ":material/compare_arrows:",
+     "Sequential, top-k, EB, the MI rule, DEMASK and the revisers on one timeline, and the committed sweeps with "
+     "their intervals."),
+    ("pages/antibody_decode.py", "Your own antibody chain", ":material/vaccines:",
+     "Paste a V domain: AntiBERTy or Sapiens infills a CDR, each design judged by both models, its IMGT regions "
+     "drawn."),
+    ("pages/protein_families.py", "Your own model or family", ":material/hub:",
+     "Train a family model on your alignment and read its contacts, or load a masked LM folder on the protein "
+     "pages."),
+)  # fmt: skip
+for col, (page, label, icon, what) in zip(st.columns(len(START)), START):
+    col.page_link(page, label=label, icon=icon)
+    col.caption(what)
 st.markdown(
     """
 * **Sudoku**: decode, sampler comparison, the MI estimator (how well each head matches the exact map).

@@ -10,6 +10,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from test_samplers import _oracle_states
 
 from mi_viz.core.errors import InputError
 from mi_viz.core.samplers import (
@@ -24,16 +25,10 @@ from mi_viz.core.samplers import (
     unregister,
 )
 from mi_viz.core.samplers.revise_rules import dependent_marks, select_revise
-from mi_viz.domains.sudoku.oracle import ExactSudokuOracle
 
 
 def _states(n=4, masked=10, seed=0):
-    o = ExactSudokuOracle()
-    g = torch.Generator().manual_seed(seed)
-    x = o.grids[torch.randint(0, 288, (n,), generator=g)].clone()
-    for b in range(n):
-        x[b, torch.randperm(16, generator=g)[:masked]] = o.mask_id
-    return o, x
+    return _oracle_states(n, masked, seed)  # the 4x4 oracle and n of its grids with `masked` cells masked
 
 
 @pytest.mark.parametrize("temperature", [0.0, 1.0])
