@@ -441,7 +441,9 @@ function mountViewer(root, data, callbacks) {
     const est = mapOf(t, "est"), gt = mapOf(t, "gt");
     // a pair sharing one colour scale: the larger top of the two halves' steps shown (callbacks.scale)
     const shared = !data.zmax && callbacks.scale ? callbacks.scale() : 0;
-    const zmax = Math.max(data.zmax || shared || topAt(t), 1e-6);
+    // a floor of 0.001 (nats, or TV): a step whose map is all but zero is drawn faint, as its colour bar
+    // reads, not stretched to full contrast under a bar reading 0 / 0 / 0
+    const zmax = Math.max(data.zmax || shared || topAt(t), 1e-3);
     drawMap(estCanvas, est, t, zmax, ME.unit);
     gtCanvas.parentNode.style.display = gt || gtButton ? "" : "none";
     drawMap(gtCanvas, gt, t, zmax, ME.unit);
