@@ -185,8 +185,8 @@ def refusal(seq: str) -> str:
     no genes for; otherwise the chain is said not to be an antibody V domain riot-na models."""
     generic = f"riot-na cannot number this chain as an antibody V domain ({SCHEME}; human, mouse and alpaca genes)"
     hit = _anarci_type(seq)
-    if hit is None:
-        return generic
+    if hit is None:  # no ANARCI or no hmmscan here: say what would tell more (a TCR named as one)
+        return generic + "; with HMMER installed (make hmmer) a T-cell receptor or another species would be named"
     chain, species = hit
     if chain == "":
         return (
