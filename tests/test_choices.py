@@ -47,6 +47,7 @@ def _check(chosen: dict, rows: list[dict], figures: tuple[str, ...]) -> None:
         ("protein", ("avg_passes", "jsd")),
         ("antibody", ("avg_passes", "pll")),
         ("antibody-sapiens", ("avg_passes", "pll")),
+        ("antibody-revise", ("avg_passes", "pll")),
         ("antibody-olga", ("avg_passes", "pll")),
     ],
 )
@@ -92,8 +93,8 @@ def test_defaults_from_a_choice_file_that_has_choices():
     assert defaults_from_choice({**chosen, "mi-gt": {"gamma": 1.0, "lam": 1.0}})["mi-gt"] == {"gamma": 1.0, "lam": 1.0}
 
 
-CRITERIA = ["sudoku", "sudoku-demask", "sudoku-revise", "protein", "antibody", "antibody-sapiens", "antibody-olga",
-            "family"]  # fmt: skip
+CRITERIA = ["sudoku", "sudoku-demask", "sudoku-revise", "protein", "antibody", "antibody-sapiens", "antibody-revise",
+            "antibody-olga", "family"]  # fmt: skip
 
 
 def test_every_committed_choice_file_is_checked():
