@@ -315,6 +315,7 @@ def test_two_sessions_do_not_share_state(server, browser):
     # the models were built once for both sessions
     a.goto(server + "/", wait_until="networkidle")
     _wait_idle(a)
+    _open_expander(a, "The models this app loads")  # folded under the home page's map
     cap = a.get_by_text("Models built in this server process").inner_text()
     assert "MDM x1" in cap and "MI head x1" in cap, cap
     ctx_a.close()

@@ -105,7 +105,9 @@ function mountViewer(root, data, callbacks) {
   // it); another decode (input, sampler, parameters, seed) starts at its first step
   const ident = JSON.stringify([data.initial, data.sampler, n]);
   const host = callbacks.stateHost || root;  // a pair's halves are new elements each mount: it lends a lasting one
-  const keep = host.__miState && host.__miState.ident === ident ? host.__miState : { t: 0, focus: null, ident };
+  // (fresh: this decode is new to the host, its step not yet the user's: a pair may put it on the shared pass)
+  const keep = host.__miState && host.__miState.ident === ident ? host.__miState
+    : { t: 0, focus: null, ident, fresh: host.__miState !== undefined };
   if (host.__miState && host.__miState !== keep && host.__miState.timer) clearInterval(host.__miState.timer);
   host.__miState = keep;
   keep.t = Math.min(keep.t, n - 1);
@@ -561,8 +563,13 @@ function mountPair(root, a, b, callbacks) {
   slider.max = String(P);
   const go = (p) => { show(p); va.go(stepAt(va, p)); vb.go(stepAt(vb, p)); redraw(); };
   slider.oninput = () => go(parseInt(slider.value, 10));
-  // a remount (a ground truth joined, or the second sampler changed: that half starts afresh) puts both
-  // halves back on the shared pass, so the slider and each half agree
-  if (!root.__miPairStarted) { go(1); root.__miPairStarted = true; } else { go(Math.min(P, va.passesAt(va.step()))); }
+  // a remount keeps each half's step (a ground truth joined: it is drawn where it was asked for); a half
+  // that starts afresh (its sampler changed) is put on the other's pass, so the slider and both agree
+  const fresh = (h) => h.__miState && h.__miState.t === 0 && h.__miState.fresh;
+  if (!root.__miPairStarted) { go(1); root.__miPairStarted = true; }
+  else if (fresh(root.__miHosts[1]) && link.checked) { const p = va.passesAt(va.step()); vb.go(stepAt(vb, p)); show(p); redraw(); }
+  else if (fresh(root.__miHosts[0]) && link.checked) { const p = vb.passesAt(vb.step()); va.go(stepAt(va, p)); show(p); redraw(); }
+  else { show(va.passesAt(va.step())); redraw(); }
+  for (const h of root.__miHosts) if (h.__miState) h.__miState.fresh = false;  // synced once, then the user's
   return { go, passes: P };
 }
