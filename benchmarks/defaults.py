@@ -31,7 +31,9 @@ import json
 from pathlib import Path
 
 from benchmarks.report import best_row, params_of, save, setting
+from benchmarks.tables.common import label
 from mi_viz.core.samplers import PARAMS, SAMPLERS, columns
+from mi_viz.core.sweep import parse_grid
 from mi_viz.domains import DOMAINS, get_domain
 from mi_viz.domains.family import SHIPPED
 
@@ -155,6 +157,14 @@ def folder_of(name: str) -> str:
     return (c.folder or name) if c is not None else name
 
 
+def without(grid: str, sweep_dir: Path) -> str:
+    """The grid's settings that have no row in sweep_dir/sweep.csv (compared by label): a test family that
+    re-reads another sweep's committed decodes of the same chains runs only what that sweep lacks."""
+    with open(sweep_dir / "sweep.csv", newline="") as f:
+        done = {label(r) for r in csv.DictReader(f)}
+    return "; ".join(part for part in grid.split("; ") if parse_grid(part)[0].label() not in done)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("domain", choices=[*CRITERIA, "family"])  # antibody-olga: results/antibody/olga/
@@ -171,13 +181,16 @@ def main(argv=None):
     ap.add_argument(
         "--controls", action="store_true", help="with --grid: and mi-revise's controls at its headline choice"
     )
+    ap.add_argument(
+        "--without", default="", help="with --grid: leave out the settings that already have a row in this sweep folder"
+    )
     a = ap.parse_args(argv)
     if a.grid:
         where = ROOT / "results" / folder_of(a.domain) / "val_sweep"
         only = tuple(filter(None, a.samplers.split(","))) or None
         choice = json.loads(Path(a.out or where / "choice.json").read_text())
-        grid = test_grid(choice, only, a.oracles)
-        print(grid + (controls_grid(choice) if a.controls else ""))
+        grid = test_grid(choice, only, a.oracles) + (controls_grid(choice) if a.controls else "")
+        print(without(grid, Path(a.without)) if a.without else grid)
         return
     if a.domain == "family":
         save(choose_family(a.families), a.out or ROOT / "results" / "family" / "choice.json")

@@ -269,6 +269,18 @@ def paired_chains(a, plan: Fronts) -> None:
     rows = rows_of(d / "sweep.csv")
     by_label = {label(r): r for r in rows}
     chains = {lab: saved_chains(d, r) for lab, r in by_label.items()}
+    also = getattr(a, "also", "")
+    if also:  # the committed decodes of the same chains join where this sweep has no row of that setting
+        other = Path(also).resolve()
+        for r in rows_of(other / "sweep.csv"):
+            same = all(r.get(k) == rows[0].get(k) for k in ("inputs", "seed", "temperature"))
+            if label(r) not in by_label and same:
+                by_label[label(r)] = r
+                chains[label(r)] = saved_chains(other, r)
+                rows.append(r)
+    ids = {tuple((c["i"], c.get("species"), c.get("masked")) for c in cs) for cs in chains.values()}
+    if len(ids) != 1:
+        raise SystemExit(f"the rows of {d}{' and ' + also if also else ''} do not hold the same chains")
     n = len(next(iter(chains.values())))
     seq = next(lab for lab, r in by_label.items() if r["sampler"] == "sequential")
     budgets = {f"{choice['share']:g}": choice["chosen"], **{k: v["chosen"] for k, v in choice["at_budget"].items()}}
@@ -286,6 +298,8 @@ def paired_chains(a, plan: Fronts) -> None:
     draws = np.random.default_rng(0).integers(0, n, (a.boot, n))
     out: dict = {"sweep_dir": portable(d), "chains": n, "boot": a.boot, "metrics": metrics,
                  "comparisons_vs_rivals": n_cmp, "family_wise_level": round(fw, 5), "budgets": {}}  # fmt: skip
+    if also:
+        out["also"] = portable(Path(also).resolve())
 
     def value(lab: str, m: str) -> np.ndarray:
         return per_chain(chains[lab], m)
@@ -375,6 +389,11 @@ def add_arguments(s: argparse.ArgumentParser, plan: Fronts) -> None:
         s.add_argument("--sweep-dir", default=str(R / plan.sweep_dir))
         s.add_argument("--choice", default=str(R / plan.choice))
         s.add_argument("--metrics", default=plan.metrics, help="per-chain judges compared (those present)")
+        s.add_argument(
+            "--also",
+            default=str(R / plan.also) if plan.also else "",
+            help="another sweep of the same chains whose rows join where this one has none",
+        )
         s.add_argument("--boot", type=int, default=plan.boot)
         s.add_argument("--out", default=None, help="default: SWEEP_DIR/fronts.json")
     else:

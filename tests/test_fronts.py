@@ -223,6 +223,27 @@ def test_paired_chains_against_a_case_worked_by_hand(tmp_path):
     assert "eb" not in cell["rivals"]  # a rival with no test row is not compared
     assert f["species"]["human"]["chains"] == 4
 
+    # a family that re-reads another sweep of the same chains (--also): dilated's row moved there reads the same
+    other = tmp_path / "other"
+    (other / "rows").mkdir(parents=True)
+    dil_line = next(x for x in lines if x["sampler"] == "dilated")
+    rows_path(d, row_label(dil_line)).rename(rows_path(other, row_label(dil_line)))
+    for folder, keep in ((d, [x for x in lines if x is not dil_line]), (other, [dil_line])):
+        with open(folder / "sweep.csv", "w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=list(lines[0]))
+            w.writeheader()
+            w.writerows(keep)
+    a2 = SimpleNamespace(**{**vars(a), "also": str(other), "out": str(tmp_path / "f2.json")})
+    paired_chains(a2, Fronts("paired chains", "", rivals=("topk", "dilated", "eb"), metrics="pll"))
+    f2 = json.loads((tmp_path / "f2.json").read_text())
+    assert f2.pop("also").endswith("other") and f2["budgets"] == f["budgets"]
+    with gzip.open(rows_path(other, row_label(dil_line)), "wt", newline="") as fh:  # one chain fewer: refused
+        w = csv.DictWriter(fh, fieldnames=["i", "species", "passes", "pll", "recovery"])
+        w.writeheader()
+        w.writerow({"i": 0, "species": "human", "passes": 4, "pll": -1.6, "recovery": 0.5})
+    with pytest.raises(SystemExit, match="same chains"):
+        paired_chains(a2, Fronts("paired chains", "", rivals=("topk", "dilated", "eb"), metrics="pll"))
+
 
 @pytest.mark.parametrize(
     "ci,word",
@@ -260,6 +281,6 @@ def test_diversity_pairs_two_seeds_rows_by_hand(tmp_path):
             w.writeheader()
             w.writerows({"i": i, "masked": len(s), "infill": s, "pll": p}
                         for i, (s, p) in enumerate(zip(infills[seed], plls[seed])))  # fmt: skip
-    got = pairs(tmp_path / "s0", tmp_path / "s1")["settings"]["sequential"]
+    got = pairs([tmp_path / "empty", tmp_path / "s0"], tmp_path / "s1")["settings"]["sequential"]
     assert got["chains"] == 2 and got["identity"] == pytest.approx((0.75 + 2 / 3) / 2, abs=1e-4)
     assert got["pll"] == {"seed0": -1.5, "seed1": -2.0, "spread": 0.5}

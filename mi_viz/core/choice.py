@@ -48,3 +48,7 @@ class Fronts:
     # paired chains: the parameters that make a row of the validated rule one of its controls (mi-revise's
     # pick and act): such a row, equal to the choice but for these, is paired with it chain by chain
     controls: tuple[str, ...] = ()
+    # paired chains: another sweep of the same chains (same file, chains, seed) whose rows join this one's where
+    # this one has no row of that setting, so a family re-reads the committed decodes (sequential, the rivals)
+    # instead of committing them twice
+    also: str = ""

@@ -212,6 +212,7 @@ class AntibodyDomain:
             metrics="pll,pll_sapiens,pll_antiberty",
             boot=10_000,
             controls=("pick", "act"),
+            also="antibody/sabdab_test",  # sequential, the MI rule and the unmask-only rivals: the committed decodes
         ),
         "antibody-sapiens-oracles": Fronts(
             "per-input bootstrap",
