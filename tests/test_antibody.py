@@ -561,6 +561,41 @@ def test_a_backbone_is_built_once_a_process(tmp_path, capsys):
     assert summary["points"] == 3
 
 
+def test_the_backbone_is_one_object_resolved_once(tmp_path):
+    """A backbone is resolved where the user names it and carried whole: its domain (the sampler
+    defaults validated for it), its shipped heads, the weights its rows fingerprint, its alphabet and
+    scope; its model built once a process; a name no domain knows refused with the ones that exist."""
+    from mi_viz.core import backbone as bb
+    from mi_viz.core.errors import InputError
+    from mi_viz.domains import get_backbone, get_domain
+    from mi_viz.domains.antibody import SHIPPED_HEADS
+
+    sap = get_backbone("antibody", "sapiens-vh")
+    assert sap.label == "Sapiens VH" and "human" in sap.scope and sap.dom is get_domain("antibody", "sapiens-vh")
+    assert sap.head("mi").name == SHIPPED_HEADS["sapiens-vh"] and set(sap.heads()) == {"mi", "tv"}
+    assert sap.sampler_defaults["mi"] == {"gamma": 8.0, "lam": 10.0, "scan": "stop"}  # its own validation choice
+    assert sap.weights.name == "checkpoint_vh.pt" and len(sap.value_names) == 20 and sap.mask_id == MASK
+    ab = get_backbone("antibody")
+    assert (
+        ab.name == "antiberty"
+        and ab.sampler_defaults["mi"]["gamma"] == 6.0
+        and ab.head("mi").name == SHIPPED_HEADS["antiberty"]
+    )
+    d = _bert_dir(tmp_path)
+    own = get_backbone("antibody", str(d))  # a masked-LM folder: no shipped head, no scope
+    assert own.heads() == {} and own.scope == "" and own.weights.parent == d
+    assert own.load() is own.load() and bb.LOADS[own.key] == 1
+    for name in ("nope", str(tmp_path / "missing")):
+        with pytest.raises(InputError, match="antiberty, sapiens-vh, sapiens-vl"):
+            get_backbone("antibody", name)
+        with pytest.raises(InputError, match="antiberty, sapiens-vh"):
+            get_domain("antibody", name)
+    sudoku = get_backbone("sudoku")
+    assert sudoku.head("mi") is not None and sudoku.value_names[0] == "1"
+    with pytest.raises(InputError, match="one backbone"):
+        get_backbone("sudoku", "nope")
+
+
 @pytest.mark.parametrize("spec", ["antiberty", "sapiens-vh"])
 def test_each_shipped_head_loads_on_its_backbone_only(spec):
     """Every backbone with a shipped MI head gets it by default, fingerprint-checked; the other

@@ -836,6 +836,28 @@ def test_antibody_pages_carry_the_model_and_the_chain_and_judge_both_halves():
     assert judged.iloc[0, 0] == "recovery of the native" and any("did not generate" in r for r in judged.iloc[:, 0])
 
 
+@needs_antiberty
+def test_several_chains_pasted_offer_a_picker_and_name_the_one_that_cannot_be_numbered():
+    """A heavy chain, a light chain and a fragment pasted at once: the two V domains are offered in a
+    picker (one decoded at a time, and the page says why a VH/VL pair is two decodes), the fragment named
+    in a warning; nothing else lost, no traceback."""
+    heavy = ("EVQLVESGGGLVQPGGSLRLSCAASGFTFSSYAMSWVRQAPGKGLEWVSAISGSGGSTYYADSVKGRFTISRDNSKNTLYLQMNSLRAEDTAVYYC"
+             "AKDRGYSSGWYFDYWGQGTLVTVSS")  # fmt: skip
+    light = (
+        "DIQMTQSPSSLSASVGDRVTITCRASQSISSYLNWYQQKPGKAPKLLIYAASSLQSGVPSRFSGSGSGTDFTLTISSLQPEDFATYYCQQSYSTPLTFGQGTKVEIK"
+    )
+    at = _run("pages/antibody_decode.py")
+    at.radio(key="ab_src_adec").set_value("Paste or upload your own V domain").run()
+    at.text_area(key="ab_text_adec").set_value(f">vh\n{heavy}\n>frag\nACDEFGHIKL\n>vl\n{light}").run()
+    assert not at.exception
+    pick = at.selectbox(key="ab_pick_adec")
+    assert pick.options == ["vh", "vl"] and pick.label.startswith("Chain to decode (2 of 3")
+    assert any("frag" in w.value for w in at.warning) and not any("vh (" in w.value for w in at.warning)
+    assert any("VH/VL pair is two decodes" in c.value for c in at.caption)
+    pick.set_value("vl").run()
+    assert not at.exception and any("vl, kappa chain (your chains)" in c.value for c in at.caption)
+
+
 def test_a_sudoku_decode_ends_on_its_verdict():
     """The decode page says whether the board is solved (and each half's, side by side)."""
     at = _run("pages/sudoku_decode.py")

@@ -13,6 +13,7 @@ from typing import Any
 import torch
 
 from . import progress, strict_json
+from .backbone import Backbone
 from .bench import DECODE_BATCH, BenchResult, run_bench, write_rows
 from .mi_report import mi_report, write_report
 from .models import kinds_of, load_models
@@ -32,6 +33,7 @@ class Task:
     items: list  # what domain.encode takes
     identity: dict  # what identifies the items in a sweep row ({"puzzles": "test_hard.txt"})
     checkpoint: Any = None  # the backbone as domain.load_model takes it (None: the shipped one)
+    backbone: Backbone | None = None  # the backbone picked, whole (where the domain's CLI resolved one)
     weights: Any = None  # the file whose sha256 sweep rows record (default: the checkpoint)
     head: Any = None  # an MI head checkpoint (None: the domain's shipped one, for rules that read it)
     tv_head: Any = None  # a TV (DEMASK) head checkpoint (None: the domain's shipped one, for demask)
@@ -83,8 +85,9 @@ class ReportRun:
 
 def bench(task: Task, cfg: SamplerConfig, a: BenchRun, dev: str) -> dict:
     """One setting over the items: rows to a.out, the summary printed."""
+    built = task.model if task.model is not None or task.backbone is None else task.backbone.load(dev)
     model, head = load_models(
-        task.domain, task.checkpoint, task.head, dev, kinds=kinds_of([cfg]), tv_head=task.tv_head, model=task.model
+        task.domain, task.checkpoint, task.head, dev, kinds=kinds_of([cfg]), tv_head=task.tv_head, model=built
     )
     bar = progress.callback(f"decoding ({cfg.label()})", unit="position")
     res = run_bench(task.domain, model, task.items, cfg, head, a.batch_size or DECODE_BATCH, dev, bar,

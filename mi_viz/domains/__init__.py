@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from ..core.backbone import Backbone, single_backbone
 from ..core.errors import InputError
 
 DOMAINS = {
@@ -32,6 +33,16 @@ def get_domain(name: str, *args):
             raise ValueError(f"the {name} domain takes no argument (got {args!r})")
         return make(*args)
     return module.DOMAIN
+
+
+def get_backbone(domain: str, name: str | None = None) -> Backbone:
+    """The backbone a user named for a domain (None: the domain's default), resolved once where it is
+    picked and carried whole (core.backbone.Backbone). A domain of several backbones resolves its own
+    (`backbone(name)`: AntiBERTy, Sapiens, a masked-LM folder); any other has its shipped model or a
+    checkpoint of its kind by path. A name the domain does not know is refused with those it has."""
+    dom = get_domain(domain)
+    own = getattr(dom, "backbone", None)
+    return own(name) if callable(own) else single_backbone(dom, name)
 
 
 if TYPE_CHECKING:  # mypy (make lint) checks every domain against the core's contract; nothing runs this

@@ -9,6 +9,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import streamlit as st
 
@@ -37,6 +38,9 @@ class Backbone:
     heads: tuple[tuple[str, str], ...] = ()
     help: str = ""
     meta: dict = field(default_factory=dict, compare=False, hash=False)
+    # the domain's own backbone object where the domain resolves one (mi_viz.core.backbone): its model
+    # is built through it, so the app and the CLI build one model the same way
+    core: Any = field(default=None, compare=False, hash=False)
 
     @property
     def key(self) -> tuple:
@@ -96,11 +100,11 @@ def load_note(b: Backbone) -> str:
 
 
 @st.cache_resource(show_spinner=False)
-def _backbone(domain: str, args: tuple, spec: str | None, _label: str):
+def _backbone(domain: str, args: tuple, spec: str | None, _label: str, _core=None):
     with _lock:
         LOAD_COUNT[_label] = LOAD_COUNT.get(_label, 0) + 1
     t0 = time.perf_counter()  # outside the lock: one backbone's load never waits for another's
-    model = get_domain(domain, *args).load_model(spec).eval()
+    model = _core.load() if _core is not None else get_domain(domain, *args).load_model(spec).eval()
     _record_load_seconds(_label, time.perf_counter() - t0)
     return model
 
@@ -116,9 +120,9 @@ def backbone_model(b: Backbone):
     """The backbone, built on first use in this process with a spinner that states what it costs and
     counts the seconds (the launcher's warm-up builds the pretrained ones first: pages/serve.py)."""
     if b.key in _BUILT:
-        return _backbone(b.domain, b.args, b.spec, b.label)
+        return _backbone(b.domain, b.args, b.spec, b.label, b.core)
     with st.spinner(load_note(b), show_time=True):
-        model = _backbone(b.domain, b.args, b.spec, b.label)
+        model = _backbone(b.domain, b.args, b.spec, b.label, b.core)
     _BUILT.add(b.key)
     return model
 

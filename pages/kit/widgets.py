@@ -289,6 +289,13 @@ def uploaded_text(
     over max_kb (why: what the limit is for): the one upload block of the input widgets and the sweep
     tab (what it holds is checked by the caller)."""
     up = (col or st).file_uploader(label, type=list(types), key=key, max_upload_size=max(1, -(-max_kb // 1024)))
+    if max_kb < 1024:  # the box would print Streamlit's 1 MB floor under a label that says max_kb: it says max_kb too
+        line = f"{max_kb:,} KB per file • " + ", ".join(t.upper() for t in types)
+        st.html(
+            f"<style>.st-key-{key} [data-testid='stFileUploaderDropzoneInstructions'] > div > span:last-child "
+            f"{{font-size: 0}} .st-key-{key} [data-testid='stFileUploaderDropzoneInstructions'] > div > "
+            f"span:last-child::after {{content: '{line}'; font-size: 0.875rem}}</style>"
+        )
     if up is None:
         return None, None
     if up.size > max_kb * 1024:

@@ -137,10 +137,41 @@ class AntibodyView(ProteinView[AntibodyDomain]):
         if not text or not text.strip():
             return None, "", Hint("Paste a heavy or light chain's V domain to start.")
         try:
-            rid, seq = read_user_chains(text)[0]
+            recs = read_user_chains(text, check=False)
         except UserError as e:
             return None, "", str(e)
-        return rid, seq, "your chain"
+        if len(recs) == 1:
+            try:
+                rid, seq = read_user_chains(text)[0]
+            except UserError as e:
+                return None, "", str(e)
+            return rid, seq, "your chain"
+        return self._pick_chain(key, recs)
+
+    def _pick_chain(self, key: str, recs: list[tuple[str, str]]) -> tuple[str | None, str, str]:
+        """Several chains pasted: those that can be numbered offered in a picker, the others named (the
+        first one bad does not stop the rest); a heavy and a light chain are decoded one at a time."""
+        ok, bad = [], []
+        for rid, seq in recs:
+            try:
+                read_user_chains(f">{rid}\n{seq}")
+                infill(rid, seq, "cdr3")
+                ok.append((rid, seq))
+            except UserError as e:
+                bad.append(f"{rid} ({e})")
+        if bad:
+            st.warning(plain(f"Not offered: {'; '.join(bad)}."))
+        if not ok:
+            return None, "", f"None of the {len(recs)} chains pasted can be numbered as an antibody V domain."
+        names = [rid for rid, _ in ok]
+        rid = self._input(
+            key, st.selectbox, f"Chain to decode ({len(ok)} of {len(recs)} pasted)", "pick", names[0], names
+        )
+        st.caption(
+            "One chain at a time: no shipped backbone reads a heavy and a light chain together (AntiBERTy and "
+            "Sapiens were trained on single V domains), so a VH/VL pair is two decodes, not one paired infill."
+        )
+        return rid, dict(ok)[rid], "your chains"
 
     def _item(self, key: str) -> tuple[Item | None, str | None]:
         rid, seq, where = self._chain(key)

@@ -54,25 +54,30 @@ def protein_backbones() -> dict[str, Backbone]:
             "ESM-C 300M", "protein", spec=big, help="`python -m mi_viz fetch-esmc` gets its weights."
         )
     if importlib.util.find_spec("antiberty") is not None:  # installed by make setup (its wheel carries the weights)
-        ab_head = ANTIBODY.default_head("antiberty")
+        ab = ANTIBODY.backbone()  # the domain's default backbone, resolved once: the page carries it whole
+        ab_head = ab.head("mi")
         ab_heads = (("shipped", str(ab_head)),) if ab_head is not None else ()
         opts[ANTIBERTY_LABEL] = Backbone(
             ANTIBERTY_LABEL,
             "antibody",
-            spec="antiberty",
+            args=ab.args,
+            spec=ab.spec,
             heads=ab_heads,
+            core=ab,
             help="AntiBERTy (Ruffolo et al. 2021): a BERT masked LM of 558 M natural antibody sequences, from "
             "the antiberty==0.1.3 wheel (`pip install antiberty==0.1.3`).",
         )
     if importlib.util.find_spec("sapiens") is not None:  # a second antibody LM, its weights in its wheel too
         for spec, chain in (("sapiens-vh", "heavy"), ("sapiens-vl", "light")):
-            head = ANTIBODY.default_head(spec)
+            core = ANTIBODY.backbone(spec)
+            head = core.head("mi")
             opts[SAPIENS_LABELS[spec]] = Backbone(
                 SAPIENS_LABELS[spec],
                 "antibody",
-                args=(spec,),  # its domain: the chains decoded with its own validated defaults (VH)
-                spec=spec,
+                args=core.args,  # its domain: the chains decoded with its own validated defaults (VH)
+                spec=core.spec,
                 heads=(("shipped", str(head)),) if head is not None else (),
+                core=core,
                 help=f"Sapiens (Prihoda et al. 2022, BioPhi): a 0.57 M-parameter RoBERTa of human {chain} chains "
                 "(OAS), from the sapiens==1.0.4 wheel (`pip install --no-deps sapiens==1.0.4`).",
             )

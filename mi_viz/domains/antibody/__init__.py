@@ -22,8 +22,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ...core.backbone import Backbone
 from ...core.choice import Criterion, Fronts
-from ...core.errors import MissingFileError
+from ...core.errors import InputError, MissingFileError
 from ..protein.alphabet import MASK, PAD, SequenceError, clean, decode, encode
 from ..protein.masked_lm import ANTIBERTY, is_masked_lm, lm_weights, load_masked_lm
 from .chains import read_chains, read_user_chains
@@ -150,6 +151,7 @@ SCOPE = {
     "sapiens-vh": Scope(("human",), ("igh",), "human heavy chains of OAS"),
     "sapiens-vl": Scope(("human",), ("igk", "igl"), "human light chains of OAS"),
 }  # fmt: skip
+BACKBONE_LABELS = {ANTIBERTY: "AntiBERTy", "sapiens-vh": "Sapiens VH", "sapiens-vl": "Sapiens VL"}  # what pages show
 SHIPPED_HEADS = {ANTIBERTY: "antibody_mi_head", "sapiens-vh": "antibody_sapiens_vh_mi_head"}  # backbone -> its MI head
 MI_DEFAULT = {"gamma": 6.0, "lam": 1.0, "scan": "stop"}
 # a second backbone's own validation choice (criterion "antibody-sapiens", fixed before its sweep ran:
@@ -316,22 +318,31 @@ class AntibodyDomain:
         # the domain as one backbone decodes it, whole: its model, weights, shipped head and sampler
         # defaults (a backbone with a validation choice of its own decodes by it: Sapiens VH, criterion
         # "antibody-sapiens", results/antibody/sapiens/val_sweep/choice.json; any other by AntiBERTy's)
-        self.backbone = self.default_model = str(backbone)
+        self.spec = self.default_model = str(backbone)
         if backbone in BACKBONE_DEFAULTS:
             own = BACKBONE_DEFAULTS[backbone]
             self.sampler_defaults = {**own, "mi-gt": dict(own["mi"])}
 
+    def backbone(self, name: str | None = None) -> Backbone:
+        """The backbone a user named, resolved once (None: AntiBERTy): a shipped pretrained LM or a
+        masked-LM folder (a config.json beside its weights); any other name refused with those it knows."""
+        name = known_backbone(name)
+        scope = SCOPE.get(name)
+        words = f"{', '.join(scope.species)}; {', '.join(scope.loci)}; {scope.source}" if scope else ""
+        args = () if name == ANTIBERTY else (name,)
+        return Backbone(domain_for(name), name, BACKBONE_LABELS.get(name, Path(name).name), args, name, words)
+
     def load_model(self, spec=None, device: str = "cpu"):
         """This domain's backbone (None), or any other by name ('antiberty', 'sapiens-vh') or masked LM directory."""
-        return load_masked_lm(spec or self.backbone, device)
+        return load_masked_lm(spec or self.spec, device)
 
     def weights(self, spec=None) -> Path:
-        return lm_weights(spec or self.backbone)
+        return lm_weights(spec or self.spec)
 
     def default_head(self, spec=None):
         """The MI head shipped for this backbone (or spec): AntiBERTy's (antibody_mi_head), Sapiens' heavy
         model's (antibody_sapiens_vh_mi_head); None for any other masked LM."""
-        name = SHIPPED_HEADS.get(str(spec or self.backbone))
+        name = SHIPPED_HEADS.get(str(spec or self.spec))
         if name is None:
             return None
         p = CHECKPOINTS / name
@@ -475,7 +486,21 @@ DOMAIN = AntibodyDomain()
 def domain_for(backbone: str) -> AntibodyDomain:
     """The antibody domain as a backbone decodes it (get_domain("antibody", "sapiens-vh")): the same
     chains, regions and judges, with that backbone's validated sampler defaults where it has them."""
-    return DOMAIN if str(backbone) in ("", ANTIBERTY) else AntibodyDomain(str(backbone))
+    if str(backbone) in ("", ANTIBERTY):
+        return DOMAIN
+    return AntibodyDomain(known_backbone(str(backbone)))  # a name no one knows: refused, with those that exist
+
+
+def known_backbone(name: str | None) -> str:
+    """The backbone's name (None: AntiBERTy) if this domain can load it: a shipped pretrained LM or a
+    masked-LM folder (a config.json beside its weights); InputError naming those it knows otherwise."""
+    name = str(name or ANTIBERTY)
+    if name not in SCOPE and not is_masked_lm(name):
+        raise InputError(
+            f"unknown antibody backbone {name!r}: choose one of {', '.join(SCOPE)} or a masked-LM folder "
+            "(a config.json beside its weights)"
+        )
+    return name
 
 
 __all__ = [

@@ -21,6 +21,7 @@ from pathlib import Path
 import torch
 
 from ...core import driver
+from ...core.backbone import Backbone
 from ...core.cli_contract import DomainCLI, report_run, run_of
 from ...core.errors import InputError
 from ...core.mi_data import right_padded
@@ -44,7 +45,7 @@ def add_arguments(command: str, p):
         "that numbers as its VL); each kept chain samples as it would in the whole file",
     )
     p.add_argument(
-        "--backbone", default=None, help="antiberty (default), sapiens-vh, sapiens-vl, or a masked LM directory"
+        "--backbone", default=None, help=f"{', '.join(SCOPE)} (the first the default), or a masked LM directory"
     )
     p.add_argument("--head", default=None, help="MI head checkpoint (default: checkpoints/antibody_mi_head)")
     p.add_argument("--tv-head", default=None, help="TV (DEMASK) head checkpoint, for demask (default: the shipped one)")
@@ -87,9 +88,10 @@ def infill_states(model, items, n: int, seed: int, dev: str) -> torch.Tensor:
     return right_padded(out, max_length, PAD)
 
 
-def read(a) -> list:
+def read(a, b: Backbone) -> list:
     """The chains to infill; those the numbering refuses named on stderr and counted (a.skipped),
-    a constant region's trimming said once."""
+    a constant region's trimming said once; chains outside what the backbone b was trained on said
+    (or, with --in-scope, left out)."""
     got = read_infills(a.fasta, a.mask, a.limit, loci=LOCI_OF[a.chains] if a.chains else None)
     for rid, why in got.skipped:
         driver.warn(f"skipped {rid}: {why}")
@@ -104,21 +106,19 @@ def read(a) -> list:
             f"{trimmed} of {len(got.items)} chains trimmed to their V domain "
             "(IMGT 1-128; a constant region or leader cut)"
         )
-    scope = SCOPE.get(str(a.backbone or "antiberty"))
+    scope = SCOPE.get(b.name)
     outside = [it for it in got.items if scope is not None and scope.warning("", it.numbered)]
     a.outside = 0
     if outside and a.in_scope:
-        driver.warn(
-            f"{len(outside)} of {len(got.items)} chains are outside {a.backbone or 'antiberty'}'s scope: left out"
-        )
+        driver.warn(f"{len(outside)} of {len(got.items)} chains are outside {b.name}'s scope: left out")
         a.outside = len(outside)
         got.items[:] = [it for it in got.items if it not in outside]
         a.streams = None  # in scope: the kept chains sample by their place among the kept (as its rows were made)
         if not got.items:
-            raise InputError(f"no chain of {a.fasta} is inside {a.backbone or 'antiberty'}'s scope")
+            raise InputError(f"no chain of {a.fasta} is inside {b.name}'s scope")
     elif outside:
         driver.warn(
-            f"{len(outside)} of {len(got.items)} chains are outside what {a.backbone or 'antiberty'} was trained on "
+            f"{len(outside)} of {len(got.items)} chains are outside what {b.name} was trained on "
             f"({', '.join(scope.species)}; {', '.join(scope.loci)}; {scope.source}): infilled all the same"  # type: ignore[union-attr]
         )
     a.skipped, a.trimmed = len(got.skipped), trimmed
@@ -126,19 +126,19 @@ def read(a) -> list:
 
 
 def run(command: str, a, cfg_or_grid, dev: str):
-    items = read(a)
+    b = DOMAIN.backbone(a.backbone)  # resolved once: everything below reads this object
+    items = read(a, b)
     if command == "mi-report":
-        model, heads = load_models(DOMAIN, a.backbone, a.head, dev, kinds=(a.target,), tv_head=a.tv_head)
+        model, heads = load_models(DOMAIN, b.spec, a.head, dev, kinds=(a.target,), tv_head=a.tv_head, model=b.load(dev))
         head = heads[a.target] if isinstance(heads, dict) else heads
         states = infill_states(model, items, a.states, a.seed, dev).to(dev)
-        more = {"chains": Path(a.fasta).name, "mask": a.mask, "backbone": a.backbone or "antiberty"}
-        used = require_head(DOMAIN, a.target, a.head if a.target == "mi" else a.tv_head, a.backbone)
+        more = {"chains": Path(a.fasta).name, "mask": a.mask, "backbone": b.name}
+        used = require_head(DOMAIN, a.target, a.head if a.target == "mi" else a.tv_head, b.spec)
         report = driver.ReportTask(model, head, states=states, more=lambda rep: {**more, "head": portable(used)})
         return driver.report(report, report_run(a))
-    model = DOMAIN.load_model(a.backbone, dev)
-    backbone = a.backbone or "antiberty"
+    model = b.load(dev)
     scorer = DOMAIN.judge(model, a.reference, items=items, k=a.clusters, unirep=not a.no_judge,
-                          backbone=backbone, others=not a.no_other_lms)  # fmt: skip
+                          backbone=b.name, others=not a.no_other_lms)  # fmt: skip
     what = inputs_label(f"{Path(a.fasta).name}:{a.mask}" + (f":{a.chains}" if a.chains else ""), a.limit)
     what += ":in-scope" if a.in_scope else ""
     reference = Path(a.reference).name if a.reference else "none"
@@ -146,15 +146,16 @@ def run(command: str, a, cfg_or_grid, dev: str):
         DOMAIN,
         items,
         {"inputs": what, "reference": reference},
-        a.backbone,
-        weights=DOMAIN.weights(a.backbone),
+        b.spec,
+        weights=b.weights,
+        backbone=b,
         head=a.head,
         tv_head=a.tv_head,
         model=model,
         score=lambda r: scorer(r.rows),
         columns={
             "inputs": what,
-            "backbone": backbone,
+            "backbone": b.name,
             "skipped": a.skipped,
             "trimmed": a.trimmed,
             **({"outside_scope": a.outside} if a.in_scope else {}),

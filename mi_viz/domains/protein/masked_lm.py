@@ -64,7 +64,7 @@ class LMFiles:
 
 def antiberty_files() -> LMFiles:
     """AntiBERTy inside the installed antiberty==0.1.3 package (never copied into the tree)."""
-    spec = importlib.util.find_spec("antiberty")
+    spec = importlib.util.find_spec(ANTIBERTY)
     if spec is None or not spec.submodule_search_locations:
         raise MaskedLMError(GET_ANTIBERTY)
     root = Path(list(spec.submodule_search_locations)[0]) / "trained_models"
