@@ -255,15 +255,13 @@ VIEW = TwinsView()
 TOY_OUTSIDE = (
     ("mi_viz/domains/__init__.py", "its registry line"),
     ("pages/views/twins.py", "its view (pages declared without files)"),
-    ("pyproject.toml", "the import contracts, naming it"),
-)
+)  # the import contracts cover it by wildcard (mi_viz.domains.*): pyproject.toml is not edited
 
 
 def _toy_tree(root) -> list[str]:
     """A copy of the library and the app with the twins domain added as docs/adding-a-domain.md
     says; -> the paths written outside mi_viz/domains/twins/."""
     import inspect
-    import re
     import shutil
 
     from conftest import ROOT
@@ -283,14 +281,6 @@ def _toy_tree(root) -> list[str]:
     line = '    "antibody": "mi_viz.domains.antibody",\n'
     reg.write_text(text.replace(line, line + '    "twins": "mi_viz.domains.twins",\n'))
     (root / "pages/views/twins.py").write_text(TOY_VIEW)
-    py = root / "pyproject.toml"
-    text = py.read_text()
-    text = text.replace(
-        '"mi_viz.domains.antibody", "pages"', '"mi_viz.domains.antibody", "mi_viz.domains.twins", "pages"'
-    )
-    text = re.sub(r'(name = "no page names a domain.*?forbidden_modules = \[[^\]]*)\]',
-                  r'\1, "mi_viz.domains.twins"]', text, flags=re.S)  # fmt: skip
-    py.write_text(text)
     # measured, not listed: every file of the copy outside the twins folder that differs from the tree's own
     changed = []
     for f in sorted(root.rglob("*")):
@@ -301,17 +291,17 @@ def _toy_tree(root) -> list[str]:
     return changed
 
 
-def test_a_toy_domain_in_the_app_touches_at_most_six_files_outside_its_folder(tmp_path):
+def test_a_toy_domain_in_the_app_touches_at_most_two_files_outside_its_folder(tmp_path):
     """Issue 58: the twins domain added to a copy of the tree (its folder, its registry line, one
-    view file, its contracts): the navigation lists its page, the decode page decodes it with no
-    exception, every import contract holds and names it; <= 6 files outside its folder."""
+    view file): the navigation lists its page, the decode page decodes it with no exception, every
+    import contract holds and covers it (by wildcard); <= 2 files outside its folder."""
     import subprocess
     import sys
 
     from conftest import ROOT
 
     written = _toy_tree(tmp_path)
-    assert written == sorted(p for p, _ in TOY_OUTSIDE) and len(written) <= 6, written
+    assert written == sorted(p for p, _ in TOY_OUTSIDE) and len(written) <= 2, written
     script = """
 import sys
 from streamlit.testing.v1 import AppTest

@@ -60,7 +60,9 @@ def test_the_tracked_tree_stays_under_36_9_mb():
     runs gzip-compressed (0.58 MB, contents identical) made room for AntiBERTy's TV head (0.61 MB), and
     the Sudoku GPU run's MDM log gzip-compressed (41 kB) for DEMASK's AntiBERTy test rows and the Sudoku
     TV oracle's; the vendored 3Dmol.js bundle (128 kB, xz) left the tree for make setup to fetch from the
-    npm registry (the same file), for the revisers' rows and tests.
+    npm registry (the same file), for the revisers' rows and tests; the Sudoku GPU run's per-puzzle rows of
+    the archived lambda-0 oracle rule (143 kB; nothing reads them, its two summaries stay in mi_gt.jsonl and
+    training/gpu_run.sh writes them again) for the backbone object, the revisers' test rows and their tests.
     The reviewer's 35 MB is not reached: what is left is shipped weights (float16, which neither xz
     nor a byte split compresses further) and results the pages and tables read."""
     paths = [ROOT / name for name in _tracked()]
@@ -70,25 +72,33 @@ def test_the_tracked_tree_stays_under_36_9_mb():
 
 def uncovered(pyproject: str, domains) -> list[str]:
     """The domains a pyproject's import contracts leave out: each must be in the 'no page names a
-    domain' list, the acyclic list, and (so) some contract about who may import it."""
+    domain' list and the acyclic list, by name or by the wildcard mi_viz.domains.* (import-linter's
+    own, which covers a domain added tomorrow without an edit here)."""
+    import fnmatch
     import tomllib
 
     contracts = tomllib.loads(pyproject)["tool"]["importlinter"]["contracts"]
     no_page = next(c for c in contracts if c["name"].startswith("no page names a domain"))
     acyclic = next(c for c in contracts if c["type"] == "acyclic_siblings")
+
+    def named(module: str, patterns: list[str]) -> bool:
+        return any(fnmatch.fnmatchcase(module, p) for p in patterns)
+
     return [
         f"mi_viz.domains.{name}"
         for name in domains
-        if f"mi_viz.domains.{name}" not in no_page["forbidden_modules"]
-        or f"mi_viz.domains.{name}" not in acyclic["ancestors"]
+        if not named(f"mi_viz.domains.{name}", no_page["forbidden_modules"])
+        or not named(f"mi_viz.domains.{name}", acyclic["ancestors"])
     ]
 
 
 def test_every_registered_domain_is_under_the_import_contracts():
     """Issue 58: a domain added to the registry is covered by the layer contracts (pyproject's
     import-linter) without anyone remembering to: the 'no page names a domain' list and the acyclic
-    list name every registered domain (the first is a contract about who may import it)."""
+    list cover every registered domain, one not yet written included (by wildcard); a contract that
+    names domains one by one would leave the next out."""
     from mi_viz.domains import DOMAINS
 
-    assert uncovered((ROOT / "pyproject.toml").read_text(), DOMAINS) == []
-    assert uncovered((ROOT / "pyproject.toml").read_text(), [*DOMAINS, "twins"]) == ["mi_viz.domains.twins"]
+    assert uncovered((ROOT / "pyproject.toml").read_text(), [*DOMAINS, "twins"]) == []
+    by_name = (ROOT / "pyproject.toml").read_text().replace('"mi_viz.domains.*"', '"mi_viz.domains.sudoku"')
+    assert uncovered(by_name, ["sudoku", "twins"]) == ["mi_viz.domains.twins"]
