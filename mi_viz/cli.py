@@ -19,15 +19,17 @@ import importlib
 import importlib.util
 import logging
 import sys
+from pathlib import Path
 
 import torch
 
-from .core.cli_contract import GENERIC, DomainCLI
+from .core import driver
+from .core.cli_contract import GENERIC, DomainCLI, run_of
 from .core.cli_types import finite_float
-from .core.errors import UserError
+from .core.errors import InputError, UserError
 from .core.samplers import PARAMS, SAMPLERS, config_for
-from .core.sweep import parse_grid
-from .domains import DOMAINS, get_domain
+from .core.sweep import inputs_label, parse_grid
+from .domains import DOMAINS, get_backbone, get_domain
 
 
 def _device(name):
@@ -36,13 +38,49 @@ def _device(name):
     return name
 
 
-def domain_cli(name: str) -> DomainCLI | None:
-    """The CLI a domain registers (mi_viz/domains/NAME/cli.py: CLI); None for a domain without one
-    (optional: the app and the library serve it all the same)."""
+def domain_cli(name: str) -> DomainCLI:
+    """The CLI a domain registers (mi_viz/domains/NAME/cli.py: CLI); a domain without one gets the
+    generic bench and sweep over a file of inputs (cli.py is optional: a new domain runs from the
+    command line before it writes one)."""
     module = DOMAINS[name] + ".cli"
     if importlib.util.find_spec(module) is None:
-        return None
+        return GENERIC_CLI
     return importlib.import_module(module).CLI
+
+
+def _add_inputs_args(cmd: str, p) -> None:
+    p.add_argument("--inputs", required=True, help="a text file, one input a line, as the domain's encode takes it")
+    p.add_argument("--limit", type=int, default=None, help="the first N inputs")
+
+
+def _run_inputs(command: str, a, cfg_or_grid, dev: str):
+    """bench / sweep of a domain with no CLI of its own: its inputs one a line, its own score and judge."""
+    dom = get_domain(a.domain)
+    path = Path(a.inputs)
+    if not path.is_file():
+        raise InputError(f"{path}: no such file of inputs")
+    items = [ln.strip() for ln in path.read_text().splitlines() if ln.strip()][: a.limit]
+    if not items:
+        raise InputError(f"{path} holds no input")
+    try:
+        dom.encode(items[:1])
+    except (ValueError, KeyError, IndexError) as e:
+        raise InputError(f"{path}: the first input is not one the {a.domain} domain reads ({e})") from None
+    b = get_backbone(a.domain)
+    judge = dom.judge(b.load(dev))
+    label = inputs_label(path.name, a.limit)
+    try:  # the sweep's plot draws the domain's first set-level figure against passes
+        metric = next(iter(dom.summarize([])), "avg_passes")
+    except (ValueError, KeyError, IndexError, ZeroDivisionError):
+        metric = "avg_passes"
+    task = driver.Task(dom, items, {"inputs": label}, b.spec, weights=b.weights, backbone=b, model=b.load(dev),
+                       score=lambda r: judge(r.rows), columns={"inputs": label}, plot={"metric": metric},
+                       temperature=a.temperature if command == "sweep" else None,
+                       sample_seed=getattr(a, "sample_seed", 0))  # fmt: skip
+    return driver.bench_or_sweep(task, cfg_or_grid, run_of(command, a), dev)
+
+
+GENERIC_CLI = DomainCLI(add_arguments=_add_inputs_args, run=_run_inputs, commands=("bench", "sweep"))
 
 
 def _add_sampler_args(p):
@@ -115,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="python -m mi_viz", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     sub = ap.add_subparsers(dest="cmd", required=True)
-    clis = {name: dc for name in DOMAINS if (dc := domain_cli(name)) is not None}
+    clis = {name: domain_cli(name) for name in DOMAINS}
     for cmd, help_text in GENERIC.items():
         c = sub.add_parser(cmd, help=help_text)
         dsub = c.add_subparsers(dest="domain", required=True, metavar="DOMAIN")
@@ -154,7 +192,6 @@ def main(argv=None):
             rc = a.run_verb(a)
             return rc if isinstance(rc, int) else 0
         dcli = domain_cli(a.domain)
-        assert dcli is not None  # argparse offers only the domains that have a CLI
         dcli.run(a.cmd, a, _sampler_or_grid(a, dcli), _device(a.device))
     except UserError as e:  # bad input, an absent model: a message; anything else is a bug and keeps its traceback
         print(f"error: {e}", file=sys.stderr)

@@ -56,7 +56,8 @@ def render(view: View, title: str) -> None:
                 horizontal=True,
                 key=f"{key}_measure",
                 help="The maps' measure, estimated and exact: the pairwise MI (the paper's), or DEMASK's expected "
-                "total-variation influence (Ringel et al. 2026), both from the same conditioned passes.",
+                "total-variation influence (Ringel et al. 2026), both from the same conditioned passes; side by "
+                "side: the MI maps with the TV head's estimate of the same pass beside them.",
             )
         ]
         site = attention_picker(key, b)
@@ -81,6 +82,11 @@ def render(view: View, title: str) -> None:
     )
     stem = export_stem(view.name, item.label, setting_name(cfg, short=True))
     map_head = head_path  # the head whose estimates are drawn; the decodes always read the MI head (head_path)
+    beside_head = None
+    if measure == "mi+tv":  # the MI maps, and the TV head's estimate of the same pass beside them
+        measure, beside_head = "mi", caches.tv_head(b)
+        if beside_head is None:
+            st.info("No TV (DEMASK) head for this backbone: only the MI maps are drawn.")
     if measure != "mi":  # the estimated maps from a head trained on that measure, where the backbone has one
         map_head = caches.tv_head(b)
         if map_head is None:
@@ -102,6 +108,7 @@ def render(view: View, title: str) -> None:
         stem,
         measure,
         site,
+        beside_head,
     )
     if twin is None:
         exports(view, dom, item, trace, cfg, stem, key, b, eps)
@@ -135,10 +142,12 @@ def show_decode(
     stem="decode",
     measure="mi",
     site: Site = LAST,
+    beside_head=None,
 ) -> None:
     """Every step of the decode packed once for the in-browser viewer; with a twin setting, its
     decode of the same input beside it on one timeline of passes. head_path: the MI head the decodes
-    read (the trace's key); map_head: the head whose estimates are drawn (the measure's)."""
+    read (the trace's key); map_head: the head whose estimates are drawn (the measure's); beside_head:
+    a TV head whose estimates are drawn beside them (MI and TV side by side), or None."""
 
     def payload_of(tr, k, title=""):
         def pack():
@@ -158,12 +167,17 @@ def show_decode(
                     gt_eps=eps,
                     measure=measure,
                     regions=view.regions(dom, item),
+                    beside=beside_of(tr, k),
                 )
 
         return caches.cached("payload", payload_key(k, title), pack, max_entries=32)
 
+    def beside_of(tr, k):  # the TV head's map of every step beside the MI ones, or None
+        tv = caches.estimates_for(b, beside_head, k, tr, "tv") if beside_head is not None else None
+        return ("tv", tv) if tv is not None and any(m is not None for m in tv) else None
+
     def payload_key(k, title=""):  # what a payload depends on: its decode, head, title, eps, palette, measure, site
-        return (k, map_head, title, eps, PALETTE_NAME.get(), measure, site)
+        return (k, map_head, title, eps, PALETTE_NAME.get(), measure, site, beside_head)
 
     shape = caches.attention_sites(b)
     site_name = site.name(shape[0]) if shape is not None else ""
@@ -281,7 +295,7 @@ def structure_section(view: View, b, dom: AppDomain, trace, head_path, eps, key:
         view.state_extras(dom, key, masked, maps, None)
 
 
-MEASURE_KEYS = {"MI": "mi", "TV influence (DEMASK)": "tv"}
+MEASURE_KEYS = {"MI": "mi", "TV influence (DEMASK)": "tv", "MI and TV side by side": "mi+tv"}
 MEASURE_NAMES = {v: k for k, v in MEASURE_KEYS.items()}
 
 

@@ -14,8 +14,8 @@ import torch
 
 from mi_viz.core.attention import recording
 from mi_viz.core.checkpoints import CheckpointError
-from mi_viz.domains.protein.alphabet import AMINO_ACIDS, MASK, PAD, encode
-from mi_viz.domains.protein.masked_lm import MaskedLMError, load_masked_lm
+from mi_viz.domains.protein.alphabet import AMINO_ACIDS, MASK, PAD, PROTEIN_ALPHABET, encode
+from mi_viz.lm.masked_lm import MaskedLMError, load_masked_lm
 
 ROOT = Path(__file__).resolve().parents[1]
 VH = (
@@ -85,7 +85,7 @@ def test_a_masked_lm_directory_is_a_backbone(tmp_path, make):
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
     d = make(tmp_path)
-    m = load_masked_lm(d)
+    m = load_masked_lm(d, PROTEIN_ALPHABET)
     seq = "MKVLAAGIWC"
     x = encode(seq)[None]
     x[0, 3] = MASK
@@ -117,11 +117,11 @@ def test_a_masked_lm_directory_is_a_backbone(tmp_path, make):
 def test_bad_masked_lm_directories_are_named(tmp_path):
     d = _bert_dir(tmp_path)
     with pytest.raises(MaskedLMError, match="not a directory"):
-        load_masked_lm(tmp_path / "absent")
+        load_masked_lm(tmp_path / "absent", PROTEIN_ALPHABET)
     for n in ("tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
         (d / n).rename(tmp_path / n)
     with pytest.raises(MaskedLMError, match="no tokenizer"):
-        load_masked_lm(d)
+        load_masked_lm(d, PROTEIN_ALPHABET)
     for n in ("tokenizer_config.json", "vocab.txt", "special_tokens_map.json"):
         (tmp_path / n).rename(d / n)
     from safetensors.torch import load_file, save_file
@@ -129,17 +129,17 @@ def test_bad_masked_lm_directories_are_named(tmp_path):
     w = load_file(str(d / "model.safetensors"))
     save_file({**w, "cls.extra.weight": torch.zeros(2)}, str(d / "model.safetensors"))
     with pytest.raises(CheckpointError, match=r"unexpected keys \['cls.extra.weight'\]"):
-        load_masked_lm(d)
+        load_masked_lm(d, PROTEIN_ALPHABET)
     (d / "model.safetensors").write_bytes(b"not weights")
     with pytest.raises(CheckpointError, match="not a readable weights file"):
-        load_masked_lm(d)
+        load_masked_lm(d, PROTEIN_ALPHABET)
     g = tmp_path / "gpt"
     g.mkdir()
     (g / "config.json").write_text('{"model_type": "gpt2", "vocab_size": 25, "n_layer": 1, "n_embd": 8, "n_head": 2}')
     (g / "pytorch_model.bin").write_bytes(b"x")
     (g / "vocab.txt").write_text("a\n")
     with pytest.raises(MaskedLMError, match="not a masked LM"):
-        load_masked_lm(g)
+        load_masked_lm(g, PROTEIN_ALPHABET)
 
 
 def test_antiberty_from_its_wheel_matches_its_own_runner():
@@ -147,7 +147,7 @@ def test_antiberty_from_its_wheel_matches_its_own_runner():
     logits AntiBERTy's own runner gives, at the 20 amino acids."""
     from antiberty import AntiBERTyRunner
 
-    m = load_masked_lm("antiberty")
+    m = load_masked_lm("antiberty", PROTEIN_ALPHABET)
     assert m.n_params() == 25_759_769  # the masked LM's part (the species / chain / graft classifiers dropped)
     x = encode(VH)[None]
     x[0, 98:110] = MASK
@@ -286,7 +286,7 @@ def test_region_pll_is_the_mean_masked_log_probability():
 
     with tempfile.TemporaryDirectory() as t:
         d = _bert_dir(Path(t))
-        m = load_masked_lm(d)
+        m = load_masked_lm(d, PROTEIN_ALPHABET)
         tok = BertTokenizer(str(d / "vocab.txt"), do_lower_case=False)
     seq, mask = "MKVLAAGIWC", np.array([0, 1, 0, 0, 1, 0, 0, 0, 0, 0], bool)
     want = []
@@ -468,10 +468,10 @@ needs_sapiens = pytest.mark.skipif(  # CI installs it (make setup): there the te
 def test_sapiens_through_transformers_matches_fairseqs_forward(name):
     """Sapiens' fairseq checkpoint mapped onto RobertaForMaskedLM gives the logits fairseq's own
     architecture gives (a plain-torch forward above), at the 20 amino acids, to 1e-5 (measured 0)."""
-    from mi_viz.domains.protein.sapiens import read_checkpoint, sapiens_weights
+    from mi_viz.lm.sapiens import read_checkpoint, sapiens_weights
 
     state, args = read_checkpoint(sapiens_weights(name))
-    m = load_masked_lm(name)
+    m = load_masked_lm(name, PROTEIN_ALPHABET)
     assert m.n_params() == 568_985 - (0 if name == "sapiens-vh" else 16 * 128)  # the light model: 128 positions
     assert m.max_length == int(args.max_positions) - 2
     x = encode(VH, allow_mask=True)[None].clone()
@@ -486,7 +486,7 @@ def test_sapiens_through_transformers_matches_fairseqs_forward(name):
 
 @needs_sapiens
 def test_sapiens_keys_are_mapped_strictly(monkeypatch):
-    from mi_viz.domains.protein import masked_lm, sapiens
+    from mi_viz.lm import masked_lm, sapiens
 
     real = sapiens.read_checkpoint
 
@@ -500,15 +500,15 @@ def test_sapiens_keys_are_mapped_strictly(monkeypatch):
     monkeypatch.setattr(sapiens, "read_checkpoint", drop)
     monkeypatch.setattr(masked_lm, "_LOADED", {})  # built afresh, not the process's model
     with pytest.raises(CheckpointError, match=r"without a place \['decoder.extra.weight'\], missing \['decoder"):
-        load_masked_lm("sapiens-vh")
+        load_masked_lm("sapiens-vh", PROTEIN_ALPHABET)
 
 
 def test_sapiens_absent_is_named(monkeypatch):
-    from mi_viz.domains.protein import sapiens
+    from mi_viz.lm import sapiens
 
     monkeypatch.setattr(sapiens.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(sapiens.SapiensError, match="pip install --no-deps sapiens==1.0.4"):
-        load_masked_lm("sapiens-vl")
+        load_masked_lm("sapiens-vl", PROTEIN_ALPHABET)
 
 
 @needs_sapiens
@@ -546,7 +546,7 @@ def test_a_backbone_is_built_once_a_process(tmp_path, capsys):
     import json
 
     from mi_viz import cli
-    from mi_viz.domains.protein import masked_lm
+    from mi_viz.lm import masked_lm
 
     d = _bert_dir(tmp_path)
     fa = tmp_path / "vh.fasta"

@@ -727,7 +727,8 @@ def test_edit_a_step_and_decode_from_there():
 
 def test_an_antibody_step_edited_keeps_the_native_beside_it():
     """Issue 59: a CDR3 residue the decode wrote at step 1, masked again and decoded from there: the
-    edited chain decodes (one more masked than the decode had left), the native region still read."""
+    edited chain decodes (one more masked than the decode had left), the native region still read; a
+    residue set by hand: the design judged over the whole region still, the residue set marked."""
     at = _run("pages/protein_decode.py")
     at.selectbox(key="pdec_backbone").set_value(ANTIBERTY).run()
     d = _viewer_data(at)
@@ -740,6 +741,20 @@ def test_an_antibody_step_edited_keeps_the_native_beside_it():
     d2 = _viewer_data(at)
     assert sel in d2["steps"][0]["masked"] and len(d2["steps"][0]["masked"]) == len(d["steps"][1]["masked"]) + 1
     assert any(c.value.startswith("native  ") for c in at.code)
+    region = len(d["steps"][0]["masked"])  # the whole CDR3: what the design is judged over, before and after
+    n_of = lambda: next(m.value for m in at.metric if m.label == "masked region")  # noqa: E731
+    assert n_of() == f"{region} residues"
+    # a residue set by hand: the design is still judged over the whole region, that residue marked ^
+    at.button(key="pdec_edit_undo").click().run()
+    at.number_input(key="pdec_edit_t").set_value(1).run()
+    other = d["steps"][1]["sel"][0]
+    at.selectbox(key="pdec_edit_pos").set_value(other).run()
+    at.selectbox(key="pdec_edit_val").set_value("W").run()
+    at.button(key="pdec_edit_go").click().run()
+    assert not at.exception and not at.error
+    assert n_of() == f"{region} residues"
+    text = next(c.value for c in at.code if c.value.startswith("native  "))
+    assert text.splitlines()[-1].startswith("yours   ") and text.splitlines()[-1].count("^") == 1, text
 
 
 def test_the_comparison_page_starts_with_a_demask_row_where_a_tv_head_is():

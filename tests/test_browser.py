@@ -851,6 +851,24 @@ def test_the_viewer_colours_positions_by_decode_order(server, browser):
     ctx.close()
 
 
+def test_mi_and_tv_of_one_step_side_by_side(server, browser):
+    """'MI and TV side by side' draws the TV head's map of the same pass beside the MI head's, titled as
+    such, both drawn (non-blank canvases) at the step shown."""
+    ctx, page = _open(browser, server + "/sudoku_decode")
+    page.get_by_test_id("mv-counter").wait_for(timeout=120_000)
+    _wait_idle(page)
+    page.get_by_text("MI and TV side by side").first.click()
+    _wait_idle(page)
+    page.get_by_test_id("mv-est2").wait_for(timeout=120_000)
+    page.get_by_test_id("mv-step").first.click()
+    read = "c => [c.previousSibling.textContent, c.width > 0 && c.height > 0]"
+    titles = [page.get_by_test_id(t).first.evaluate(read) for t in ("mv-est", "mv-est2")]
+    assert all(t[1] for t in titles), titles
+    assert titles[0][0].startswith("Estimated MI") and titles[1][0].startswith("Estimated TV influence"), titles
+    _no_exception(page)
+    ctx.close()
+
+
 _CONTRAST = _js("""() => {
   const q = $FIND;
   const lum = (c) => { const v = c.match(/\\d+/g).slice(0, 3).map(Number).map(x => x / 255)

@@ -66,7 +66,7 @@ def test_every_committed_sweep_row_was_decoded_by_shipped_weights():
     import csv
 
     from mi_viz.core.checkpoints import fingerprint
-    from mi_viz.domains.protein.masked_lm import lm_weights
+    from mi_viz.lm.masked_lm import lm_weights
 
     shipped = {fingerprint(p) for p in (ROOT / "checkpoints").glob("*.safetensors*")}
     for wheel in ("antiberty", "sapiens-vh", "sapiens-vl"):  # installed from their wheels (make setup), not shipped

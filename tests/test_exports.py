@@ -59,6 +59,29 @@ def test_side_by_side_shares_the_timeline():
     assert "if (d.twin) mountPair(r, d, d.twin, {})" in page and '"twin":{' in page
 
 
+def test_mi_and_tv_of_a_step_are_packed_side_by_side():
+    """A second measure's maps (the TV head's, same passes) ride beside the MI ones, each step's over its
+    own masked pairs, named so the viewer titles and scales it apart; a step with one masked position
+    has no pair to draw."""
+    L = 4
+    steps, tokens = [], [9] * L
+    for k in range(L):
+        masked = [t == 9 for t in tokens]
+        steps.append(StepRecord(k, tokens[:], masked, [0.5] * L, [[0.5, 0.5]] * L, None, [k], [1], k + 1))
+        tokens[k] = 1
+    trace = Trace({"name": "topk"}, [9] * L, tokens, steps)
+    mi = [np.full((L, L), 0.2) for _ in range(L)]
+    tv = [np.full((L, L), 0.7) for _ in range(L)]
+    got = viewer_payload(trace, kind="track", labels=list("abcd"), symbols=["A", "B"], value_tokens=[0, 1], mask_id=9,
+                         est=mi, beside=("tv", tv))  # fmt: skip
+    assert got["beside"] == {"name": "TV influence (DEMASK)", "unit": "TV"} and "measure" not in got
+    assert [("mi2" in s) for s in got["steps"]] == [True, True, True, False]  # the last step: one masked position
+    assert got["steps"][0]["mi2"] != got["steps"][0]["mi"]  # its own values, not the MI's
+    plain = viewer_payload(trace, kind="track", labels=list("abcd"), symbols=["A", "B"], value_tokens=[0, 1], mask_id=9,
+                           est=mi)  # fmt: skip
+    assert "beside" not in plain and not any("mi2" in s for s in plain["steps"])
+
+
 def test_an_empty_decode_is_refused():
     empty = viewer_payload(Trace({"name": "topk"}, [1, 1], [1, 1], []), kind="track", labels=["a", "b"],
                            symbols=["A", "B"], value_tokens=[0, 1], mask_id=9)  # fmt: skip

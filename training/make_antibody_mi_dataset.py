@@ -26,8 +26,8 @@ from mi_viz.core.mi_data import add_shard_arguments, pack_or_merge, run_shards, 
 from mi_viz.core.samplers import SamplerConfig, decode
 from mi_viz.domains.antibody.numbering import number
 from mi_viz.domains.antibody.recombination import generate
-from mi_viz.domains.protein.alphabet import MASK, PAD, encode
-from mi_viz.domains.protein.masked_lm import load_masked_lm
+from mi_viz.domains.protein.alphabet import MASK, PAD, PROTEIN_ALPHABET, encode
+from mi_viz.lm.masked_lm import load_masked_lm
 
 CDRS = ("cdr1", "cdr2", "cdr3")
 
@@ -80,7 +80,7 @@ def main(argv=None):
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     if pack_or_merge(a, MASK):
         return
-    model = load_masked_lm(a.backbone, a.device).eval()
+    model = load_masked_lm(a.backbone, PROTEIN_ALPHABET, a.device).eval()
     chains = {
         "heavy": [c.sequence for c in generate("heavy", 2000, 10_000)] if a.chains != "light" else [],
         "light": [c.sequence for c in generate("kappa", 1000, 10_100) + generate("lambda", 1000, 10_200)]

@@ -104,6 +104,12 @@ def _draw_map(ax, payload: dict, t: int, zmax: float):
     m = _square(step.get("mi"), len(step["masked"]), step.get("cut"))
     ax.set_xticks([])
     ax.set_yticks([])
+    if m is not None:  # a few cells named as the viewer names them (an antibody's IMGT numbers, a board's r1c1)
+        cut = step.get("cut") or list(range(len(step["masked"]) + 1))
+        ticks = sorted({int(round(x)) for x in np.linspace(0, len(m) - 1, min(len(m), 5))})
+        names = [str(payload["labels"][step["masked"][cut[k]]]) for k in ticks]
+        ax.set_xticks(ticks, names, fontsize=6, rotation=90)  # the map is symmetric: one axis named (the
+        ax.tick_params(axis="x", length=2, pad=1)  # rows' side carries the batch marks)
     if m is None:
         ax.text(0.5, 0.5, "no map", ha="center", va="center", transform=ax.transAxes, color="#888")
         return None

@@ -113,7 +113,7 @@ function mountViewer(root, data, callbacks) {
   keep.t = Math.min(keep.t, n - 1);
   const cache = {};
   const mapOf = (t, which) => {
-    const src = which === "gt" ? (data.gt || {})[t] : which === "att" ? S[t].att : S[t].mi;
+    const src = which === "gt" ? (data.gt || {})[t] : which === "att" ? S[t].att : which === "est2" ? S[t].mi2 : S[t].mi;
     if (!src) return null;
     const key = which + t;
     if (!cache[key]) cache[key] = miSquare(miF16(src), cellsOf(t).C, !!S[t].cut);
@@ -207,6 +207,9 @@ function mountViewer(root, data, callbacks) {
   // the dependence drawn: the MI (nats) by default, or DEMASK's expected TV influence (a share, 0..1)
   const ME = Object.assign({ name: "MI", unit: "nats" }, data.measure || {});
   const estCanvas = panel(`Estimated ${ME.name} (the head, same pass)`, "mv-est");
+  // the other measure's head on the same pass (MI and TV side by side), on its own colour scale
+  const BE = data.beside ? Object.assign({ name: "MI", unit: "nats" }, data.beside) : null;
+  const est2Canvas = BE ? panel(`Estimated ${BE.name} (its head, same pass)`, "mv-est2") : null;
   // the backbone's own attention read as a dependency graph (DAWN's proxy): a share, not nats, on its own scale
   const attCanvas = S.some((st) => st.att) ? panel(`Attention (${data.attName || "last block"}, sinks removed)`, "mv-att") : null;
   const gtCanvas = panel(`Ground-truth ${ME.name}`, "mv-gt");
@@ -455,6 +458,12 @@ function mountViewer(root, data, callbacks) {
       let dmax = 1e-6;
       if (diff) for (const v of diff) dmax = Math.max(dmax, Math.abs(v));
       if (diff) drawMap(diffCanvas, diff, t, dmax, ME.unit, true);
+    }
+    if (est2Canvas) {
+      const est2 = mapOf(t, "est2");
+      let bmax = 1e-3;
+      if (est2) for (const v of est2) bmax = Math.max(bmax, v);
+      drawMap(est2Canvas, est2, t, bmax, BE.unit);
     }
     if (attCanvas) {
       const att = mapOf(t, "att");

@@ -88,6 +88,7 @@ def viewer_payload(
     measure: str = "mi",
     regions: list[tuple[str, int, int]] | None = None,
     attention_name: str = "",
+    beside: tuple[str, list[np.ndarray | None]] | None = None,
 ) -> dict:
     """trace: a recorded decode (StepRecord per pass); kind: "board" (a 9 x 9 Sudoku) or "track"
     (a sequence); labels: a name per position; symbols: a display name per value (value_tokens
@@ -101,7 +102,9 @@ def viewer_payload(
     maps hold, "mi" (nats) or "tv" (DEMASK's expected TV influence, 0..1: the viewer names it);
     regions: named spans (name, start, end exclusive, 0-based) drawn as bands under the residues and
     along the maps' axes, with a legend (an antibody's IMGT regions); attention_name: which block and
-    head `att` holds (the viewer's panel title; empty: the last block, its heads averaged).
+    head `att` holds (the viewer's panel title; empty: the last block, its heads averaged); beside:
+    (the other measure, its estimated map of every step's state), drawn beside `est` on its own scale
+    (MI and TV of one step side by side: one pass, both heads).
     """
     sym_of = {int(t): k for k, t in enumerate(value_tokens)}
     initial = [-1 if t == mask_id else sym_of.get(int(t), -1) for t in trace.initial]
@@ -133,6 +136,8 @@ def viewer_payload(
             step["mi"] = upper(np.asarray(m), masked, max_cells)
         if att is not None and len(masked) > 1:
             step["att"] = upper(np.asarray(att[t]), masked, max_cells)
+        if beside is not None and beside[1][t] is not None and len(masked) > 1:
+            step["mi2"] = upper(np.asarray(beside[1][t]), masked, max_cells)
         steps.append(step)
     out = {
         "version": PAYLOAD_VERSION,
@@ -149,6 +154,8 @@ def viewer_payload(
         out["measure"] = MEASURES[measure]
     if attention_name:
         out["attName"] = attention_name
+    if beside is not None:
+        out["beside"] = MEASURES.get(beside[0], {"name": "MI", "unit": "nats"})
     if regions:
         out["regions"] = [[str(n), int(a), int(b)] for n, a, b in regions]
     if contacts is not None:

@@ -20,8 +20,9 @@ from mi_viz.domains.antibody import DOMAIN as ANTIBODY
 from mi_viz.domains.antibody import SCOPE as ANTIBODY_SCOPE
 from mi_viz.domains.antibody.chains import read_chains, read_user_chains
 from mi_viz.domains.antibody.judge import SAPIENS_OF, chain_pll, residue_log_likelihoods
+from mi_viz.domains.protein.alphabet import PROTEIN_ALPHABET
 from mi_viz.domains.protein.drawing import CLUSTALX, track_figure
-from mi_viz.domains.protein.masked_lm import load_masked_lm
+from mi_viz.lm.masked_lm import load_masked_lm
 
 from ..kit import caches
 from ..kit.models import Backbone, backbone_model, head_model
@@ -221,7 +222,9 @@ class AntibodyView(ProteinView[AntibodyDomain]):
         what = f"{name} = {letters[pos]}" if value is not None else f"{name} masked again"
         edited = dataclasses.replace(it, sequence="".join(letters), spans=spans, mask=f"{it.mask}, from step {step}")
         label = f"{item.label}, after step {step} with {what}"
-        return Item(f"{item.key} | {label} | {''.join(letters)} | {spans}", edited, label)
+        origin = item.origin if item.origin is not None else it  # a second edit is judged on the first input
+        marked = tuple(p for p in item.marked if p != pos) + ((pos,) if value is not None else ())
+        return Item(f"{item.key} | {label} | {''.join(letters)} | {spans}", edited, label, origin=origin, marked=marked)
 
     def compare_row(self, dom: AntibodyDomain, item: Item, trace: Trace, t: int) -> dict:
         """A compared row judged where it is shown: its infilled region (IMGT), recovery of the native, and
@@ -275,19 +278,22 @@ class AntibodyView(ProteinView[AntibodyDomain]):
         chain (seeds 0..N-1) as a logo of the region."""
         if item is None or trace is None or b is None:
             return
-        it: Infill = item.value
+        # after an edit the design is judged over the whole region of the input it was made from (the
+        # residue the user set included, marked), not only over what the edited state left masked
+        it: Infill = item.origin if item.origin is not None else item.value
         final = dom.decode(torch.tensor([trace.final]))[0]
         if twin is not None and twin_trace is not None:
             st.subheader("Each half's design beside the native chain")
             right = dom.decode(torch.tensor([twin_trace.final]))[0]
-            halves_judged(it, (f"left: {cfg.label() if cfg else ''}", final), (f"right: {twin.label()}", right), b)
+            halves_judged(it, (f"left: {cfg.label() if cfg else ''}", final), (f"right: {twin.label()}", right), b,
+                          item.marked)  # fmt: skip
         else:
             st.subheader("The design beside the native chain")
-            native_beside_design(it, final, b, key)
+            native_beside_design(it, final, b, key, item.marked)
         if twin is None:
             residue_track(it, final, b, key)
         if cfg is not None and cfg.temperature > 0:
-            sample_logo(it, b, cfg, key)
+            sample_logo(item.value, b, cfg, key)  # samples of the state decoded (an edited one as edited)
 
     # --- sweeps and the estimator -------------------------------------------------------------------------------
     def sweep_plan(self, key: str, b: Backbone, model, head, head_path, rows: dict) -> SweepPlan | None:
@@ -408,7 +414,7 @@ def judge_pll(spec: str, sequence: str, mask: tuple[bool, ...]) -> float | None:
 
     def run() -> float | None:
         try:
-            model = caches.cached("antibody_judge", spec, lambda: load_masked_lm(spec), max_entries=4)
+            model = caches.cached("antibody_judge", spec, lambda: load_masked_lm(spec, PROTEIN_ALPHABET), max_entries=4)
         except UserError:
             return None
         return chain_pll(model, sequence, np.array(mask, dtype=bool))
@@ -431,22 +437,25 @@ def design_scores(it: Infill, final: str, b: Backbone) -> dict:
     return out
 
 
-def _region_text(it: Infill, final: str) -> tuple[str, str]:
+def _region_text(it: Infill, final: str, marked: tuple[int, ...] = ()) -> tuple[str, str]:
     pos = np.flatnonzero(it.masked)
     native = "".join(it.sequence[i] for i in pos)
     design = "".join(final[i] for i in pos)
     agree = "".join("·" if a == d else " " for a, d in zip(native, design))
+    if any(p in marked for p in pos):  # an edit: the residues the user set, under the design
+        design += "\nyours   " + "".join("^" if p in marked else " " for p in pos)
     imgt = it.numbered.imgt if it.numbered is not None and it.numbered.imgt else ()
     ends = (imgt[pos[0]], imgt[pos[-1]]) if imgt else ("", "")
     where = f"IMGT {ends[0]}-{ends[1]}" if all(ends) else f"residues {pos[0] + 1}-{pos[-1] + 1}"
     return f"native  {native}\n        {agree}\ndesign  {design}", where
 
 
-def native_beside_design(it: Infill, final: str, b: Backbone, key: str) -> None:
+def native_beside_design(it: Infill, final: str, b: Backbone, key: str, marked: tuple[int, ...] = ()) -> None:
     """The infilled region under the native's, position by position (a dot where they agree), with its
     IMGT numbers, recovery, and the PLL of both under the backbone and under the judge that did not
-    generate (a pass a masked residue each)."""
-    text, where = _region_text(it, final)
+    generate (a pass a masked residue each); marked: residues the user set by an edit (^ under them:
+    scored with the rest of the region)."""
+    text, where = _region_text(it, final, marked)
     st.code(text, language="text")
     n = int(it.masked.sum())
     with st.spinner(f"Scoring both under {b.label} and the other antibody LM (about {4 * n} passes) ..."):
@@ -460,13 +469,15 @@ def native_beside_design(it: Infill, final: str, b: Backbone, key: str) -> None:
         c[3 + 2 * k].metric(f"PLL of the native · {judge}", f"{nat:.2f}", help=how)
 
 
-def halves_judged(it: Infill, left: tuple[str, str], right: tuple[str, str], b: Backbone) -> None:
+def halves_judged(
+    it: Infill, left: tuple[str, str], right: tuple[str, str], b: Backbone, marked: tuple[int, ...] = ()
+) -> None:
     """Side by side: each half's design (name, final chain) judged as the single view judges one, beside
     the native, in one table (rows: recovery and each judge's PLL; columns: left, right, native)."""
     c = st.columns(2)
     scores = {}
     for col, (name, final) in zip(c, (left, right)):
-        text, _ = _region_text(it, final)
+        text, _ = _region_text(it, final, marked)
         col.caption(name)
         col.code(text, language="text")
         with st.spinner(f"Scoring {name} ..."):

@@ -25,12 +25,16 @@ from ..kit.sweeps import SweepPlan
 @dataclass(frozen=True)
 class Item:
     """One input of a decode: key (text that identifies it in caches), value (what the domain
-    encodes), label (what captions call it), solution (a known answer, if any)."""
+    encodes), label (what captions call it), solution (a known answer, if any); after an edit,
+    origin (the input the edit was made from: what a design is judged against, whole) and marked
+    (the positions the user set)."""
 
     key: str
     value: Any
     label: str
     solution: Any = None
+    origin: Any = None
+    marked: tuple[int, ...] = ()
 
 
 class Hint(str):

@@ -16,7 +16,7 @@ from mi_viz.domains.protein import PAPER_TABLE2, prompts_of_lengths
 from mi_viz.domains.protein.alphabet import SequenceError, clean, encode
 from mi_viz.domains.protein.drawing import track_figure
 from mi_viz.domains.protein.fasta import parse_fasta
-from mi_viz.domains.protein.masked_lm import directory_files
+from mi_viz.lm.masked_lm import directory_files
 
 from ..kit import caches
 from ..kit.models import Backbone, load_note

@@ -25,8 +25,8 @@ import torch
 from ...core.backbone import Backbone
 from ...core.choice import Criterion, Fronts
 from ...core.errors import InputError, MissingFileError
-from ..protein.alphabet import MASK, PAD, SequenceError, clean, decode, encode
-from ..protein.masked_lm import ANTIBERTY, is_masked_lm, lm_weights, load_masked_lm
+from ...lm.masked_lm import ANTIBERTY, is_masked_lm, lm_weights, load_masked_lm
+from ..protein.alphabet import MASK, PAD, PROTEIN_ALPHABET, SequenceError, clean, decode, encode
 from .chains import read_chains, read_user_chains
 from .judge import AntibodyJudge
 from .numbering import REGIONS, Numbered, NumberingError, v_domain
@@ -334,7 +334,7 @@ class AntibodyDomain:
 
     def load_model(self, spec=None, device: str = "cpu"):
         """This domain's backbone (None), or any other by name ('antiberty', 'sapiens-vh') or masked LM directory."""
-        return load_masked_lm(spec or self.spec, device)
+        return load_masked_lm(spec or self.spec, PROTEIN_ALPHABET, device)
 
     def weights(self, spec=None) -> Path:
         return lm_weights(spec or self.spec)

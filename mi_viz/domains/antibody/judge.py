@@ -31,10 +31,10 @@ import numpy as np
 import torch
 
 from ...core.progress import iterate
-from ..protein.alphabet import FIRST_AA, MASK, encode
-from ..protein.masked_lm import ANTIBERTY, MaskedLMError, load_masked_lm
+from ...lm.masked_lm import ANTIBERTY, MaskedLMError, load_masked_lm
+from ...lm.sapiens import SapiensError
+from ..protein.alphabet import FIRST_AA, MASK, PROTEIN_ALPHABET, encode
 from ..protein.metrics import Reference, default_judge
-from ..protein.sapiens import SapiensError
 from .chains import read_chains
 from .recombination import RecombinationError, log10_pgen
 
@@ -135,10 +135,11 @@ class AntibodyJudge:
                     continue
                 try:
                     if spec == "sapiens":
-                        loaded = {s: load_masked_lm(s) for s in {SAPIENS_OF[it.locus] for it in items}}
+                        wanted = {SAPIENS_OF[it.locus] for it in items}
+                        loaded = {s: load_masked_lm(s, PROTEIN_ALPHABET) for s in wanted}
                         models = {loc: loaded[s] for loc, s in SAPIENS_OF.items() if s in loaded}
                     else:
-                        lm = load_masked_lm(spec)
+                        lm = load_masked_lm(spec, PROTEIN_ALPHABET)
                         models = {it.locus: lm for it in items}
                 except (SapiensError, MaskedLMError) as e:
                     self.skipped.append(f"{name}: {e}")

@@ -19,9 +19,9 @@ import torch
 
 from ...core import samplers
 from ...core.choice import Criterion
-from .alphabet import AMINO_ACIDS, MASK, MAX_LENGTH, PAD, SequenceError, decode, encode
+from ...lm.masked_lm import lm_weights, load_masked_lm
+from .alphabet import AMINO_ACIDS, MASK, MAX_LENGTH, PAD, PROTEIN_ALPHABET, SequenceError, decode, encode
 from .backbone import ESMC_300M, load_backbone
-from .masked_lm import lm_weights, load_masked_lm
 from .metrics import Reference, default_judge
 
 REPO = Path(__file__).resolve().parents[3]
@@ -82,7 +82,7 @@ class ProteinDomain:
         if spec in (None, "protein_mdm"):
             spec = self.default_model
         if Path(str(spec)).is_dir():  # a folder is a masked LM or nothing: MaskedLMError names what it lacks
-            return load_masked_lm(spec, device)
+            return load_masked_lm(spec, PROTEIN_ALPHABET, device)
         return load_backbone(spec, device=device)
 
     def weights(self, spec=None) -> Any:

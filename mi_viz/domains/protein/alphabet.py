@@ -12,6 +12,7 @@ from __future__ import annotations
 import torch
 
 from ...core.errors import UserError
+from ...lm.alphabet import Alphabet
 
 AMINO_ACIDS = "LAGVSERTIDPKQNFYMHWC"  # ESM-C ids 4..23, in this order
 BOS, PAD, EOS, MASK = 0, 1, 2, 32
@@ -76,3 +77,7 @@ def masked_of_length(length: int, max_length: int = MAX_LENGTH) -> torch.Tensor:
     if not 1 <= length <= max_length:
         raise SequenceError(f"length must be 1..{max_length}, got {length}")
     return torch.full((length,), MASK, dtype=torch.long)
+
+
+# what a pretrained masked LM is loaded over (mi_viz.lm: the loader names no alphabet of its own)
+PROTEIN_ALPHABET = Alphabet(AMINO_ACIDS, tuple(int(t) for t in VALUE_TOKENS), MASK, PAD)

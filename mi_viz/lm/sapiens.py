@@ -26,8 +26,8 @@ from pathlib import Path
 
 import torch
 
-from ...core.checkpoints import CheckpointError
-from ...core.errors import UserError
+from ..core.checkpoints import CheckpointError
+from ..core.errors import UserError
 
 SAPIENS = {"sapiens-vh": "checkpoint_vh.pt", "sapiens-vl": "checkpoint_vl.pt"}
 GET_SAPIENS = (

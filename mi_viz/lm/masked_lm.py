@@ -1,12 +1,13 @@
-"""Any Hugging Face masked protein LM on disk as a backbone: AntiBERTy (shipped in its PyPI wheel),
-an ESM-2 directory, a BERT saved with `save_pretrained`.
+"""Any Hugging Face masked LM on disk as a backbone: AntiBERTy (shipped in its PyPI wheel), Sapiens,
+an ESM-2 directory, a BERT saved with `save_pretrained` (a protein LM, or a DNA one).
 
-The core sees proteins in one alphabet (alphabet.py: ESM-C's ids, 20 amino acids, MASK, PAD), so
-every backbone reads the same tokens and every map means the same thing. This wrapper translates
-those ids into the LM's own vocabulary, adds the LM's special tokens around the residues
-(`[CLS] ... [SEP]` for BERT, `<cls> ... <eos>` for ESM), and returns the LM's logits at the 20
-amino acids' tokens only (B, L, 20, in alphabet order: nothing else can be decoded), the final
-hidden states the MI head reads, any block's output, and its last block's attention (DAWN).
+The core sees a domain's sequences in that domain's alphabet (`Alphabet`: proteins ESM-C's ids, 20
+amino acids, MASK, PAD), so every backbone of a domain reads the same tokens and every map means the
+same thing. This wrapper translates those ids into the LM's own vocabulary (its tokenizer must have
+every letter), adds the LM's special tokens around the residues (`[CLS] ... [SEP]` for BERT,
+`<cls> ... <eos>` for ESM), and returns the LM's logits at the alphabet's letters only (B, L, V, in
+alphabet order: nothing else can be decoded), the final hidden states the MI head reads, any block's
+output, and its last block's attention (DAWN). The loader names no alphabet: the domain passes its own.
 
 Nothing is downloaded: a directory is read with `local_files_only`. Weights are read strictly
 (missing and unexpected keys named) from model.safetensors, or from pytorch_model.bin with
@@ -14,8 +15,8 @@ torch.load(weights_only=True), which unpickles tensors and plain containers only
 Keys a directory carries for other heads than the masked LM's (AntiBERTy's species / chain /
 graft classifiers and its pooler) are dropped by name (`extra_heads`), and said so.
 
-    lm = load_masked_lm("/path/to/esm2_t6_8M_UR50D")   # config.json, weights, tokenizer files
-    lm = load_antiberty()                              # the antiberty==0.1.3 wheel's own folder
+    lm = load_masked_lm("/path/to/esm2_t6_8M_UR50D", PROTEIN)   # config.json, weights, tokenizer files
+    lm = load_masked_lm("antiberty", PROTEIN)                 # the antiberty==0.1.3 wheel's own folder
 """
 
 from __future__ import annotations
@@ -31,11 +32,11 @@ import torch
 import torch.nn as nn
 from safetensors.torch import load_file
 
-from ...core.attention import LAST, Site, check_site, softmax_weights
-from ...core.checkpoints import CheckpointError
-from ...core.errors import UserError
-from ...core.protocol import ModelOutput
-from .alphabet import AMINO_ACIDS, MASK, PAD, VALUE_TOKENS
+from ..core.attention import LAST, Site, check_site, softmax_weights
+from ..core.checkpoints import CheckpointError
+from ..core.errors import UserError
+from ..core.protocol import ModelOutput
+from .alphabet import Alphabet
 from .sapiens import SAPIENS, build_sapiens, sapiens_weights
 
 ANTIBERTY = "antiberty"
@@ -106,14 +107,15 @@ def _read_weights(path: Path) -> dict[str, torch.Tensor]:
 
 
 class MaskedLMBackbone(nn.Module):
-    """A transformers masked LM speaking the masked-model protocol over the protein alphabet."""
+    """A transformers masked LM speaking the masked-model protocol over a domain's alphabet."""
 
-    mask_id = MASK
-
-    def __init__(self, lm: Any, tokenizer, name: str = ""):
+    def __init__(self, lm: Any, tokenizer, alphabet: Alphabet, name: str = ""):
         super().__init__()
         self.lm = lm.eval()
         self.name = name
+        self.alphabet = alphabet
+        self.mask_id = alphabet.mask
+        letters, values, MASK, PAD = alphabet.letters, alphabet.value_tokens, alphabet.mask, alphabet.pad
         cfg = lm.config
         self.d_model, self.n_layers = int(cfg.hidden_size), int(cfg.num_hidden_layers)
         # residues a row may hold: the positions less the two special tokens (and RoBERTa's positions
@@ -121,21 +123,21 @@ class MaskedLMBackbone(nn.Module):
         offset = int(cfg.pad_token_id) + 1 if getattr(cfg, "model_type", "") == "roberta" else 0
         self.max_length = int(getattr(cfg, "max_position_embeddings", 1026)) - 2 - offset
         vocab = tokenizer.get_vocab()
-        missing = [a for a in AMINO_ACIDS if a not in vocab]
+        missing = [a for a in letters if a not in vocab]
         if missing:
-            raise MaskedLMError(f"the tokenizer has no token for {', '.join(missing)}: not a protein LM")
+            raise MaskedLMError(f"the tokenizer has no token for {', '.join(missing)}: not an LM of this alphabet")
         if tokenizer.mask_token_id is None or tokenizer.pad_token_id is None:
             raise MaskedLMError("the tokenizer has no mask (or pad) token: not a masked LM")
-        lookup = torch.full((int(VALUE_TOKENS.max()) + 16,), tokenizer.unk_token_id or 0, dtype=torch.long)
-        lookup[VALUE_TOKENS] = torch.tensor([vocab[a] for a in AMINO_ACIDS])
+        lookup = torch.full((max(int(values.max()), MASK, PAD) + 16,), tokenizer.unk_token_id or 0, dtype=torch.long)
+        lookup[values] = torch.tensor([vocab[a] for a in letters])
         lookup[MASK], lookup[PAD] = tokenizer.mask_token_id, tokenizer.pad_token_id
         self.lookup: torch.Tensor
         self.register_buffer("lookup", lookup, persistent=False)  # our id -> the LM's id
-        self.register_buffer("value_tokens", VALUE_TOKENS.clone(), persistent=False)
+        self.register_buffer("value_tokens", values.clone(), persistent=False)
         self.lm_values: torch.Tensor
-        self.register_buffer("lm_values", lookup[VALUE_TOKENS].clone(), persistent=False)  # (20,)
-        one = tokenizer.build_inputs_with_special_tokens([int(lookup[VALUE_TOKENS[0]])])
-        at = one.index(int(lookup[VALUE_TOKENS[0]]))
+        self.register_buffer("lm_values", lookup[values].clone(), persistent=False)  # (V,)
+        one = tokenizer.build_inputs_with_special_tokens([int(lookup[values[0]])])
+        at = one.index(int(lookup[values[0]]))
         self.prefix, self.suffix = one[:at], one[at + 1 :]  # e.g. [CLS] | [SEP]
         self.lm_pad = int(tokenizer.pad_token_id)
 
@@ -152,7 +154,7 @@ class MaskedLMBackbone(nn.Module):
         B, L = tokens.shape
         if L > self.max_length:
             raise UserError(f"length {L} is past this model's {self.max_length} residues")
-        n = (tokens != PAD).sum(1)  # (B,) residues per row
+        n = (tokens != self.alphabet.pad).sum(1)  # (B,) residues per row
         a, b = len(self.prefix), len(self.suffix)
         x = torch.full((B, a + L + b), self.lm_pad, dtype=torch.long, device=tokens.device)
         x[:, :a] = torch.tensor(self.prefix, device=tokens.device)
@@ -175,7 +177,7 @@ class MaskedLMBackbone(nn.Module):
                 raise ValueError(f"hidden layer {i} does not exist: the backbone has blocks 0..{self.n_layers - 1}")
         logits, hs = self._run(tokens)  # (B, L, V_lm); hs[0] the embeddings, hs[i + 1] block i's output
         return ModelOutput(
-            logits=logits[..., self.lm_values],  # (B, L, 20) in alphabet order
+            logits=logits[..., self.lm_values],  # (B, L, V) in alphabet order
             hidden=hs[-1],
             layers={i: hs[i + 1] for i in hidden_layers},
         )
@@ -187,7 +189,7 @@ class MaskedLMBackbone(nn.Module):
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
         """Mean-pooled final hidden states over the residues (PAD excluded): (B, L) -> (B, D)."""
         h = self._run(tokens)[1][-1]
-        keep = (tokens != PAD).float()[..., None]  # (B, L, 1)
+        keep = (tokens != self.alphabet.pad).float()[..., None]  # (B, L, 1)
         return (h.float() * keep).sum(1) / keep.sum(1).clamp_min(1)
 
     def _attention_modules(self) -> list:
@@ -278,29 +280,25 @@ _LOADED: dict[tuple, MaskedLMBackbone] = {}  # (spec, weights' mtime, device) ->
 LOADS: dict[str, int] = {}  # spec -> how many times this process built it (tests count them)
 
 
-def load_masked_lm(spec: str | os.PathLike, device: str = "cpu") -> MaskedLMBackbone:
+def load_masked_lm(spec: str | os.PathLike, alphabet: Alphabet, device: str = "cpu") -> MaskedLMBackbone:
     """'antiberty' (the installed wheel), 'sapiens-vh' / 'sapiens-vl' (Sapiens' wheel), or a masked LM
-    directory on disk; built once a process (a bench, its judge and its sweep share one model: they
-    only read it), again only when its weights file changed."""
+    directory on disk, over the domain's alphabet; built once a process (a bench, its judge and its
+    sweep share one model: they only read it), again only when its weights file changed."""
     weights = lm_weights(spec)
-    key = (str(spec), weights.stat().st_mtime_ns, str(device))
+    key = (str(spec), alphabet, weights.stat().st_mtime_ns, str(device))
     if key not in _LOADED:
-        _LOADED[key] = _build(spec, device)
+        _LOADED[key] = _build(spec, alphabet, device)
         LOADS[str(spec)] = LOADS.get(str(spec), 0) + 1
     return _LOADED[key]
 
 
-def _build(spec: str | os.PathLike, device: str) -> MaskedLMBackbone:
+def _build(spec: str | os.PathLike, alphabet: Alphabet, device: str) -> MaskedLMBackbone:
     if str(spec) in SAPIENS:
         lm, vocab = build_sapiens(str(spec))
-        return MaskedLMBackbone(lm, vocab, str(spec)).to(device).eval()
+        return MaskedLMBackbone(lm, vocab, alphabet, str(spec)).to(device).eval()
     files = antiberty_files() if str(spec) == ANTIBERTY else directory_files(spec)
     lm, tok = build_lm(files)
-    return MaskedLMBackbone(lm, tok, files.name).to(device).eval()
-
-
-def load_antiberty(device: str = "cpu") -> MaskedLMBackbone:
-    return load_masked_lm(ANTIBERTY, device)
+    return MaskedLMBackbone(lm, tok, alphabet, files.name).to(device).eval()
 
 
 def lm_weights(spec: str | os.PathLike) -> Path:
