@@ -43,3 +43,19 @@ def test_every_registered_sampler_has_a_colour_of_its_own():
 
     assert set(SAMPLERS) <= set(SAMPLER_COLORS), sorted(set(SAMPLERS) - set(SAMPLER_COLORS))
     assert len(set(SAMPLER_COLORS.values())) == len(SAMPLER_COLORS)
+
+
+def test_sweep_points_carry_their_90_percent_interval():
+    """Each point of a sweep chart shows its 90 % interval: from the row's standard error (pll_se), or
+    the binomial one of a solve rate over n puzzles; a curve with a row that says neither has none."""
+    import pytest
+
+    from mi_viz.core.plots import point_interval, sweep_figure
+
+    pll = [{"sampler": "topk", "k": "2", "avg_passes": 5, "pll": -1.5, "pll_se": 0.03},
+           {"sampler": "topk", "k": "4", "avg_passes": 3, "pll": -1.7, "pll_se": 0.02}]  # fmt: skip
+    fig = sweep_figure({"this sweep": pll}, "pll", "PLL", "t")
+    assert list(fig.data[0].error_y.array) == pytest.approx([1.645 * 0.02, 1.645 * 0.03])  # by passes
+    assert point_interval({"solved_frac": 0.5, "n": 100}, "solved_frac") == pytest.approx(1.645 * 0.05)
+    bare = sweep_figure({"": [{"sampler": "sequential", "avg_passes": 9, "pll": -1.4}]}, "pll", "PLL", "t")
+    assert bare.data[0].error_y.array is None

@@ -124,6 +124,24 @@ def sampler_color(curve: str) -> str:
     return SAMPLER_COLORS.get(base) or PALETTE[sum(map(ord, base)) % len(PALETTE)]
 
 
+Z90 = 1.645  # a point's interval in the sweep charts: 90 %, as every paired interval the project reports
+
+
+def point_interval(row: dict, metric: str) -> float | None:
+    """Half the 90 % interval of a sweep row's mean: from its standard error column (pll -> pll_se), or,
+    for a share of n inputs (solved_frac), the binomial one; None when the row carries neither."""
+    se = row.get(f"{metric}_se")
+    try:
+        if se not in (None, ""):
+            return Z90 * float(se)
+        if metric.endswith("_frac") and row.get("n") not in (None, ""):
+            p, n = float(row[metric]), float(row["n"])
+            return Z90 * (p * (1 - p) / n) ** 0.5 if n > 0 else None
+    except (TypeError, ValueError):
+        return None
+    return None
+
+
 def sweep_figure(
     curves: dict,
     metric: str,
@@ -138,7 +156,8 @@ def sweep_figure(
     """Metric against average passes. curves: {label suffix: [rows]} (e.g. {"this sweep": rows,
     "committed": rows}); each row has sampler / lam / scan (sweep_family groups them), avg_passes
     and `metric`. A family with one point (sequential) is a marker, not a line; dotted lines
-    for every source but the first. markers: live points (a star each, with an interval)."""
+    for every source but the first; each point with its 90 % interval where its row says it
+    (point_interval). markers: live points (a star each, with an interval)."""
     fig = go.Figure()
     for n, (source, rows) in enumerate(curves.items()):
         fams: dict[str, list] = {}
@@ -149,10 +168,14 @@ def sweep_figure(
             rs = sorted(rs, key=lambda r: float(r["avg_passes"]))
             nth = seen[fam.split(" ")[0]] = seen.get(fam.split(" ")[0], -1) + 1
             dash = ("solid", "dash", "dashdot", "longdash")[nth % 4] if n == 0 else "dot"
+            half = [point_interval(r, metric) for r in rs]
             fig.add_trace(
                 go.Scatter(
                     x=[float(r["avg_passes"]) for r in rs],
                     y=[scale * float(r[metric]) for r in rs],
+                    error_y=None
+                    if None in half
+                    else dict(type="data", array=[abs(scale) * h for h in half], thickness=1, width=3),  # fmt: skip
                     mode="markers" if len(rs) == 1 else "lines+markers",
                     name=f"{fam} ({source})" if source else fam,
                     line=dict(color=sampler_color(fam), dash=dash),

@@ -124,6 +124,10 @@ def sweep_tab(plan: SweepPlan, key: str, b, dom: AppDomain, model, head, head_pa
         column, ylabel, title = plan.metric
         fig = sweep_figure(curves, column, ylabel, title, paper=plan.paper, scale=plan.scale, markers=markers)
         chart(fig, f"{key}_plot")
+        if any(e.error_y is not None and e.error_y.array is not None for e in fig.data):
+            st.caption("Bars: each point's 90 % interval (its mean over the inputs, as its row's standard error says). "
+                       "Two rules on the same inputs differ by less noise than their bars: the paired comparisons "
+                       "in the docs read the inputs side by side.")  # fmt: skip
     for text in (marked, plan.caption):
         if text:
             st.caption(text)
