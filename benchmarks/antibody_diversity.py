@@ -79,7 +79,7 @@ def samples(fasta: str, chains: str | None, n_chains: int, n_samples: int, grid:
     got = read_infills(fasta, mask, n_chains, loci=LOCI_OF[chains] if chains else None)
     model = dom.load_model()
     cfgs = [c.replace(temperature=1.0, seed=0) for c in parse_grid(grid, dom.sampler_defaults)]
-    heads = {}
+    heads: dict = {}
     kinds = {c.head_kind for c in cfgs if c.needs_head}
     if kinds:
         _, heads = load_models(dom, None, None, "cpu", kinds=tuple(sorted(kinds)))

@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from test_domain_template import DOMAIN
 
 from mi_viz.cli import _sampler_or_grid, build_parser, domain_cli
+from mi_viz.core.bench import Weights
 from mi_viz.core.samplers import (
     SAMPLERS,
     Candidates,
@@ -22,7 +23,7 @@ from mi_viz.core.samplers import (
     unregister,
 )
 from mi_viz.core.samplers import register as register_rule
-from mi_viz.core.sweep import parse_grid, run_sweep
+from mi_viz.core.sweep import SweepOptions, parse_grid, run_sweep
 
 
 def select_strided(H: np.ndarray, k: int, beta: float) -> list[int]:
@@ -77,12 +78,13 @@ def test_a_new_rule_is_offered_everywhere(toy, tmp_path, capsys):
     # a sweep: its column, and --resume keyed on it
     items = ["______", "a_____"]
     plot = {"metric": "valid_frac"}
-    rows = run_sweep(DOMAIN, cfgs, items, {"inputs": "toy"}, tmp_path, mdm_path=__file__, plot=plot)
+    weights = Weights(fingerprint=__file__)
+    rows = run_sweep(DOMAIN, cfgs, items, {"inputs": "toy"}, tmp_path, weights, SweepOptions(plot=plot))
     assert [r.get("beta") for r in rows] == [0.1, 1.0, None] and rows[2]["gamma"] == 0.1
     saved = list(csv.DictReader(open(tmp_path / "sweep.csv")))
     assert [row_label(r) for r in saved] == [c.label() for c in cfgs]
     grid = parse_grid("strided:beta=0.1,0.5")
-    again = run_sweep(DOMAIN, grid, items, {"inputs": "toy"}, tmp_path, mdm_path=__file__, plot=plot, resume=True)
+    again = run_sweep(DOMAIN, grid, items, {"inputs": "toy"}, tmp_path, weights, SweepOptions(plot=plot, resume=True))
     assert [r["beta"] for r in again] == [0.1, 0.5] and again[0]["seconds"] == rows[0]["seconds"]  # reused
 
 

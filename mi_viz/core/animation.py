@@ -15,6 +15,8 @@ from __future__ import annotations
 import base64
 import io
 import textwrap
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -63,7 +65,7 @@ def _passes_index(payload: dict, p: int) -> int:
     return t
 
 
-def _draw_state(ax, payload: dict, state: list[int], t: int) -> None:
+def _draw_state(ax: Any, payload: dict, state: list[int], t: int) -> None:
     sym, step = payload["symbols"], payload["steps"][t]
     sel = dict(zip(step["sel"], step["val"]))
     L = len(state)
@@ -92,13 +94,13 @@ def _draw_state(ax, payload: dict, state: list[int], t: int) -> None:
             ax.plot([0, 9], [k, k], color="black", lw=1.2)
 
 
-def _rect(xy, face, edge, lw):
+def _rect(xy: tuple[float, float], face: str, edge: str, lw: float) -> Any:
     from matplotlib.patches import Rectangle
 
     return Rectangle(xy, 1, 1, facecolor=face, edgecolor=edge, linewidth=lw)
 
 
-def _draw_map(ax, payload: dict, t: int, zmax: float):
+def _draw_map(ax: Any, payload: dict, t: int, zmax: float) -> Any:
     """The step's estimated map on the GIF's one colour scale (0..zmax); its image, for a colour bar."""
     step = payload["steps"][t]
     m = _square(step.get("mi"), len(step["masked"]), step.get("cut"))
@@ -133,7 +135,9 @@ def frame_count(payload: dict) -> int:
     return len({st["passes"] for d in decodes for st in d["steps"]})
 
 
-def decode_gif(payload: dict, ms_per_frame: int = 500, dpi: int = 90, progress=None) -> bytes:
+def decode_gif(
+    payload: dict, ms_per_frame: int = 500, dpi: int = 90, progress: Callable[[int, int], None] | None = None
+) -> bytes:
     """The decode (and its twin, if any) as an animated GIF, one frame per backbone pass at which
     either decode takes a step. EmptyDecode for a decode with no step; ValueError past MAX_FRAMES.
     progress(done, total) after each frame (a frame is a matplotlib figure: about a quarter second)."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 from torch import nn
@@ -57,14 +58,14 @@ class NoAttention(UserError, ValueError):
     """The backbone does not expose its attention (a rule or report that reads it cannot run)."""
 
 
-def probe_of(model, site: Site = LAST) -> tuple[nn.Module, WeightsFn]:
+def probe_of(model: Any, site: Site = LAST) -> tuple[nn.Module, WeightsFn]:
     probe = getattr(model, "attention_probe", None)
     if probe is None:
         raise NoAttention(f"{type(model).__name__} does not expose its attention (no attention_probe)")
     return probe(site)
 
 
-def attention_shape(model) -> tuple[int, int]:
+def attention_shape(model: Any) -> tuple[int, int]:
     """(blocks, heads a block) of a backbone that exposes its attention (NoAttention otherwise)."""
     shape = getattr(model, "attention_shape", None)
     if shape is None:
@@ -73,7 +74,7 @@ def attention_shape(model) -> tuple[int, int]:
 
 
 @contextmanager
-def recording(model, site: Site = LAST) -> Iterator[list[torch.Tensor]]:
+def recording(model: Any, site: Site = LAST) -> Iterator[list[torch.Tensor]]:
     """Within it, each forward pass of `model` appends the site's attention (B, L, L) to the yielded
     list (by default the last block's, its heads averaged)."""
     module, weights = probe_of(model, site)

@@ -10,13 +10,16 @@ import csv
 import gzip
 import multiprocessing as mp
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 
 from .models import kinds_of, load_models
+from .protocol import Domain, MaskedModel
 from .samplers import COLUMNS, SamplerConfig, decode
 
 # Sequences per forward pass. benchmarks/throughput.py on the 2-core CPU machine
@@ -31,6 +34,22 @@ def setting_columns(cfg: SamplerConfig) -> dict:
     return {**{p: cfg.get(p) for p in COLUMNS}, **{p: v for p, v in cfg.params.items() if p not in COLUMNS}}
 
 
+@dataclass(frozen=True)
+class Weights:
+    """What a grid decodes with: the backbone and its heads as load_models takes them (None: the
+    domain's shipped ones) and the device; a sweep fingerprints `fingerprint` (the backbone's weights
+    file; default the checkpoint, else the domain's default model)."""
+
+    checkpoint: Any = None
+    head: Any = None
+    tv_head: Any = None
+    device: str = "cpu"
+    fingerprint: Any = None
+
+
+SHIPPED = Weights()  # the domain's shipped backbone and heads, on the CPU (frozen: a safe shared default)
+
+
 @dataclass
 class BenchResult:
     rows: list[dict]
@@ -39,14 +58,14 @@ class BenchResult:
 
 
 def run_bench(
-    domain,
-    model,
-    items,
+    domain: Domain,
+    model: MaskedModel,
+    items: list,
     cfg: SamplerConfig,
-    head=None,
+    head: Any = None,
     batch_size: int = DECODE_BATCH,
-    device="cpu",
-    progress=None,
+    device: str = "cpu",
+    progress: Callable[[int, int], None] | None = None,
     start: torch.Tensor | None = None,
     streams: list[int] | None = None,
 ) -> BenchResult:
@@ -108,31 +127,30 @@ def run_bench(
 _WORKER: dict = {}
 
 
-def _worker_init(domain, checkpoint, head, device, kinds, threads, tv_head=None):
+def _worker_init(
+    domain: Domain, checkpoint: Any, head: Any, device: str, kinds: tuple[str, ...], threads: int, tv_head: Any = None
+) -> None:
     torch.set_num_threads(threads)
     model, h = load_models(domain, checkpoint, head, device, kinds=kinds, tv_head=tv_head)
     _WORKER.update(domain=domain, model=model, head=h)
 
 
-def _worker_run(job):
+def _worker_run(job: tuple) -> tuple[int, BenchResult]:
     i, cfg, items, batch_size, device, streams = job
     w = _WORKER
     return i, run_bench(w["domain"], w["model"], items, cfg, w["head"], batch_size, device, streams=streams)
 
 
 def run_grid(
-    domain,
+    domain: Domain,
     cfgs: list[SamplerConfig],
-    items,
-    checkpoint=None,
-    head=None,
-    device="cpu",
+    items: list,
+    weights: Weights = SHIPPED,
     batch_size: int = DECODE_BATCH,
     jobs: int = 1,
     threads: int | None = None,
-    tv_head=None,
     streams: list[int] | None = None,
-):
+) -> Iterator[tuple[int, BenchResult]]:
     """Run every setting over the items; yield (index in cfgs, BenchResult) as each finishes.
 
     jobs > 1 decodes that many settings side by side, each in its own process with
@@ -144,20 +162,21 @@ def run_grid(
     """
     kinds = kinds_of(cfgs)
     threads = threads or torch.get_num_threads()
+    w, device = weights, weights.device
     if jobs <= 1 or len(cfgs) <= 1:
-        model, h = load_models(domain, checkpoint, head, device, kinds=kinds, tv_head=tv_head)
+        model, h = load_models(domain, w.checkpoint, w.head, device, kinds=kinds, tv_head=w.tv_head)
         for i, c in enumerate(cfgs):
             yield i, run_bench(domain, model, items, c, h, batch_size, device, streams=streams)
         return
     ctx = mp.get_context("spawn")  # fork would copy torch's thread pool state
-    init = (domain, checkpoint, head, device, kinds, max(1, threads // jobs), tv_head)
+    init = (domain, w.checkpoint, w.head, device, kinds, max(1, threads // jobs), w.tv_head)
     with ctx.Pool(jobs, _worker_init, init) as pool:
         yield from pool.imap_unordered(
             _worker_run, [(i, c, items, batch_size, device, streams) for i, c in enumerate(cfgs)]
         )
 
 
-def write_rows(rows, path):
+def write_rows(rows: list[dict], path: str | Path) -> None:
     """Per-item rows as CSV; a path ending in .gz is gzip-compressed (the sweeps' committed rows/)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

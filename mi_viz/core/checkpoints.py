@@ -28,6 +28,7 @@ import lzma
 import os
 import tempfile
 from pathlib import Path
+from typing import IO, Any
 
 import torch
 from safetensors import SafetensorError
@@ -59,7 +60,7 @@ def checkpoint_paths(path: str | os.PathLike) -> tuple[Path, Path]:
     return (xz if xz.exists() and not w.exists() else w), p.with_name(p.name + ".json")
 
 
-def _open_weights(path: Path):
+def _open_weights(path: Path) -> IO[bytes]:
     """A weights file for reading its safetensors bytes: decompressed on the fly when it is .xz."""
     return lzma.open(path, "rb") if path.suffix == XZ else open(path, "rb")
 
@@ -217,7 +218,7 @@ def _temporary(path: Path) -> Path:
     return Path(name)
 
 
-def _atomic_write_bytes(path: Path, data: bytes):
+def _atomic_write_bytes(path: Path, data: bytes) -> None:
     tmp = _temporary(path)
     try:
         with open(tmp, "wb") as f:
@@ -230,7 +231,7 @@ def _atomic_write_bytes(path: Path, data: bytes):
 
 
 def save_checkpoint(
-    path,
+    path: str | Path,
     tensors: dict[str, torch.Tensor],
     kind: str,
     config: dict,
@@ -263,7 +264,7 @@ def save_checkpoint(
     return wpath
 
 
-def read_meta(path, kind: str | None = None) -> dict:
+def read_meta(path: str | Path, kind: str | None = None) -> dict:
     """The JSON half, validated: exists, parses, right format version and kind."""
     wpath, jpath = checkpoint_paths(path)
     for p in (jpath, wpath):
@@ -286,7 +287,7 @@ def read_meta(path, kind: str | None = None) -> dict:
     return meta
 
 
-def read_tensors(path) -> dict[str, torch.Tensor]:
+def read_tensors(path: str | Path) -> dict[str, torch.Tensor]:
     """A checkpoint's tensors, memory-mapped from the safetensors file (a .xz one's decompressed twin)."""
     wpath, _ = checkpoint_paths(path)
     if not wpath.exists():
@@ -298,7 +299,7 @@ def read_tensors(path) -> dict[str, torch.Tensor]:
         raise CheckpointError(f"{wpath} is not a readable safetensors file ({e})") from None
 
 
-def load_state_strict(module: torch.nn.Module, tensors: dict[str, torch.Tensor], where: str = "checkpoint"):
+def load_state_strict(module: torch.nn.Module, tensors: dict[str, torch.Tensor], where: str = "checkpoint") -> None:
     """load_state_dict, but every mismatch is named before anything is loaded."""
     own = module.state_dict()
     missing = sorted(set(own) - set(tensors))
@@ -321,14 +322,21 @@ def load_state_strict(module: torch.nn.Module, tensors: dict[str, torch.Tensor],
 
 
 def save_module(
-    path, module: torch.nn.Module, kind: str, step: int = 0, metrics: dict | None = None, extra: dict | None = None
+    path: str | Path,
+    module: torch.nn.Module,
+    kind: str,
+    step: int = 0,
+    metrics: dict | None = None,
+    extra: dict | None = None,
 ) -> Path:
     """Save a module that carries a `config` dataclass with to_dict()."""
     config = module.config.to_dict()  # type: ignore[union-attr, operator]  # our modules carry a config dataclass
     return save_checkpoint(path, module.state_dict(), kind, config, step, metrics, extra)
 
 
-def load_module(path, kind: str, config_cls, module_cls, device: str = "cpu", ignore_prefix: str | None = None):
+def load_module(
+    path: str | Path, kind: str, config_cls: Any, module_cls: Any, device: str = "cpu", ignore_prefix: str | None = None
+) -> tuple[Any, dict]:
     """Build module_cls(config_cls(**config)) from the JSON half, load the weights strictly.
 
     ignore_prefix drops keys that a training checkpoint adds on purpose (optimizer
@@ -362,7 +370,7 @@ def optimizer_to_tensors(opt: torch.optim.Optimizer) -> tuple[dict[str, torch.Te
     return tensors, {"param_groups": sd["param_groups"], "scalars": scalars}
 
 
-def optimizer_from_tensors(opt: torch.optim.Optimizer, tensors: dict[str, torch.Tensor], meta: dict):
+def optimizer_from_tensors(opt: torch.optim.Optimizer, tensors: dict[str, torch.Tensor], meta: dict) -> None:
     state: dict = {}
     for name, v in tensors.items():
         if not name.startswith("opt."):

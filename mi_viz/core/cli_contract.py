@@ -42,26 +42,26 @@ class DomainCLI:
     # bench or sweep starts from; the antibody CLI's --backbone)
     domain_args: Callable[[argparse.Namespace], tuple] = lambda a: ()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         bad = set(self.commands) - set(GENERIC)
         if bad:
             raise ValueError(f"unknown generic verbs {sorted(bad)}; choose from {', '.join(GENERIC)}")
 
 
-def bench_run(a: argparse.Namespace):
+def bench_run(a: argparse.Namespace) -> BenchRun:
     """The parsed flags bench reads, typed (the driver never sees a Namespace)."""
     return BenchRun(Path(a.out), a.batch_size)
 
 
-def sweep_run(a: argparse.Namespace):
+def sweep_run(a: argparse.Namespace) -> SweepRun:
     return SweepRun(Path(a.out_dir), a.jobs, a.resume, a.save_rows, a.title or "", a.keep_others, a.batch_size)
 
 
-def report_run(a: argparse.Namespace):
+def report_run(a: argparse.Namespace) -> ReportRun:
     pairs = getattr(a, "pairs", None)
     return ReportRun(a.states, a.eps, a.seed, Path(a.out), Path(pairs) if pairs else None, getattr(a, "target", "mi"))
 
 
-def run_of(command: str, a: argparse.Namespace):
+def run_of(command: str, a: argparse.Namespace) -> BenchRun | SweepRun:
     """bench / sweep: the typed flags of that verb."""
     return bench_run(a) if command == "bench" else sweep_run(a)

@@ -14,11 +14,11 @@ import torch
 
 from . import progress, strict_json
 from .backbone import Backbone
-from .bench import DECODE_BATCH, BenchResult, run_bench, write_rows
+from .bench import DECODE_BATCH, BenchResult, Weights, run_bench, write_rows
 from .mi_report import mi_report, write_report
 from .models import kinds_of, load_models
 from .samplers import SamplerConfig
-from .sweep import run_sweep
+from .sweep import SweepOptions, run_sweep
 
 
 def say(d: dict) -> None:
@@ -108,34 +108,30 @@ def sweep(task: Task, cfgs: list[SamplerConfig], a: SweepRun, dev: str) -> list[
     """A grid over the items (sweep.run_sweep: resumable, one row per setting)."""
     if task.temperature is not None:
         cfgs = [c.replace(temperature=task.temperature, seed=task.sample_seed) for c in cfgs]
-    return run_sweep(
-        task.domain,
-        cfgs,
-        task.items,
-        task.identity,
-        a.out_dir,
-        task.checkpoint,
-        task.head,
-        dev,
-        a.batch_size or DECODE_BATCH,
-        a.jobs,
-        a.resume,
-        a.save_rows,
+    weights = Weights(task.checkpoint, task.head, task.tv_head, dev, task.weights)
+    options = SweepOptions(
+        batch_size=a.batch_size or DECODE_BATCH,
+        jobs=a.jobs,
+        resume=a.resume,
+        save_rows=a.save_rows,
+        keep_others=a.keep_others,
         title=a.title or task.title,
         plot=task.plot,
-        mdm_path=task.weights,
+        streams=task.streams,
         extra=task.score,
         report=say,
-        keep_others=a.keep_others,
-        tv_head=task.tv_head,
-        streams=task.streams,
     )
+    return run_sweep(task.domain, cfgs, task.items, task.identity, a.out_dir, weights, options)
 
 
-def bench_or_sweep(task: Task, cfg_or_grid, run: BenchRun | SweepRun, dev: str):
+def bench_or_sweep(
+    task: Task, cfg_or_grid: SamplerConfig | list[SamplerConfig], run: BenchRun | SweepRun, dev: str
+) -> dict | list[dict]:
     """bench with a BenchRun (one setting), sweep with a SweepRun (a grid)."""
     if isinstance(run, BenchRun):
+        assert isinstance(cfg_or_grid, SamplerConfig), "bench decodes one setting"
         return bench(task, cfg_or_grid, run, dev)
+    assert isinstance(cfg_or_grid, list), "a sweep decodes a grid"
     return sweep(task, cfg_or_grid, run, dev)
 
 

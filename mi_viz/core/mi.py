@@ -50,6 +50,8 @@ from dataclasses import dataclass, field
 
 import torch
 
+from .protocol import MaskedModel
+
 
 def entropy_from_logp(logp: torch.Tensor) -> torch.Tensor:
     """Entropy in nats from log-probabilities over the last axis: (..., V) -> (...). The one
@@ -63,7 +65,7 @@ def entropy(logits: torch.Tensor) -> torch.Tensor:
     return H.to(logits.dtype if logits.is_floating_point() else torch.float)
 
 
-def marginals(logits: torch.Tensor, masked: torch.Tensor):
+def marginals(logits: torch.Tensor, masked: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """A pass's log-marginals and entropies, as every sampler reads them (and hands them
     to the MI head): logits (B, L, V), masked (B, L) -> logp (B, L, V), H (B, L) in nats,
     zero on unmasked cells. float32, so that the head, the app and the benchmarks see
@@ -118,7 +120,7 @@ def expansions(p: torch.Tensor, scope: torch.Tensor, eps: float) -> Expansions:
 
 @torch.no_grad()
 def ground_truth_cost(
-    model,
+    model: MaskedModel,
     tokens: torch.Tensor,
     eps: float = 1e-3,
     chunk: int = 512,
@@ -154,7 +156,7 @@ def ground_truth_cost(
 
 @torch.no_grad()
 def ground_truth_mi(
-    model,
+    model: MaskedModel,
     tokens: torch.Tensor,  # (B, L) long
     eps: float = 1e-3,
     chunk: int = 512,
@@ -199,7 +201,7 @@ def ground_truth_mi(
     qb, qi, qv, w, dropped = ex.qb, ex.qi, ex.qv, ex.w, ex.dropped
     Q = qb.numel()
 
-    def passes_of(s, e):  # the conditioned passes s..e: (C, L, V) float64 marginals
+    def passes_of(s: int, e: int) -> torch.Tensor:  # the conditioned passes s..e: (C, L, V) float64 marginals
         x = tokens[qb[s:e]].clone()  # (C, L)
         x[torch.arange(e - s, device=dev), qi[s:e]] = vt[qv[s:e]]
         out = torch.softmax(model.forward_tokens(x).logits.double(), -1)
@@ -259,7 +261,18 @@ def divergences(q: torch.Tensor, ref: torch.Tensor, tv: bool = True) -> tuple[to
     return kl, 0.5 * (q - ref).abs().sum(-1) if tv else None
 
 
-def _directed_streamed(passes_of, qb, qi, w, p, Q: int, chunk: int, marginal: str, shape, tv: bool = True):
+def _directed_streamed(
+    passes_of: Callable[[int, int], torch.Tensor],
+    qb: torch.Tensor,
+    qi: torch.Tensor,
+    w: torch.Tensor,
+    p: torch.Tensor,
+    Q: int,
+    chunk: int,
+    marginal: str,
+    shape: tuple[int, int],
+    tv: bool = True,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """I_{i->j} and D_{i->j} for every conditioned (b, i), reducing each group of passes (all kept
     values of one (b, i): consecutive, since the expansions are sorted) to its rows as soon as it
     is complete: memory is one chunk of passes plus the open groups, never (Q, L, V)."""

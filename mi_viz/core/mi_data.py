@@ -13,6 +13,7 @@ import argparse
 import logging
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -22,11 +23,12 @@ from safetensors.torch import load_file, save_file
 from .cli_types import finite_float
 from .errors import UserError
 from .mi import ground_truth_mi
+from .protocol import MaskedModel
 
 log = logging.getLogger(__name__)
 
 
-def merge(folder: Path):
+def merge(folder: Path) -> None:
     """Every shard of a folder -> FOLDER/merged.safetensors (atomic)."""
     shards = sorted(Path(folder).glob("shard_*.safetensors"))
     if not shards:
@@ -55,7 +57,7 @@ def masked_upper_pairs(tokens: torch.Tensor, mask_id: int) -> torch.Tensor:
     return m[:, :, None] & m[:, None, :] & torch.ones(L, L, dtype=torch.bool).triu(1)
 
 
-def pack(folder: Path, out: Path, mask_id: int, max_mb: float = 0.0):
+def pack(folder: Path, out: Path, mask_id: int, max_mb: float = 0.0) -> None:
     """A folder's states -> one compact file: tokens (N, L) uint8 and the maps' masked upper
     triangles (P,) fp16, state by state, row-major (boolean indexing order). max_mb > 0 keeps
     the first states that fit in that many MiB (a GPU lease returns files of 16 MiB at most)."""
@@ -113,7 +115,7 @@ def unpack(path: Path) -> dict[str, torch.Tensor]:
     return out
 
 
-def load_mi_dataset(folder) -> dict[str, torch.Tensor]:
+def load_mi_dataset(folder: str | Path) -> dict[str, torch.Tensor]:
     """All states of a data folder (merged file if present, else every shard), or of a packed file."""
     folder = Path(folder)
     if folder.is_file():
@@ -153,7 +155,7 @@ def add_shard_arguments(ap: argparse.ArgumentParser, out: str, shard_size: int, 
     ap.add_argument("--max-mb", type=finite_float, default=0.0, help="with --pack: the first states that fit in N MiB")
 
 
-def pack_or_merge(a, mask_id: int) -> bool:
+def pack_or_merge(a: argparse.Namespace, mask_id: int) -> bool:
     """Run --merge or --pack if asked (True: done); an unreadable folder exits with its message."""
     try:
         if a.merge:
@@ -167,7 +169,12 @@ def pack_or_merge(a, mask_id: int) -> bool:
     return False
 
 
-def run_shards(a, jobs: list, make_shard, describe=None) -> int:
+def run_shards(
+    a: argparse.Namespace,
+    jobs: list,
+    make_shard: Callable[[list], dict],
+    describe: Callable[[dict], str] | None = None,
+) -> int:
     """This rank's share of the jobs (every world-th), in shards of a.shard_size (the first
     a.max_shards), each made by make_shard(jobs) -> {tokens, mi, ...} and written atomically
     to OUT/shard_RANK_K.safetensors. A shard already there is skipped, so the same command run
@@ -209,7 +216,9 @@ def right_padded(states: list[torch.Tensor], length: int, pad: int) -> torch.Ten
     return out
 
 
-def truth_shard(model, states: list[torch.Tensor], max_length: int, pad: int, eps: float, chunk: int, device) -> dict:
+def truth_shard(
+    model: MaskedModel, states: list[torch.Tensor], max_length: int, pad: int, eps: float, chunk: int, device: str
+) -> dict:
     """A shard of ground truth for states of any lengths <= max_length: tokens right-padded with
     `pad` (N, max_length) and each state's exact MI and TV influence (N, max_length, max_length) in float16, its
     marginal entropies, the pruned mass and passes; one length at a time (no padding in a pass)."""

@@ -29,14 +29,18 @@ class; they live at git revision 3082bdc, with their scores in experiments/ (REA
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+from torch import Tensor
 
 from .checkpoints import CheckpointError, load_module, save_module
 from .mi import marginals
+from .protocol import MaskedModel, ModelOutput
 
 HEAD_KIND = "mi-head"
 
@@ -57,12 +61,12 @@ class HeadConfig:
     excess: bool = False  # add a second term up to (H_i + H_j)/2: the bound of the symmetrised truth (see forward)
     target: str = "mi"  # the map it predicts: "mi" (nats) or "tv" (DEMASK's expected TV influence, in [0, 1])
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self.hidden_layers = tuple(int(i) for i in self.hidden_layers)  # JSON gives a list
         if self.target not in TARGETS:
             raise ValueError(f"head target {self.target!r}: choose {', '.join(TARGETS)}")
 
-    def to_dict(self):
+    def to_dict(self) -> dict:
         d = asdict(self)
         d["hidden_layers"] = list(self.hidden_layers)
         return d
@@ -89,7 +93,7 @@ class MixBlock(nn.Module):
         self.ln2 = nn.LayerNorm(d)
         self.ff = nn.Sequential(nn.Linear(d, 2 * d), nn.GELU(), nn.Linear(2 * d, d))
 
-    def forward(self, z, valid=None):
+    def forward(self, z: torch.Tensor, valid: torch.Tensor | None = None) -> torch.Tensor:
         """z (B, M, d), valid (B, M) bool, or None when every slot is a masked cell -> (B, M, d)."""
         B, M, d = z.shape
         h = self.n_heads
@@ -125,7 +129,7 @@ class MIHead(nn.Module):
     def n_params(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
-    def pair_preactivation(self, z, p):
+    def pair_preactivation(self, z: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
         """The pair MLP's first layer for every (i, j): one linear map of the pair products.
 
         pre_ijp = sum_r A_pr z_ir z_jr + u_p sum_v p_iv p_jv + b_p + c_ip + c_jp
@@ -152,11 +156,13 @@ class MIHead(nn.Module):
     def hidden_layers(self) -> tuple[int, ...]:
         return self.config.hidden_layers
 
-    def backbone_pass(self, model, tokens):
+    def backbone_pass(self, model: MaskedModel, tokens: torch.Tensor) -> ModelOutput:
         """The backbone's forward pass with everything this head reads: a ModelOutput."""
         return model.forward_tokens(tokens, self.hidden_layers)
 
-    def read(self, out, masked, logp=None, entropy=None):
+    def read(
+        self, out: ModelOutput, masked: Tensor, logp: Tensor | None = None, entropy: Tensor | None = None
+    ) -> Tensor:
         """MI (B, L, L) from a backbone ModelOutput of the same pass (head.backbone_pass).
         logp (B, L, V) and entropy (B, L): that pass's log-marginals and masked entropies
         when the caller has them already (every sampler does): not computed twice."""
@@ -164,13 +170,13 @@ class MIHead(nn.Module):
 
     def forward(
         self,
-        hidden,
-        logits,
-        masked,
+        hidden: torch.Tensor,
+        logits: torch.Tensor,
+        masked: torch.Tensor,
         layers: dict | None = None,
         logp: torch.Tensor | None = None,
         entropy: torch.Tensor | None = None,
-    ):
+    ) -> torch.Tensor:
         """hidden (B, L, D), logits (B, L, V), masked (B, L) bool, layers {block: (B, L, D)};
         optional logp (B, L, V) and entropy (B, L): mi.marginals(logits, masked), computed here
         when not given -> MI (B, L, L)."""
@@ -201,7 +207,7 @@ class MIHead(nn.Module):
             return self._dense(B == 1, full, *tensors)
         return self._traced(B == 1, full, tensors)(*tensors)
 
-    def _traced(self, one: bool, full: bool, tensors):
+    def _traced(self, one: bool, full: bool, tensors: tuple[torch.Tensor, ...]) -> Callable[..., torch.Tensor]:
         """_dense for (one, full), traced once per device into TorchScript: the same ops, bit for bit
         (tested), without Python's dispatch between them. Why: at batch 1 the head is dozens of small
         ops on (M, 64)-sized tensors, and their overhead, not their arithmetic, is its cost (the
@@ -221,7 +227,17 @@ class MIHead(nn.Module):
                 cache[key] = traced
         return cache[key]
 
-    def _dense(self, one: bool, full: bool, order, valid, hidden, logp, entropy, *layer_maps):
+    def _dense(
+        self,
+        one: bool,
+        full: bool,
+        order: Tensor,
+        valid: Tensor,
+        hidden: Tensor,
+        logp: Tensor,
+        entropy: Tensor,
+        *layer_maps: Tensor,
+    ) -> Tensor:
         """The head past the gather. order (B, M) masked positions first, valid (B, M), hidden (B, L, D),
         logp (B, L, V), entropy (B, L), layer_maps: the hidden_layers' (B, L, D) -> MI (B, L, L).
         one: batch 1; full: every slot of order a masked cell."""
@@ -229,7 +245,8 @@ class MIHead(nn.Module):
         L = hidden.shape[1]
         flat = (order[:, :, None] * L + order[:, None, :]).reshape(B, M * M)  # (B, M*M): pair (i, j) at i*L + j
 
-        def pick(t):  # (B, L, C) -> (B, M, C); at batch 1 index_select: the same rows, cheaper than gather
+        # (B, L, C) -> (B, M, C); at batch 1 index_select: the same rows, cheaper than gather
+        def pick(t: Tensor) -> Tensor:
             if one:
                 return t.index_select(1, order[0])
             return torch.gather(t, 1, order[..., None].expand(-1, -1, t.shape[-1]))
@@ -272,26 +289,28 @@ class MIHead(nn.Module):
 class _DenseRead(nn.Module):
     """MIHead._dense with its two flags fixed: what MIHead._traced hands to torch.jit.trace."""
 
-    def __init__(self, head: MIHead, one: bool, full: bool):
+    def __init__(self, head: MIHead, one: bool, full: bool) -> None:
         super().__init__()
         self.head, self.one, self.full = head, one, full
 
-    def forward(self, *tensors):
+    def forward(self, *tensors: torch.Tensor) -> torch.Tensor:
         return self.head._dense(self.one, self.full, *tensors)
 
 
-def frobenius_loss(pred, target, masked):
+def frobenius_loss(pred: torch.Tensor, target: torch.Tensor, masked: torch.Tensor) -> torch.Tensor:
     """Squared Frobenius distance over masked pairs, averaged over states."""
     L = masked.shape[1]
     mask2 = masked[:, :, None] & masked[:, None, :] & ~torch.eye(L, dtype=torch.bool, device=masked.device)
     return (((pred - target) ** 2) * mask2).sum() / masked.shape[0]
 
 
-def save_head(path, head: MIHead, step: int = 0, metrics: dict | None = None, extra: dict | None = None):
+def save_head(
+    path: str | Path, head: MIHead, step: int = 0, metrics: dict | None = None, extra: dict | None = None
+) -> Path:
     return save_module(path, head, HEAD_KIND, step, metrics, extra)
 
 
-def check_head_fits(head: MIHead, model) -> None:
+def check_head_fits(head: MIHead, model: MaskedModel) -> None:
     """A head trained on another backbone would run and return nonsense: refuse it by name.
     Reads only the masked-model protocol (d_model, n_layers, value_tokens)."""
     c = head.config
@@ -311,5 +330,5 @@ def check_head_fits(head: MIHead, model) -> None:
         raise CheckpointError(f"the {name} reads backbone block(s) {bad} but the backbone has blocks 0..{n_blocks - 1}")
 
 
-def load_head(path, device: str = "cpu") -> tuple[MIHead, dict]:
+def load_head(path: str | Path, device: str = "cpu") -> tuple[MIHead, dict]:
     return load_module(path, HEAD_KIND, HeadConfig, MIHead, device)

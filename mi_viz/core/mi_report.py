@@ -25,21 +25,25 @@ Metrics over masked pairs i < j of held-out states:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 
 from . import strict_json
 from .mi import ground_truth_mi, marginals
 from .npz import save_npz
+from .protocol import MaskedModel
 from .reading import read_state
 from .samplers import SamplerConfig, decode
 
 
 def sample_states(
-    model, start: torch.Tensor, n_states: int, seed: int = 0, cfg: SamplerConfig | None = None
+    model: MaskedModel, start: torch.Tensor, n_states: int, seed: int = 0, cfg: SamplerConfig | None = None
 ) -> torch.Tensor:
     """States from decodes (sequential unless cfg says otherwise) of the starting states
     start (B, L), one per start at a random step (cycling through them until n_states):
@@ -60,7 +64,7 @@ def sample_states(
     return torch.stack(out)
 
 
-def midway_state(model, x: torch.Tensor, seed: int, pick, dev) -> torch.Tensor:
+def midway_state(model: MaskedModel, x: torch.Tensor, seed: int, pick: Callable[[int], int], dev: str) -> torch.Tensor:
     """A state at a random step of an EB decode (gamma 1, temperature 1, `seed`) of x (L,) that
     still has >= 2 masked positions, chosen by pick(n) -> index (a random.Random's randrange); x
     itself if none has. The protein and antibody reports' decode states."""
@@ -80,7 +84,7 @@ def auroc(scores: np.ndarray, labels: np.ndarray) -> float:
     return float(roc_auc_score(labels, np.asarray(scores, dtype=float)))
 
 
-def pearson(a, b) -> float:
+def pearson(a: ArrayLike, b: ArrayLike) -> float:
     """Pearson correlation (scipy); nan when either side is constant."""
     from scipy.stats import pearsonr
 
@@ -90,7 +94,7 @@ def pearson(a, b) -> float:
     return float(pearsonr(a, b).statistic)
 
 
-def spearman(a, b) -> float:
+def spearman(a: ArrayLike, b: ArrayLike) -> float:
     """Spearman rank correlation (scipy; average ranks for ties)."""
     from scipy.stats import rankdata
 
@@ -116,7 +120,13 @@ UNCERTAIN_NATS = 0.1
 
 
 def pair_table(
-    tokens, gt_mi, est_mi, asym, mask_id: int, entropy=None, relations: np.ndarray | None = None
+    tokens: torch.Tensor,
+    gt_mi: torch.Tensor,
+    est_mi: torch.Tensor,
+    asym: torch.Tensor,
+    mask_id: int,
+    entropy: torch.Tensor | None = None,
+    relations: np.ndarray | None = None,
 ) -> PairTable:
     """tokens (N, L); gt_mi / est_mi / asym (N, L, L); entropy (N, L) or None; relations (L, L)
     int codes from the domain, or None (no known relation: every pair 0)."""
@@ -149,7 +159,7 @@ def pair_table(
 PAIR_FIELDS = ("state", "i", "j", "gt", "est", "asym", "relation")
 
 
-def read_pairs(path) -> tuple[PairTable, np.ndarray]:
+def read_pairs(path: str | Path) -> tuple[PairTable, np.ndarray]:
     """A report's pairs file (write_report's pairs) -> (PairTable, tokens (N, L) uint8).
     Files written before hmin existed load with hmin None."""
     z = np.load(path)
@@ -159,7 +169,7 @@ def read_pairs(path) -> tuple[PairTable, np.ndarray]:
 
 
 @torch.inference_mode()  # as mi_report runs the head
-def head_at_pairs(model, head, tokens, pt: PairTable) -> np.ndarray:
+def head_at_pairs(model: MaskedModel, head: Any, tokens: ArrayLike, pt: PairTable) -> np.ndarray:
     """Another head's estimates (P,) at a pair table's pairs, each state read alone as
     mi_report reads it: scores any head on a report's states without recomputing the truth.
     tokens (N, L) are the table's states."""
@@ -174,7 +184,9 @@ def head_at_pairs(model, head, tokens, pt: PairTable) -> np.ndarray:
     return est
 
 
-def entropy_bounds(gt, est, hmin, hmean=None, tol=1e-6) -> dict:
+def entropy_bounds(
+    gt: np.ndarray, est: np.ndarray, hmin: np.ndarray, hmean: np.ndarray | None = None, tol: float = 1e-6
+) -> dict:
     """Over pairs (P,): the truth gt, the head est, min(H_i, H_j) and, when given,
     (H_i + H_j)/2 -> shares of pairs above each bound, the head's squared error on the
     pairs above the min (a head capped there cannot reach them), and Pearson without them.
@@ -195,7 +207,7 @@ def entropy_bounds(gt, est, hmin, hmean=None, tol=1e-6) -> dict:
     return res
 
 
-def metrics(pt: PairTable, tokens, mask_id: int, has_relations: bool = True) -> dict:
+def metrics(pt: PairTable, tokens: np.ndarray | torch.Tensor, mask_id: int, has_relations: bool = True) -> dict:
     """The report's pair metrics; the structure keys are None when the domain knows no relations."""
     recalls = []
     for s in range(len(tokens)):
@@ -248,7 +260,7 @@ def directional_agreement(pt: PairTable) -> float:
     return pearson(np.concatenate([lo, hi]), np.concatenate([hi, lo]))
 
 
-def _uncertain_aurocs(pt: PairTable, related) -> dict:
+def _uncertain_aurocs(pt: PairTable, related: np.ndarray) -> dict:
     if pt.hmin is None:
         return {}
     sel = pt.hmin > UNCERTAIN_NATS
@@ -275,17 +287,17 @@ class Report:
 
 @torch.inference_mode()  # as decode: the head timed as the sampler runs it
 def mi_report(
-    model,
-    head,
+    model: MaskedModel,
+    head: Any,
     start: torch.Tensor | None,
     n_states: int = 100,
     eps: float = 1e-3,
     seed: int = 0,
     relations: np.ndarray | None = None,
     states: torch.Tensor | None = None,
-    progress=None,
+    progress: Callable[[int, int], object] | None = None,
     target: str = "mi",
-):
+) -> Report:
     """Ground truth vs head on states drawn from sequential decodes of the starting states
     start (B, L), or on the given states (N, L) as they are. target "tv": a head trained on
     DEMASK's expected TV influence, against the exact TV map of the same passes (the pair
@@ -345,7 +357,9 @@ def mi_report(
     return Report(summary, pt, tokens, gt_t, est_t, asym_t)
 
 
-def write_report(summary: dict, pt: PairTable, tokens, out, pairs=None) -> None:
+def write_report(
+    summary: dict, pt: PairTable, tokens: ArrayLike, out: str | Path, pairs: str | Path | None = None
+) -> None:
     """A report's summary as JSON (out) and, optionally, every masked pair as .npz (pairs; read_pairs reads it)."""
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
+from typing import Any
 
 from .checkpoints import CheckpointError, checkpoint_paths, fingerprint
 from .errors import UserError
 from .mi_head import MIHead, check_head_fits, load_head
+from .protocol import Domain, MaskedModel
 
 KINDS = {"mi": "MI", "tv": "TV (DEMASK)"}
 
@@ -22,20 +24,21 @@ class NoHeadError(UserError, ValueError):
     """A rule reads a head that this backbone does not have; the message names the ones it has."""
 
 
-def head_path(domain, kind: str = "mi", given=None, spec=None):
+def head_path(domain: Domain, kind: str = "mi", given: Any = None, spec: Any = None) -> Any:
     """The head checkpoint to read for `kind`: the one given, else the one the domain ships for this
     backbone (spec: as load_model takes it; None: the default backbone), else None."""
     if given is not None:
         return given
-    takes_spec = "spec" in inspect.signature(domain.default_head).parameters  # a domain of several backbones
-    p = domain.default_head(spec) if spec is not None and takes_spec else domain.default_head()
+    default_head: Any = domain.default_head  # a domain of several backbones takes default_head(spec)
+    takes_spec = "spec" in inspect.signature(default_head).parameters
+    p = default_head(spec) if spec is not None and takes_spec else default_head()
     if p is None or kind == "mi":
         return p
     tv = Path(str(p)).with_name(Path(str(p)).name.replace("_mi_head", f"_{kind}_head"))
     return tv if checkpoint_paths(tv)[1].exists() else None
 
 
-def require_head(domain, kind: str = "mi", given=None, spec=None):
+def require_head(domain: Domain, kind: str = "mi", given: Any = None, spec: Any = None) -> Any:
     """head_path, or NoHeadError naming the heads this backbone has."""
     p = head_path(domain, kind, given, spec)
     if p is None:
@@ -47,7 +50,9 @@ def require_head(domain, kind: str = "mi", given=None, spec=None):
     return p
 
 
-def load_kind(domain, model, kind: str, path=None, device: str = "cpu", checkpoint=None) -> MIHead:
+def load_kind(
+    domain: Domain, model: MaskedModel, kind: str, path: Any = None, device: str = "cpu", checkpoint: Any = None
+) -> MIHead:
     """One head of a kind for this backbone, refused by name when it does not fit: another width or
     block count (check_head_fits), another map than the rule reads, or, for a head that recorded the
     fingerprint of the weights it was trained on, other weights."""
@@ -70,7 +75,16 @@ def load_kind(domain, model, kind: str, path=None, device: str = "cpu", checkpoi
     return head
 
 
-def load_models(domain, checkpoint=None, head=None, device="cpu", need_head=False, kinds=(), tv_head=None, model=None):
+def load_models(
+    domain: Domain,
+    checkpoint: Any = None,
+    head: Any = None,
+    device: str = "cpu",
+    need_head: bool = False,
+    kinds: tuple[str, ...] = (),
+    tv_head: Any = None,
+    model: Any = None,
+) -> tuple[Any, Any]:
     """(model, head) for a domain: its shipped checkpoints unless paths are given. need_head: the MI
     head (an MIHead back); kinds: the heads to load by map ("mi", "tv"): with "tv" among them a dict
     kind -> head comes back (decode picks each rule's own). A head that does not fit is refused by name.
@@ -83,6 +97,6 @@ def load_models(domain, checkpoint=None, head=None, device="cpu", need_head=Fals
     return model, heads["mi"] if wanted == {"mi"} else heads
 
 
-def kinds_of(cfgs) -> tuple[str, ...]:
+def kinds_of(cfgs: list) -> tuple[str, ...]:
     """The head kinds a list of settings reads (the empty tuple when none reads a head)."""
     return tuple(sorted({c.head_kind for c in cfgs if c.needs_head}))

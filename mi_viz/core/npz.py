@@ -10,11 +10,12 @@ from __future__ import annotations
 import io
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 
-def save_npz(path: str | Path, **arrays) -> None:
+def save_npz(path: str | Path, **arrays: Any) -> None:
     """Write `arrays` to `path` (name -> array); the file appears whole or not at all (written
     beside it, then renamed), so an interrupted run leaves no half-written file under its name."""
     path = Path(path)

@@ -6,6 +6,7 @@ import io
 import textwrap
 from contextvars import ContextVar
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
@@ -36,7 +37,7 @@ def marks() -> dict[str, str]:
 VECTOR = (".svg", ".pdf")  # figures for papers: matplotlib writes them as vectors
 
 
-def save_figure(fig, path, dpi: int):
+def save_figure(fig: Any, path: str | Path, dpi: int) -> None:
     """A matplotlib figure by its path's suffix: .svg or .pdf as vectors (for papers); otherwise a
     256-colour PNG (line charts and heatmaps look the same at about a third of the bytes, and
     committed figures are part of the tree a GPU lease must carry)."""
@@ -50,7 +51,7 @@ def save_figure(fig, path, dpi: int):
     quantize_png(Image.open(buf), path)
 
 
-def quantize_png(image, path):
+def quantize_png(image: Any, path: str | Path) -> None:
     """An image (PIL) saved as a 256-colour palette PNG, no dithering (flat chart colours stay flat)."""
     from PIL import Image
 
@@ -58,7 +59,7 @@ def quantize_png(image, path):
     q.save(path, format="PNG", optimize=True)
 
 
-def square_layout(fig: go.Figure, width: int, height: int, title: str, bottom: int, **layout) -> go.Figure:
+def square_layout(fig: go.Figure, width: int, height: int, title: str, bottom: int, **layout: Any) -> go.Figure:
     """The frame every pairwise map shares: white, a small title, margins for the tick names."""
     fig.update_layout(
         width=width,
@@ -74,7 +75,7 @@ def square_layout(fig: go.Figure, width: int, height: int, title: str, bottom: i
     return fig
 
 
-def cell_markers(x, y, hover: list[str], marker: dict, name: str) -> go.Scatter:
+def cell_markers(x: Any, y: Any, hover: list[str], marker: dict, name: str) -> go.Scatter:
     """A state figure's clickable cells: square markers whose customdata is the position (the
     viewer's click-to-focus reads it), one hover text per cell."""
     return go.Scatter(
@@ -152,7 +153,7 @@ def sweep_figure(
     height: int = 450,
     paper_label: str = "paper",
     markers: list[dict] | None = None,
-):
+) -> go.Figure:
     """Metric against average passes. curves: {label suffix: [rows]} (e.g. {"this sweep": rows,
     "committed": rows}); each row has sampler / lam / scan (sweep_family groups them), avg_passes
     and `metric`. A family with one point (sequential) is a marker, not a line; dotted lines
@@ -169,13 +170,12 @@ def sweep_figure(
             nth = seen[fam.split(" ")[0]] = seen.get(fam.split(" ")[0], -1) + 1
             dash = ("solid", "dash", "dashdot", "longdash")[nth % 4] if n == 0 else "dot"
             half = [point_interval(r, metric) for r in rs]
+            bars = [abs(scale) * h for h in half if h is not None]
             fig.add_trace(
                 go.Scatter(
                     x=[float(r["avg_passes"]) for r in rs],
                     y=[scale * float(r[metric]) for r in rs],
-                    error_y=None
-                    if None in half
-                    else dict(type="data", array=[abs(scale) * h for h in half], thickness=1, width=3),  # fmt: skip
+                    error_y=dict(type="data", array=bars, thickness=1, width=3) if len(bars) == len(rs) else None,
                     mode="markers" if len(rs) == 1 else "lines+markers",
                     name=f"{fam} ({source})" if source else fam,
                     line=dict(color=sampler_color(fam), dash=dash),
@@ -277,7 +277,7 @@ def order_figure(orders: dict[str, np.ndarray], kind: str, labels: list[str], ti
     return fig
 
 
-def timeline_figure(traces: dict, families: dict, title: str, ylabel: str):
+def timeline_figure(traces: dict, families: dict, title: str, ylabel: str) -> go.Figure:
     """Positions decoded against passes, one line per decode: traces {name: Trace},
     families {name: sampler name} (its colour)."""
     fig = go.Figure()
@@ -296,13 +296,13 @@ def timeline_figure(traces: dict, families: dict, title: str, ylabel: str):
     return fig
 
 
-def sweep_family(row) -> str:
+def sweep_family(row: dict) -> str:
     """The curve a sweep row belongs to: the sampler, the parameters its registry entry names its
     curves by (SamplerSpec.curve: lambda for most, the cap k for mi-cap, whose lambda moves along
     it), and the scan rule when not the default. A curve that lambda moves along keeps its
     lambda-0 rows (no MI read at all: the ablation) on a curve of their own."""
 
-    def given(p):
+    def given(p: str) -> bool:
         v = row.get(p)
         return v not in (None, "") and v == v  # v == v: not NaN (pandas rows)
 
@@ -316,15 +316,15 @@ def sweep_family(row) -> str:
 
 def plot_sweep(
     summaries: list[dict],
-    png_path,
-    html_path,
-    title="solve rate vs average passes",
+    png_path: str | Path,
+    html_path: str | Path,
+    title: str = "solve rate vs average passes",
     paper: list[dict] | None = None,
     metric: str = "solved_frac",
     scale: float = 100.0,
     ylabel: str = "solved (%)",
     paper_label: str = "paper",
-):
+) -> None:
     """Metric-vs-passes curves, one line per sampler family (PNG via matplotlib, HTML via plotly);
     paper: reference points [{"method", "avg_passes", metric}] drawn as black crosses."""
     fams: dict[str, list[dict]] = {}

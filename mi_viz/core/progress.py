@@ -17,7 +17,7 @@ def callback(desc: str, unit: str = "it") -> Callable[..., None]:
 
     bar: dict = {}
 
-    def cb(done: int, total: int, *_) -> None:
+    def cb(done: int, total: int, *_: object) -> None:
         if "b" not in bar:
             bar["b"] = tqdm(total=total, desc=desc, unit=unit, leave=False, disable=None)
         bar["b"].n = done

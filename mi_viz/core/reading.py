@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
+from typing import Any
 
 import torch
 
 from .attention import LAST, Site, dependency_map, recording
 from .mi import marginals
-from .protocol import ModelOutput
+from .protocol import MaskedModel, ModelOutput
 
 
 @dataclass
@@ -27,7 +28,9 @@ class Reading:
     attention: torch.Tensor | None = None  # (B, L, L) the last block's head-averaged attention, when asked
 
 
-def read_state(model, tokens: torch.Tensor, head=None, attention: bool = False, site: Site = LAST) -> Reading:
+def read_state(
+    model: MaskedModel, tokens: torch.Tensor, head: Any = None, attention: bool = False, site: Site = LAST
+) -> Reading:
     """One backbone pass over tokens (B, L) and, with a head, its MI map from the same pass;
     with attention, the pass's last-block attention too (core.attention: no second pass).
     Autograd follows the caller's mode (decode and the app run under inference_mode)."""
@@ -41,7 +44,12 @@ def read_state(model, tokens: torch.Tensor, head=None, attention: bool = False, 
 
 
 def read_steps(
-    model, states: list[list[int]], head=None, attention: bool = False, batch: int = 64, site: Site = LAST
+    model: MaskedModel,
+    states: list[list[int]],
+    head: Any = None,
+    attention: bool = False,
+    batch: int = 64,
+    site: Site = LAST,
 ) -> tuple[list[torch.Tensor] | None, list[torch.Tensor] | None]:
     """Every step's state of a decode (the trace's StepRecord.tokens) read in batched passes, never
     a pass per step: the head's map of each state (None without a head) and, with attention, the

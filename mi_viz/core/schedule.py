@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 
-def progress_of(step: int, wall: float, tc) -> float:
+def progress_of(step: int, wall: float, tc: Any) -> float:
     """Fraction of the training budget used: steps (tc.max_steps) or minutes (tc.max_minutes),
     whichever runs out first. The schedule follows it, so a time-boxed run (a GPU lease, a CPU
     run in the background) still ends its decay."""
@@ -15,7 +16,7 @@ def progress_of(step: int, wall: float, tc) -> float:
     return min(1.0, p)
 
 
-def lr_at(step: int, progress: float, tc) -> float:
+def lr_at(step: int, progress: float, tc: Any) -> float:
     """Linear warm-up over tc.warmup steps, then cosine decay to tc.lr_floor of tc.lr (10 % unless
     the config says otherwise: the MI heads decay to 5 %)."""
     if step < tc.warmup:

@@ -27,7 +27,7 @@ def finite(obj: Any) -> Any:
     return obj
 
 
-def dumps(obj: Any, **kw) -> str:
+def dumps(obj: Any, **kw: Any) -> str:
     """json.dumps of `finite(obj)`, strict (allow_nan=False): bytes identical to json.dumps
     wherever obj holds only finite numbers (that common case pays no rebuild: a decode's trace
     holds a million numbers)."""

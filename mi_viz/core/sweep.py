@@ -15,14 +15,16 @@ import logging
 import re
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .bench import run_grid, setting_columns, write_rows
+from .bench import SHIPPED, BenchResult, Weights, run_grid, setting_columns, write_rows
 from .checkpoints import fingerprint
 from .errors import InputError
 from .models import kinds_of, load_models, require_head
 from .plots import plot_sweep
+from .protocol import Domain
 from .samplers import PARAMS, SAMPLERS, SamplerConfig, columns, config_for
 
 log = logging.getLogger(__name__)
@@ -115,7 +117,7 @@ def typed(row: dict) -> dict:
     return out
 
 
-def rows_path(out_dir, label: str) -> Path:
+def rows_path(out_dir: str | Path, label: str) -> Path:
     """Where a sweep keeps one setting's per-item rows (--save-rows): OUT/rows/LABEL.csv.gz, the
     label as SamplerConfig.label() (or samplers.row_label, from a sweep.csv line) writes it."""
     return Path(out_dir) / "rows" / (label.replace(" ", "_") + ".csv.gz")
@@ -127,37 +129,50 @@ def saved_rows(rows: list[dict], unsaved: tuple[str, ...]) -> list[dict]:
     return [{"i": i, **{k: v for k, v in row.items() if k not in unsaved}} for i, row in enumerate(rows)]
 
 
+@dataclass(frozen=True)
+class SweepOptions:
+    """How a sweep runs and what it writes beside its rows: batch_size sequences a pass; jobs
+    settings side by side (bench.run_grid); resume reuses rows of the same setting, inputs and
+    weights (keep_others: and keeps those the grid does not name); save_rows writes each setting's
+    per-item rows; title and plot (metric, scale, paper points) draw sweep.png; streams: each
+    item's random stream; extra(BenchResult) -> dict adds set-level figures to a fresh row (a
+    judge); report(dict) is called with each row as it is ready and last with the run's summary."""
+
+    batch_size: int = 64
+    jobs: int = 1
+    resume: bool = False
+    save_rows: bool = False
+    keep_others: bool = False
+    title: str = ""
+    plot: dict | None = None
+    streams: list[int] | None = None
+    extra: Callable[[BenchResult], dict] | None = None
+    report: Callable[[dict], None] | None = None
+
+
+DEFAULTS = SweepOptions()  # one process, nothing resumed or saved beyond sweep.csv and its plot
+
+
 def run_sweep(
-    domain,
+    domain: Domain,
     cfgs: list[SamplerConfig],
-    items,
+    items: list,
     inputs: dict,
-    out_dir,
-    checkpoint=None,
-    head=None,
-    device="cpu",
-    batch_size: int = 64,
-    jobs: int = 1,
-    resume: bool = False,
-    save_rows: bool = False,
-    title: str = "",
-    plot: dict | None = None,
-    mdm_path=None,
-    extra=None,
-    report: Callable[[dict], None] | None = None,
-    keep_others: bool = False,
-    tv_head=None,
-    streams: list[int] | None = None,
+    out_dir: str | Path,
+    weights: Weights = SHIPPED,
+    options: SweepOptions = DEFAULTS,
 ) -> list[dict]:
     """Decode items under every setting and write OUT/sweep.csv (+ sweep.png / sweep.html).
 
     inputs: what identifies the items in a row ({"puzzles": "test_hard.txt"} for Sudoku);
-    mdm_path: the backbone's checkpoint file for its fingerprint (default: checkpoint, else
-    the domain's default); extra(BenchResult) -> dict adds set-level metrics to a fresh row
-    (proteins: the JSD to the reference). report(dict) is called with each row as it is ready
-    and last with the run's summary (the CLI prints them as JSON lines); returns the rows in
-    grid order. keep_others (with resume): the earlier rows whose setting is not in this grid stay,
-    after the grid's (a sweep that adds settings, or rows of an earlier rule, keeps its history)."""
+    weights: the backbone and heads (bench.Weights) and the file the rows fingerprint; options:
+    how it runs (SweepOptions). Returns the rows in grid order; with keep_others, the earlier rows
+    whose setting is not in this grid stay, after the grid's (a sweep that adds settings, or rows
+    of an earlier rule, keeps its history)."""
+    o, w = options, weights
+    checkpoint, head, device, tv_head = w.checkpoint, w.head, w.device, w.tv_head
+    batch_size, jobs, resume, save_rows, keep_others = o.batch_size, o.jobs, o.resume, o.save_rows, o.keep_others
+    title, plot, mdm_path, extra, report, streams = o.title, o.plot, w.fingerprint, o.extra, o.report, o.streams
     say = report or (lambda d: None)
     t0 = time.perf_counter()
     kinds = kinds_of(cfgs)
@@ -197,7 +212,7 @@ def run_sweep(
         mine = {setting_key(ident, keys) for ident in idents}
         kept = [typed(r) for k, r in previous.items() if k not in mine]
 
-    def write_csv():
+    def write_csv() -> None:
         rows = [summaries[i] for i in sorted(summaries)] + kept
         with open(out / "sweep.csv", "w", newline="") as f:
             cols = list(dict.fromkeys(k for s in rows for k in s))  # rows of older sweeps may lack a column
@@ -205,8 +220,7 @@ def run_sweep(
             w.writeheader()
             w.writerows(rows)
 
-    grid = run_grid(domain, [cfgs[i] for i in todo], items, checkpoint, head, device, batch_size, jobs,
-                    tv_head=tv_head, streams=streams)  # fmt: skip
+    grid = run_grid(domain, [cfgs[i] for i in todo], items, w, batch_size, jobs, streams=streams)
     for j, r in grid:
         i = todo[j]
         judged = extra(r) if extra else {}  # first: a judge may add its per-item figures to the rows

@@ -70,7 +70,7 @@ class Dist:
             dist.barrier()
             dist.destroy_process_group()
 
-    def autocast(self):
+    def autocast(self) -> torch.autocast:
         return (
             torch.autocast("cuda", dtype=torch.bfloat16)
             if self.device.startswith("cuda")
@@ -123,7 +123,9 @@ class Resumable:
         )
 
 
-def resume_run(last: Resumable, device: str = "cpu", check=None, say: bool = True) -> tuple[dict, dict] | None:
+def resume_run(
+    last: Resumable, device: str = "cpu", check: Callable[[dict], str | None] | None = None, say: bool = True
+) -> tuple[dict, dict] | None:
     """Every trainer's one resume path: a paused run's (meta, extra tensors) loaded into its model and
     optimizer, or None when there is none. A corrupt one, or one paused with other settings
     (check(meta) -> a reason), is a CheckpointError saying what to do, never an overwrite (the
@@ -245,7 +247,7 @@ def trainer_parser(doc: str | None, presets: dict, config: type, data: str, val:
     return ap
 
 
-def config_from(config: type, base: dict, a: argparse.Namespace):
+def config_from(config: type, base: dict, a: argparse.Namespace) -> Any:
     """The config dataclass from a preset's values, overridden by the flags a user gave."""
     c = config(**base)
     for f in dataclasses.fields(config):

@@ -253,7 +253,7 @@ class Shown:
             'border:0" sandbox="allow-scripts"></iframe>'
         )
 
-    def save(self, path) -> Path:
+    def save(self, path: str | Path) -> Path:
         """The same viewer as an HTML file."""
         p = Path(path)
         p.write_text(self.page)
@@ -270,7 +270,7 @@ def _in_notebook() -> bool:
     return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 
-def show(trace, est: list[np.ndarray | None] | None = None, title: str = "", height: int = 720,
+def show(trace: Trace | str | Path, est: list[np.ndarray | None] | None = None, title: str = "", height: int = 720,
          out: str | Path | None = None) -> Shown:  # fmt: skip
     """The in-browser viewer of a decode: `mi_viz.show(trace)` in a notebook cell draws it (a Trace, or the
     path / JSON text of a trace file the app or decode(record=True) wrote with its meta). Outside a notebook

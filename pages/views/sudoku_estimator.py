@@ -44,13 +44,13 @@ def estimator_page(view: View, key: str) -> None:
     pt = tokens = summary = None
     if src.startswith("Committed"):
         if pairs_file.exists() and report_file.exists():
-            report_pairs, tokens = read_pairs(pairs_file)
-            pt = report_pairs
+            report_pairs, report_tokens = read_pairs(pairs_file)
+            pt, tokens = report_pairs, report_tokens
             summary = json.loads(report_file.read_text())
             if Path(head_path or "").resolve() != SHIPPED_HEAD.resolve():
                 # the report is the shipped head's: the same states and truth, this head's map
                 est = caches.cached(
-                    "report_estimates", head_path, lambda: head_at_pairs(model, head, tokens, report_pairs), 4
+                    "report_estimates", head_path, lambda: head_at_pairs(model, head, report_tokens, report_pairs), 4
                 )
                 pt = dataclasses.replace(report_pairs, est=est)
                 summary = {"n_states": summary["n_states"], "uncertain_nats": summary.get("uncertain_nats", 0.1)}

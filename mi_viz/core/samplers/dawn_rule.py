@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 
 from .params import TAUS, Param, declare
-from .registry import Candidates, Sampler, register
+from .registry import Candidates, Sampler, SamplerConfig, register
 
 EDGES = (0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3, 0.5)
 SINKS = (2.0, 3.0, 5.0, 10.0, 20.0, 50.0)
@@ -76,7 +76,7 @@ def select_dawn(
     return chosen or [int(np.argmax(p1))]
 
 
-def _select(c: Candidates, cfg) -> list[int]:
+def _select(c: Candidates, cfg: SamplerConfig) -> list[int]:
     assert c.probs is not None and c.attention is not None and c.committed is not None and c.pos is not None
     p = cfg.params
     return select_dawn(c.probs.max(-1), c.pos, c.attention, c.committed, *(p[k] for k in DAWN_DEFAULTS))

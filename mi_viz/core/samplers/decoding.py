@@ -9,14 +9,16 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import torch
 
 from .. import strict_json
 from ..mi import ground_truth_mi
+from ..protocol import MaskedModel
 from ..reading import read_state
-from .registry import Candidates, Revision, SamplerConfig, Written
+from .registry import Candidates, Revision, Sampler, SamplerConfig, Written
 
 
 @dataclass
@@ -101,11 +103,11 @@ class DecodeResult:
     revised: np.ndarray | None = None  # (B,) remasks made per sequence (a revising rule's; else zeros)
 
 
-def _round(x: torch.Tensor, nd: int = 5):
+def _round(x: torch.Tensor, nd: int = 5) -> Any:
     return np.round(x.detach().cpu().double().numpy(), nd).tolist()
 
 
-def _check_head(cfg: SamplerConfig, head):
+def _check_head(cfg: SamplerConfig, head: Any) -> Any:
     """The head this rule reads (from a dict by the map it predicts), refused if absent or of the other map."""
     rule = cfg.rule
     if isinstance(head, dict):  # heads by the map they predict (models.load_models): this rule's own
@@ -120,7 +122,15 @@ def _check_head(cfg: SamplerConfig, head):
     return head
 
 
-def _oracle_map(model, cfg: SamplerConfig, x, logits, m_np, H_np, P_np):
+def _oracle_map(
+    model: MaskedModel,
+    cfg: SamplerConfig,
+    x: torch.Tensor,
+    logits: torch.Tensor,
+    m_np: np.ndarray,
+    H_np: np.ndarray,
+    P_np: np.ndarray | None,
+) -> tuple[torch.Tensor | None, torch.Tensor]:
     """An oracle rule's exact map of a batch (b, L, L), expanding only what its rule can admit
     (rule.reach): the same decisions as with the full map (tested) at a fraction of the passes;
     and the passes it spent per sequence (b,)."""
@@ -155,9 +165,9 @@ class LazyMap:
         self.done = np.zeros(len(pos), dtype=bool)  # (m,) expanded
         self.passes = 0
 
-    def __getitem__(self, key) -> np.ndarray:
-        c, S = key
-        S = np.atleast_1d(np.asarray(S, dtype=np.int64))
+    def __getitem__(self, key: tuple[int, Any]) -> np.ndarray:
+        c, given = key
+        S = np.atleast_1d(np.asarray(given, dtype=np.int64))
         need = [i for i in dict.fromkeys([int(c), *S.tolist()]) if not self.done[i]]
         if need:
             raise Unexpanded(need)
@@ -182,11 +192,13 @@ class LazyMaps:
     (as many rounds as the largest batch, plus one). So a lazy oracle's select may run several times a
     step: it must be a pure function of its Candidates, as every registered rule is."""
 
-    def __init__(self, model, x: torch.Tensor, logits: torch.Tensor, m_np: np.ndarray, eps: float, tv: bool):
+    def __init__(
+        self, model: MaskedModel, x: torch.Tensor, logits: torch.Tensor, m_np: np.ndarray, eps: float, tv: bool
+    ) -> None:
         self.model, self.x, self.logits, self.eps, self.tv = model, x, logits, eps, tv  # (b, L), (b, L, V)
         self.maps = [LazyMap(np.nonzero(m)[0]) for m in m_np]
 
-    def select(self, rule, cands: list[Candidates], cfg: SamplerConfig) -> list[list[int]]:
+    def select(self, rule: Sampler, cands: list[Candidates], cfg: SamplerConfig) -> list[list[int]]:
         picks: list[list[int]] = [[] for _ in cands]
         todo = list(range(len(cands)))
         while todo:
@@ -217,7 +229,7 @@ class LazyMaps:
             m.passes += int(gt.passes[k])
 
 
-def _draw(logits: torch.Tensor, cfg: SamplerConfig, idx, gens) -> torch.Tensor:
+def _draw(logits: torch.Tensor, cfg: SamplerConfig, idx: torch.Tensor, gens: list[torch.Generator]) -> torch.Tensor:
     """Every masked position's value (b, L): argmax, or a draw from each sequence's own stream at
     temperature > 0 (batched == one by one)."""
     if cfg.temperature <= 0:
@@ -266,7 +278,15 @@ def _token_scores(P: np.ndarray, x: torch.Tensor, vt: torch.Tensor, masked: np.n
     return np.where((idx >= 0) & ~masked, got, np.nan)
 
 
-def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: bool) -> None:
+def _step_batch(
+    model: MaskedModel,
+    st: _State,
+    idx: torch.Tensor,
+    cfg: SamplerConfig,
+    head: Any,
+    gens: list[torch.Generator],
+    record: bool,
+) -> None:
     """One backbone pass over the sequences idx (b,) and each one's selection and writes."""
     rule = cfg.rule
     vt = model.value_tokens.cpu()  # selection runs on the CPU
@@ -367,10 +387,10 @@ def _step_batch(model, st: _State, idx, cfg: SamplerConfig, head, gens, record: 
 # inference_mode, not no_grad: it skips autograd bookkeeping, a visible share of the head's small ops at batch 1
 @torch.inference_mode()
 def decode(
-    model,
+    model: MaskedModel,
     tokens: torch.Tensor,  # (B, L) starting tokens, mask_id where masked
     cfg: SamplerConfig,
-    head=None,
+    head: Any = None,
     record: bool = False,
     batch_size: int = 256,
     max_steps: int | None = None,

@@ -21,9 +21,12 @@ to 0.3 (version 3): the first position free, then sum_{a<b in S} I_ab + lam * su
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
-from .registry import Sampler, register
+from .registry import Candidates, Sampler, SamplerConfig, register
 
 RULE_VERSION = 4  # of mi, mi-gt, mi-zero, mi-tc, mi-cap
 PAIRS_RULE_VERSION = 3  # mi-pairs: the rule that was "mi" in releases up to 0.3
@@ -102,7 +105,14 @@ MI_HELP = {"lam": "weight of the MI; the entropy's is 1"}
 MI_PARAMS = {"gamma": 1.0, "lam": 1.0, "scan": "stop"}  # neutral: each domain sets its own (Domain.sampler_defaults)
 
 
-def _mi_rule(name: str, summary: str, params: dict, select, reads=frozenset({"mi"}), **kw) -> Sampler:
+def _mi_rule(
+    name: str,
+    summary: str,
+    params: dict,
+    select: Callable[[Candidates, SamplerConfig], Any],
+    reads: frozenset[str] = frozenset({"mi"}),
+    **kw: Any,
+) -> Sampler:
     """An MI-family rule: rule version 4 and the MI's help unless it says otherwise."""
     kw = {"version": RULE_VERSION, "help": MI_HELP, **kw}
     return register(Sampler(name, summary, params, select, reads=reads, **kw))

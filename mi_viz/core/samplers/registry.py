@@ -102,7 +102,7 @@ class Sampler:
     revises: bool = False  # it may remask what it wrote (it reads "written"): its rows count the remasks
     help: Mapping[str, str] = field(default_factory=dict)  # a parameter's meaning for this rule, over PARAMS'
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for p in self.params:
             if p not in PARAMS:
                 raise ValueError(f"sampler {self.name!r} takes {p!r}, which no Param declares (params.declare)")
@@ -160,8 +160,14 @@ class SamplerConfig:
     ValueError that says which (never silently dropped). cfg.gamma reads a parameter."""
 
     def __init__(
-        self, name: str = "sequential", *, temperature: float = 0.0, seed: int = 0, gt_eps: float = 1e-3, **params
-    ):
+        self,
+        name: str = "sequential",
+        *,
+        temperature: float = 0.0,
+        seed: int = 0,
+        gt_eps: float = 1e-3,
+        **params: Any,
+    ) -> None:
         rule = _sampler(name)
         # None means "not given" for any declared parameter; a value for one the rule does not take is an error
         unknown = [p for p, v in params.items() if p not in rule.params and (v is not None or p not in PARAMS)]
@@ -204,7 +210,7 @@ class SamplerConfig:
     def is_oracle(self) -> bool:
         return self.rule.is_oracle
 
-    def replace(self, **changes) -> SamplerConfig:
+    def replace(self, **changes: Any) -> SamplerConfig:
         """A copy with some fields or parameters changed (validated anew)."""
         d = self.to_dict()
         d.update(changes)
@@ -239,7 +245,7 @@ class SamplerConfig:
         equal config): the label's parameters."""
         return ":".join(self.label().split(" "))
 
-    def __eq__(self, other) -> bool:
+    def __eq__(self, other: object) -> bool:
         return isinstance(other, SamplerConfig) and self.to_dict() == other.to_dict()
 
     def __hash__(self) -> int:
@@ -257,7 +263,7 @@ def defaults_for(name: str, domain_defaults: dict | None = None) -> dict:
     return {p: mine.get(p, d) for p, d in rule.params.items()}
 
 
-def config_for(name: str, domain_defaults: dict | None = None, **given) -> SamplerConfig:
+def config_for(name: str, domain_defaults: dict | None = None, **given: Any) -> SamplerConfig:
     """A SamplerConfig whose parameters not given (or given as None) take the domain's defaults."""
     params = {k: v for k, v in given.items() if v is not None}
     fields = {k: params.pop(k) for k in ("temperature", "seed", "gt_eps") if k in params}

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from typing import Any
 
 import numpy as np
 
@@ -55,7 +56,7 @@ def _rng(seed: int, now: int, pos: np.ndarray) -> np.random.Generator:
     return np.random.default_rng([seed, now, zlib.crc32(np.asarray(pos, dtype=np.int64).tobytes())])
 
 
-def dependent_marks(S: list[int], MI, top: np.ndarray, theta: float, eligible: np.ndarray) -> list[int]:
+def dependent_marks(S: list[int], MI: np.ndarray, top: np.ndarray, theta: float, eligible: np.ndarray) -> list[int]:
     """The less confident member (lower top probability; on a tie the later in S) of every pair of S
     whose MI exceeds theta, among eligible candidates; each member once, in S's order."""
     out: dict[int, None] = {}
@@ -95,7 +96,7 @@ def select_revise(c: Candidates, cfg: SamplerConfig) -> Revision:
     return Revision(S, remask=sorted(remask), mark=[] if last else marks)
 
 
-def _revise_rule(name: str, summary: str, reads: frozenset[str], **kw) -> Sampler:
+def _revise_rule(name: str, summary: str, reads: frozenset[str], **kw: Any) -> Sampler:
     reads = reads | {"probs", "written"}
     kw = {"version": RULE_VERSION, "help": REVISE_HELP, "revises": True, **kw}
     return register(Sampler(name, summary, REVISE_PARAMS, select_revise, reads=reads, **kw))
