@@ -307,19 +307,25 @@ def test_dawn_on_a_made_up_graph():
     1 is induced by the anchor 6 (0.75 >= induce 0.7); of the rest, 5 conflicts with 2 (taken) and
     3 with 4, so the independent set adds 3 (more confident than 4). Candidates 1..5 are indices
     0..4, most confident first: [1 (pos 2), 2 (pos 3), 0 (pos 1)]."""
-    from mi_viz.core.samplers.dawn_rule import select_dawn
+    from mi_viz.core.samplers.dawn_rule import Thresholds, select_dawn
 
     p1, pos, A, committed = _dawn_graph()
-    assert select_dawn(p1, pos, A, committed, tau=0.9, induce=0.7, low=0.7, edge=0.3, sink=2.0) == [1, 2, 0]
+    assert select_dawn(p1, pos, A, committed, Thresholds(tau=0.9, induce=0.7, low=0.7, edge=0.3, sink=2.0)) == [1, 2, 0]
     # the sink left in (sink 10: the bar is 10 / 7): every masked position leans on the anchor 0,
     # so all five are "induced": the failure DAWN's filter exists for
-    assert select_dawn(p1, pos, A, committed, tau=0.9, induce=0.7, low=0.7, edge=0.3, sink=10.0) == [1, 4, 2, 3, 0]
+    assert select_dawn(p1, pos, A, committed, Thresholds(tau=0.9, induce=0.7, low=0.7, edge=0.3, sink=10.0)) == [
+        1,
+        4,
+        2,
+        3,
+        0,
+    ]
     # 6 committed at 0.5 is no anchor: 1 is not induced, and below low = 0.76 it is not free either
     weak = committed.copy()
     weak[6] = 0.5
-    assert select_dawn(p1, pos, A, weak, tau=0.9, induce=0.7, low=0.76, edge=0.3, sink=2.0) == [1, 2]
+    assert select_dawn(p1, pos, A, weak, Thresholds(tau=0.9, induce=0.7, low=0.76, edge=0.3, sink=2.0)) == [1, 2]
     # nothing clears any bar: the most confident position alone
-    assert select_dawn(p1 * 0.5, pos, A, committed, tau=0.9, induce=0.7, low=0.7, edge=0.3, sink=2.0) == [1]
+    assert select_dawn(p1 * 0.5, pos, A, committed, Thresholds(tau=0.9, induce=0.7, low=0.7, edge=0.3, sink=2.0)) == [1]
 
 
 def test_dawn_reads_the_attention_of_the_same_pass():

@@ -228,7 +228,7 @@ def ground_truth_mi(
         if tv_q is not None:
             tv_dir.index_put_((qb, qi), w[:, None] * tv_q, accumulate=True)
     else:
-        directed, tv_dir = _directed_streamed(passes_of, qb, qi, w, p, Q, chunk, marginal, (B, L), tv)
+        directed, tv_dir = _directed_streamed(passes_of, ex, chunk, marginal, tv)
     off = ~torch.eye(L, dtype=torch.bool, device=dev)[None]
     pair = scope[:, :, None] & scope[:, None, :] & off  # (B, L, L)
     row = scope[:, :, None] & masked[:, None, :] & off if rows else pair  # where the directed maps are kept
@@ -262,21 +262,13 @@ def divergences(q: torch.Tensor, ref: torch.Tensor, tv: bool = True) -> tuple[to
 
 
 def _directed_streamed(
-    passes_of: Callable[[int, int], torch.Tensor],
-    qb: torch.Tensor,
-    qi: torch.Tensor,
-    w: torch.Tensor,
-    p: torch.Tensor,
-    Q: int,
-    chunk: int,
-    marginal: str,
-    shape: tuple[int, int],
-    tv: bool = True,
+    passes_of: Callable[[int, int], torch.Tensor], ex: Expansions, chunk: int, marginal: str, tv: bool = True
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """I_{i->j} and D_{i->j} for every conditioned (b, i), reducing each group of passes (all kept
     values of one (b, i): consecutive, since the expansions are sorted) to its rows as soon as it
     is complete: memory is one chunk of passes plus the open groups, never (Q, L, V)."""
-    B, L = shape
+    qb, qi, w, p, Q = ex.qb, ex.qi, ex.w, ex.p, ex.qb.numel()
+    B, L = p.shape[0], p.shape[1]
     directed = torch.zeros(B, L, L, dtype=torch.float64, device=p.device)
     tv_dir = torch.zeros(B, L, L, dtype=torch.float64, device=p.device)
     key = qb * L + qi  # (Q,) group id, non-decreasing

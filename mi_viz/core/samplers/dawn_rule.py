@@ -25,6 +25,8 @@ absolute 0.01 would mark every key of an 81-cell board). Its published defaults 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .params import TAUS, Param, declare
@@ -51,19 +53,27 @@ def dependency_edges(A: np.ndarray, edge: float, sink: float) -> np.ndarray:
     return A >= edge
 
 
+@dataclass(frozen=True)
+class Thresholds:
+    """DAWN's five bars (the paper's names; DAWN_DEFAULTS holds its values)."""
+
+    tau: float  # least top probability of a position taken outright, and of an anchor
+    induce: float  # least top probability of a position an anchor's edge reaches
+    low: float  # least top probability of a conflict-free extra position
+    edge: float  # least attention weight that makes a dependency edge
+    sink: float  # a key is an attention sink over sink / L mean incoming attention
+
+
 def select_dawn(
     p1: np.ndarray,  # (m,) the candidates' top probabilities
     pos: np.ndarray,  # (m,) their places in the sequence
     A: np.ndarray,  # (L, L) attention of the whole sequence
     committed: np.ndarray,  # (L,) probability each position was unmasked with (nan: masked)
-    tau: float,
-    induce: float,
-    low: float,
-    edge: float,
-    sink: float,
+    t: Thresholds,
 ) -> list[int]:
     """DAWN's update set (indices into the candidates), most confident first."""
-    E = dependency_edges(A, edge, sink)  # (L, L)
+    tau, induce, low = t.tau, t.induce, t.low
+    E = dependency_edges(A, t.edge, t.sink)  # (L, L)
     anchors = np.nan_to_num(committed, nan=0.0) >= tau  # (L,)
     taken = (p1 >= tau) | (E[pos][:, anchors].any(1) & (p1 >= induce))  # (m,)
     conflict = (E | E.T)[np.ix_(pos, pos)]  # (m, m)
@@ -79,7 +89,7 @@ def select_dawn(
 def _select(c: Candidates, cfg: SamplerConfig) -> list[int]:
     assert c.probs is not None and c.attention is not None and c.committed is not None and c.pos is not None
     p = cfg.params
-    return select_dawn(c.probs.max(-1), c.pos, c.attention, c.committed, *(p[k] for k in DAWN_DEFAULTS))
+    return select_dawn(c.probs.max(-1), c.pos, c.attention, c.committed, Thresholds(*(p[k] for k in DAWN_DEFAULTS)))
 
 
 register(
