@@ -18,18 +18,21 @@ import argparse
 import importlib
 import importlib.util
 import logging
+import os
 import sys
 from pathlib import Path
 
 import torch
 
 from .core import driver
-from .core.cli_contract import GENERIC, DomainCLI, run_of
+from .core.cli_contract import GENERIC, DomainCLI
 from .core.cli_types import finite_float
 from .core.errors import InputError, UserError
+from .core.mi_data import MIDataError, ShardRun, merge, pack
 from .core.samplers import PARAMS, SAMPLERS, config_for
 from .core.sweep import inputs_label, parse_grid
 from .domains import DOMAINS, get_backbone, get_domain
+from .domains.cli_runs import run_of
 
 
 def _device(name):
@@ -197,3 +200,48 @@ def main(argv=None):
         print(f"error: {e}", file=sys.stderr)
         return 2
     return 0
+
+
+# --- the training scripts' data runs (training/make_*_mi_dataset.py): their shared flags, read here
+# into the core's typed ShardRun, so that no module of the core reads an argparse Namespace --------
+def add_shard_arguments(ap: argparse.ArgumentParser, out: str, shard_size: int, chunk: int = 512) -> None:
+    """The flags every training/make_*_mi_dataset.py shares: where the shards go, how many jobs
+    each holds, this process's rank among several, the budgets, and the pack / merge modes."""
+    ap.add_argument("--out", default=out, help="the shards' folder")
+    ap.add_argument("--shard-size", type=int, default=shard_size, help="jobs per shard")
+    ap.add_argument("--eps", type=finite_float, default=1e-3, help="pruning tolerance of the ground truth")
+    ap.add_argument("--chunk", type=int, default=chunk, help="states per ground-truth pass batch")
+    ap.add_argument("--rank", type=int, default=int(os.environ.get("RANK", 0)))
+    ap.add_argument("--world", type=int, default=int(os.environ.get("WORLD_SIZE", 1)))
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--max-minutes", type=finite_float, default=0.0, help="stop between shards past this")
+    ap.add_argument(
+        "--max-shards",
+        type=int,
+        default=0,
+        help="only this rank's first N shards (0: all): a set size that does not depend on the machine's speed",
+    )
+    ap.add_argument("--merge", metavar="FOLDER", help="merge the shards in FOLDER and exit")
+    ap.add_argument(
+        "--pack", nargs=2, metavar=("FOLDER", "FILE"), help="write FOLDER's states compactly to FILE and exit"
+    )
+    ap.add_argument("--max-mb", type=finite_float, default=0.0, help="with --pack: the first states that fit in N MiB")
+
+
+def shard_run(a: argparse.Namespace) -> ShardRun:
+    """The parsed flags as the core's ShardRun."""
+    return ShardRun(Path(a.out), a.shard_size, a.rank, a.world, a.max_shards, a.max_minutes)
+
+
+def pack_or_merge(a: argparse.Namespace, mask_id: int) -> bool:
+    """Run --merge or --pack if asked (True: done); an unreadable folder exits with its message."""
+    try:
+        if a.merge:
+            merge(Path(a.merge))
+            return True
+        if a.pack:
+            pack(Path(a.pack[0]), Path(a.pack[1]), mask_id, a.max_mb)
+            return True
+    except MIDataError as e:
+        raise SystemExit(f"error: {e}") from None
+    return False

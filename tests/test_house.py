@@ -130,3 +130,19 @@ def test_no_core_function_joins_those_over_eight_parameters():
                     over.add(f"{mod}.{node.name}")
     assert over <= OVER_EIGHT, f"new functions over 8 parameters: {sorted(over - OVER_EIGHT)}"
     assert not OVER_EIGHT - over, f"converted: take them off the list: {sorted(OVER_EIGHT - over)}"
+
+
+def test_the_core_takes_no_argparse_namespace():
+    """The command line's flags are read into typed objects (driver.BenchRun / SweepRun / ReportRun,
+    mi_data.ShardRun, a dict for config_from) by mi_viz/cli.py and the domains' CLIs: no function of the
+    core takes an argparse Namespace."""
+    import ast
+
+    takers = []
+    for f in sorted((ROOT / "mi_viz" / "core").rglob("*.py")):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.FunctionDef):
+                for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
+                    if arg.annotation is not None and "Namespace" in ast.unparse(arg.annotation):
+                        takers.append(f"{f.name}:{node.name}({arg.arg})")
+    assert takers == []

@@ -22,7 +22,8 @@ import random
 
 import torch
 
-from mi_viz.core.mi_data import add_shard_arguments, pack_or_merge, run_shards, truth_shard
+from mi_viz.cli import add_shard_arguments, pack_or_merge, shard_run
+from mi_viz.core.mi_data import run_shards, truth_shard
 from mi_viz.core.samplers import SamplerConfig, decode
 from mi_viz.domains.antibody.numbering import number
 from mi_viz.domains.antibody.recombination import generate
@@ -94,7 +95,7 @@ def main(argv=None):
         states = [s for s in states if int((s == MASK).sum()) >= 2 and len(s) <= a.max_length]
         return truth_shard(model, states, a.max_length, PAD, a.eps, a.chunk, a.device)
 
-    run_shards(a, job_list(a.n), make_shard, lambda d: f", {int(d['passes'].sum())} passes")
+    run_shards(shard_run(a), job_list(a.n), make_shard, lambda d: f", {int(d['passes'].sum())} passes")
 
 
 if __name__ == "__main__":

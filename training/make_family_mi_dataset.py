@@ -22,8 +22,9 @@ import random
 
 import torch
 
+from mi_viz.cli import add_shard_arguments, pack_or_merge, shard_run
 from mi_viz.core.mi import ground_truth_mi
-from mi_viz.core.mi_data import add_shard_arguments, pack_or_merge, run_shards
+from mi_viz.core.mi_data import run_shards
 from mi_viz.core.samplers import SamplerConfig, decode
 from mi_viz.domains.family import family_domain
 from mi_viz.domains.family.alignment import read_alignment
@@ -76,7 +77,7 @@ def main(argv=None):
             "passes": gt.passes,
         }
 
-    run_shards(a, list(range(a.states)), make_shard)
+    run_shards(shard_run(a), list(range(a.states)), make_shard)
 
 
 if __name__ == "__main__":

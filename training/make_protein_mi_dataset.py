@@ -26,7 +26,8 @@ import random
 
 import torch
 
-from mi_viz.core.mi_data import add_shard_arguments, pack_or_merge, run_shards, truth_shard
+from mi_viz.cli import add_shard_arguments, pack_or_merge, shard_run
+from mi_viz.core.mi_data import run_shards, truth_shard
 from mi_viz.core.samplers import SamplerConfig, decode
 from mi_viz.domains import get_domain
 from mi_viz.domains.protein.alphabet import MASK, PAD, encode
@@ -92,9 +93,8 @@ def main(argv=None):
         states = [s for s in states if int((s == MASK).sum()) >= 2]
         return truth_shard(model, states, a.max_length, PAD, a.eps, a.chunk, a.device)
 
-    run_shards(
-        a, job_list(a.n_uncond, a.n_prompted, a.n_random), make_shard, lambda d: f", {int(d['passes'].sum())} passes"
-    )
+    jobs = job_list(a.n_uncond, a.n_prompted, a.n_random)
+    run_shards(shard_run(a), jobs, make_shard, lambda d: f", {int(d['passes'].sum())} passes")
 
 
 if __name__ == "__main__":

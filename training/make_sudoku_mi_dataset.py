@@ -31,8 +31,9 @@ import logging
 
 import torch
 
+from mi_viz.cli import add_shard_arguments, pack_or_merge, shard_run
 from mi_viz.core.mi import ground_truth_mi
-from mi_viz.core.mi_data import add_shard_arguments, pack_or_merge, run_shards
+from mi_viz.core.mi_data import run_shards
 from mi_viz.core.samplers import SamplerConfig, decode
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.mdm import MASK_TOKEN, boards_to_tokens, load_mdm
@@ -119,7 +120,7 @@ def main(argv=None):
             "passes": torch.cat(passes),
         }
 
-    run_shards(a, jobs, make_shard)
+    run_shards(shard_run(a), jobs, make_shard)
 
 
 if __name__ == "__main__":

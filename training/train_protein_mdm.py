@@ -120,7 +120,7 @@ def main(argv=None):
     d = Dist.setup(a.device)
     mcfg, tcd = PRESETS[a.preset]
     mcfg = {**mcfg, **{k: getattr(a, k) for k in ("d_model", "n_heads", "n_layers") if getattr(a, k) is not None}}
-    tc = config_from(TrainConfig, tcd, a)
+    tc = config_from(TrainConfig, tcd, vars(a))
     run = Path(a.run_dir)
     run.mkdir(parents=True, exist_ok=True)
 

@@ -128,7 +128,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     d = Dist.setup(a.device)
     mcfg_d, tc_d = PRESETS[a.preset]
-    tc = config_from(TrainConfig, tc_d, a)
+    tc = config_from(TrainConfig, tc_d, vars(a))
     tc.augment = not a.no_augment
     run = Path(a.run_dir)
     run.mkdir(parents=True, exist_ok=True)

@@ -9,18 +9,17 @@ set made once is worth keeping beside the code.
 
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 
-from .cli_types import finite_float
 from .errors import UserError
 from .mi import ground_truth_mi
 from .protocol import MaskedModel
@@ -131,46 +130,22 @@ def load_mi_dataset(folder: str | Path) -> dict[str, torch.Tensor]:
 # --------------------------------------------------------------------------- the shard runner
 
 
-def add_shard_arguments(ap: argparse.ArgumentParser, out: str, shard_size: int, chunk: int = 512) -> None:
-    """The flags every training/make_*_mi_dataset.py shares: where the shards go, how many jobs
-    each holds, this process's rank among several, the budgets, and the pack / merge modes."""
-    ap.add_argument("--out", default=out, help="the shards' folder")
-    ap.add_argument("--shard-size", type=int, default=shard_size, help="jobs per shard")
-    ap.add_argument("--eps", type=finite_float, default=1e-3, help="pruning tolerance of the ground truth")
-    ap.add_argument("--chunk", type=int, default=chunk, help="states per ground-truth pass batch")
-    ap.add_argument("--rank", type=int, default=int(os.environ.get("RANK", 0)))
-    ap.add_argument("--world", type=int, default=int(os.environ.get("WORLD_SIZE", 1)))
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--max-minutes", type=finite_float, default=0.0, help="stop between shards past this")
-    ap.add_argument(
-        "--max-shards",
-        type=int,
-        default=0,
-        help="only this rank's first N shards (0: all): a set size that does not depend on the machine's speed",
-    )
-    ap.add_argument("--merge", metavar="FOLDER", help="merge the shards in FOLDER and exit")
-    ap.add_argument(
-        "--pack", nargs=2, metavar=("FOLDER", "FILE"), help="write FOLDER's states compactly to FILE and exit"
-    )
-    ap.add_argument("--max-mb", type=finite_float, default=0.0, help="with --pack: the first states that fit in N MiB")
+@dataclass(frozen=True)
+class ShardRun:
+    """Where a data run writes its shards and how it splits the work (training/shards.py builds one
+    from the make_*_mi_dataset.py flags): jobs per shard, this process's rank among world, only its
+    first max_shards shards (0: all), and a budget in minutes checked between shards (0: none)."""
 
-
-def pack_or_merge(a: argparse.Namespace, mask_id: int) -> bool:
-    """Run --merge or --pack if asked (True: done); an unreadable folder exits with its message."""
-    try:
-        if a.merge:
-            merge(Path(a.merge))
-            return True
-        if a.pack:
-            pack(Path(a.pack[0]), Path(a.pack[1]), mask_id, a.max_mb)
-            return True
-    except MIDataError as e:
-        raise SystemExit(f"error: {e}") from None
-    return False
+    out: Path
+    shard_size: int
+    rank: int = 0
+    world: int = 1
+    max_shards: int = 0
+    max_minutes: float = 0.0
 
 
 def run_shards(
-    a: argparse.Namespace,
+    a: ShardRun,
     jobs: list,
     make_shard: Callable[[list], dict],
     describe: Callable[[dict], str] | None = None,

@@ -247,10 +247,11 @@ def trainer_parser(doc: str | None, presets: dict, config: type, data: str, val:
     return ap
 
 
-def config_from(config: type, base: dict, a: argparse.Namespace) -> Any:
-    """The config dataclass from a preset's values, overridden by the flags a user gave."""
+def config_from(config: type, base: dict, given: dict) -> Any:
+    """The config dataclass from a preset's values, overridden by the flags a user gave (given: the
+    parsed flags as a dict, vars(args); None: not given)."""
     c = config(**base)
     for f in dataclasses.fields(config):
-        if getattr(a, f.name, None) is not None:
-            setattr(c, f.name, getattr(a, f.name))
+        if given.get(f.name) is not None:
+            setattr(c, f.name, given[f.name])
     return c

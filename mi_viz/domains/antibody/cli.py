@@ -22,13 +22,14 @@ import torch
 
 from ...core import driver
 from ...core.backbone import Backbone
-from ...core.cli_contract import DomainCLI, report_run, run_of
+from ...core.cli_contract import DomainCLI
 from ...core.errors import InputError
 from ...core.mi_data import right_padded
 from ...core.mi_report import midway_state
 from ...core.models import load_models, require_head
 from ...core.paths import portable
 from ...core.sweep import inputs_label
+from ..cli_runs import report_run, run_of
 from ..protein.alphabet import PAD
 from . import CHAIN_TYPES, DATA, DOMAIN, LOCI_OF, SCOPE, read_infills
 

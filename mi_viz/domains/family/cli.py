@@ -25,13 +25,14 @@ import torch
 
 from ...core import driver, progress, strict_json
 from ...core.checkpoints import checkpoint_paths
-from ...core.cli_contract import DomainCLI, Verb, report_run, run_of
+from ...core.cli_contract import DomainCLI, Verb
 from ...core.cli_types import finite_float
 from ...core.errors import InputError
 from ...core.models import load_models
 from ...core.npz import save_npz
 from ...core.paths import portable
 from ...core.reading import read_state
+from ..cli_runs import report_run, run_of
 from ..protein.report import head_vs_baselines, within_state_pearson
 from . import family_domain
 from .alignment import read_alignment

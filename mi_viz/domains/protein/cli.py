@@ -19,11 +19,12 @@ from pathlib import Path
 import torch
 
 from ...core import driver, strict_json
-from ...core.cli_contract import DomainCLI, Verb, report_run, run_of
+from ...core.cli_contract import DomainCLI, Verb
 from ...core.mi_data import right_padded
 from ...core.mi_report import midway_state
 from ...core.models import load_models
 from ...core.paths import portable
+from ..cli_runs import report_run, run_of
 from . import DATA, DOMAIN, PAPER_TABLE2, prompts_of_lengths
 from .alphabet import MASK, PAD, SequenceError, encode
 from .backbone import ESMC_300M_REPO, esmc_300m_weights, weights_file

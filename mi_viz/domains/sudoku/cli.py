@@ -10,10 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...core import driver
-from ...core.cli_contract import DomainCLI, report_run, run_of
+from ...core.cli_contract import DomainCLI
 from ...core.errors import InputError, MissingFileError
 from ...core.models import load_models
 from ...core.paths import stored_name
+from ..cli_runs import report_run, run_of
 from . import DOMAIN, PAPER_TABLE1, solver
 from . import board as S
 from .drawing import figure1
