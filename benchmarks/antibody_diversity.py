@@ -72,18 +72,22 @@ def pairs(seed0: list[Path], seed1: Path) -> dict:
 
 
 @torch.inference_mode()
-def samples(fasta: str, chains: str | None, n_chains: int, n_samples: int, grid: str, mask: str) -> dict:
-    """Each setting's mean pairwise identity of n_samples samples (temperature 1, seed 0, streams of their
-    own) of each of the first n_chains chains."""
+def samples(
+    fasta: str, chains: str | None, n_chains: int, n_samples: int, grid: str, mask: str, temperature: float = 1.0
+) -> dict:
+    """Each setting's mean pairwise identity of n_samples samples (at `temperature`, seed 0, streams of
+    their own) of each of the first n_chains chains (sequential at lower temperatures draws the curve a
+    sharpening rule is read against)."""
     dom = get_domain("antibody")
     got = read_infills(fasta, mask, n_chains, loci=LOCI_OF[chains] if chains else None)
     model = dom.load_model()
-    cfgs = [c.replace(temperature=1.0, seed=0) for c in parse_grid(grid, dom.sampler_defaults)]
+    cfgs = [c.replace(temperature=temperature, seed=0) for c in parse_grid(grid, dom.sampler_defaults)]
     heads: dict = {}
     kinds = {c.head_kind for c in cfgs if c.needs_head}
     if kinds:
         _, heads = load_models(dom, None, None, "cpu", kinds=tuple(sorted(kinds)))
-    out: dict = {"fasta": Path(fasta).name, "chains": len(got.items), "samples": n_samples, "settings": {}}
+    out: dict = {"fasta": Path(fasta).name, "chains": len(got.items), "samples": n_samples, "temperature": temperature,
+                 "settings": {}}  # fmt: skip
     for cfg in cfgs:
         per = []
         for it, place in zip(got.items, got.streams):
@@ -112,12 +116,13 @@ def main(argv=None) -> None:
     s.add_argument("--n-chains", type=int, default=32)
     s.add_argument("--samples", type=int, default=8)
     s.add_argument("--grid", default="sequential")
+    s.add_argument("--temperature", type=float, default=1.0, help="every setting's sampling temperature")
     s.add_argument("--out", required=True)
     a = ap.parse_args(argv)
     if a.what == "pairs":
         res = pairs([Path(x) for x in a.seed0.split(",")], Path(a.seed1))
     else:
-        res = samples(a.fasta, a.chains, a.n_chains, a.samples, a.grid, a.mask)
+        res = samples(a.fasta, a.chains, a.n_chains, a.samples, a.grid, a.mask, a.temperature)
     save(res, a.out, {"settings": len(res["settings"])})
 
 

@@ -9,6 +9,7 @@ import dataclasses
 import re
 
 import numpy as np
+import plotly.graph_objects as go
 import streamlit as st
 
 from mi_viz.core.attention import LAST, Site
@@ -21,7 +22,7 @@ from mi_viz.core.viewer import ground_truth_record, trace_meta, viewer_payload
 from .kit import caches
 from .kit.models import backbone_model
 from .kit.viewer import mount_viewer
-from .kit.widgets import sampler_picker, twin_picker
+from .kit.widgets import chart, sampler_picker, twin_picker
 from .views.base import Hint, View, open_page
 
 
@@ -122,6 +123,8 @@ def render(view: View, title: str) -> None:
         edit_section(view, dom, item, trace, key, root)
     if view.has_structure:
         structure_section(view, b, dom, trace, head_path, eps, key)
+    if view.kind == "track" and twin is None:
+        attention_section(view, b, dom, item, trace, caches.trace_key(b, head_path, item.key, cfg), key, site)
     twin_trace = caches.trace_for(b, head_path, item.key, item.value, twin) if twin is not None else None
     view.decode_extras(dom, key, item, trace, b, cfg, twin, twin_trace)
 
@@ -272,6 +275,43 @@ def edit_section(view: View, dom: AppDomain, item, trace, key: str, root: str) -
             return
         st.session_state[f"{key}_edit"] = (root, new)
         st.rerun()
+
+
+def attention_section(view: View, b, dom: AppDomain, item, trace, tkey: tuple, key: str, site: Site) -> None:
+    """One masked position's attention to the whole chain at a step (the map in the viewer reads the
+    masked positions alone): every position's weight, given residues and masked ones told apart, the
+    chain's regions shaded; the backbone's own attention as DAWN reads it (sinks removed, either
+    direction), from the same passes. Nothing for a backbone that exposes no attention. tkey: the
+    decode's cache key (the viewer read the same maps under it)."""
+    att = caches.attention_for(b, tkey, trace, site)  # the viewer's own read: cached, not a second pass
+    if att is None:
+        return
+    with st.expander("Attention of a masked position to the whole chain"):
+        n = len(trace.steps)
+        c = st.columns(2)
+        t = c[0].slider("Step", 1, n, 1, key=f"{key}_attw_step", help="The decode's step whose state is read.") - 1
+        masked = [i for i, m in enumerate(trace.steps[t].masked) if m]
+        labels = view.labels(dom, item, len(trace.initial))
+        pos = c[1].selectbox("masked position", masked, format_func=lambda i: labels[i], key=f"{key}_attw_pos")
+        if pos is None:
+            st.caption("Nothing is masked at this step.")
+            return
+        row = np.asarray(att[t])[pos]  # (L,) its attention to every position (either direction, sinks removed)
+        is_masked = np.asarray(trace.steps[t].masked, bool)
+        colour = ["#d62728" if i == pos else "#1f77b4" if is_masked[i] else "#7f7f7f" for i in range(len(row))]
+        fig = go.Figure(go.Bar(x=list(range(len(row))), y=row, marker_color=colour,
+                               hovertext=[f"{labels[i]}: {row[i]:.3f}" + (" (masked)" if is_masked[i] else "")
+                                          for i in range(len(row))], hoverinfo="text"))  # fmt: skip
+        for name, a, z in view.regions(dom, item) or []:
+            fig.add_vrect(x0=a - 0.5, x1=z - 0.5, fillcolor="#ffbf00" if "CDR" in name.upper() else "#cccccc",
+                          opacity=0.12, line_width=0, annotation_text=name, annotation_position="top left")  # fmt: skip
+        step = max(1, len(row) // 20)
+        fig.update_layout(
+            xaxis=dict(tickmode="array", tickvals=list(range(0, len(row), step)), ticktext=labels[::step]),
+            yaxis_title="attention weight", height=320, showlegend=False, margin=dict(t=30),
+            title=f"{labels[pos]} at step {t + 1}: grey given or written, blue still masked",
+        )  # fmt: skip
+        chart(fig, f"{key}_attw")
 
 
 def structure_section(view: View, b, dom: AppDomain, trace, head_path, eps, key: str) -> None:

@@ -873,6 +873,28 @@ def test_several_chains_pasted_offer_a_picker_and_name_the_one_that_cannot_be_nu
     assert not at.exception and any("vl, kappa chain (your chains)" in c.value for c in at.caption)
 
 
+@needs_antiberty
+def test_a_masked_position_s_attention_to_the_whole_chain():
+    """Below the viewer, one masked position's attention over every position of the chain (the viewer's
+    map reads the masked ones alone): a bar a position of the V domain, any step and masked position."""
+    import json
+
+    at = _run("pages/antibody_decode.py")
+    assert not at.exception
+
+    def bars() -> list:
+        figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+        return [t for f in figs for t in f["data"] if t.get("type") == "bar" and "attention" in str(f["layout"])]
+
+    pos = at.selectbox(key="adec_attw_pos")
+    assert at.slider(key="adec_attw_step").value == 1 and len(pos.options) > 1
+    first = bars()
+    assert len(first) == 1 and len(first[0]["x"]) > 100  # the whole V domain, not the masked CDR3 alone
+    pos.set_value(pos.options[-1]).run()
+    at.slider(key="adec_attw_step").set_value(2).run()
+    assert not at.exception and bars()[0]["y"] != first[0]["y"]
+
+
 def test_a_sudoku_decode_ends_on_its_verdict():
     """The decode page says whether the board is solved (and each half's, side by side)."""
     at = _run("pages/sudoku_decode.py")
