@@ -499,3 +499,25 @@ def test_bench_progress_counts_positions_over_every_length_group(tiny):
     )
     assert {n for _, n in ticks} == {14}
     assert [d for d, _ in ticks] == sorted(d for d, _ in ticks) and ticks[-1] == (14, 14)
+
+
+def test_a_protein_backbone_is_resolved_once_and_carries_its_head():
+    """The protein CLI resolves --backbone once (get_backbone): the shipped small ESM-C with its MI
+    head, by name or by its own path; ESM-C 300M and any other backbone without one (the shipped head
+    reads the small model alone); a name that is no backbone refused, naming what is."""
+    import subprocess
+    import sys
+
+    from mi_viz.core.errors import InputError
+    from mi_viz.domains import get_backbone
+    from mi_viz.domains.protein import DOMAIN
+
+    small = get_backbone("protein")
+    assert small.name == "protein_mdm" and small.spec is None and set(small.heads()) == {"mi"}
+    assert get_backbone("protein", str(DOMAIN.default_model)).heads() == small.heads()
+    assert get_backbone("protein", "esmc_300m").heads() == {}
+    with pytest.raises(InputError, match="esmc_300m, a .pth"):
+        get_backbone("protein", "nope")
+    run = subprocess.run([sys.executable, "-m", "mi_viz", "bench", "protein", "--backbone", "nope", "--out", "x.csv"],
+                         capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    assert run.returncode == 2 and "unknown protein backbone 'nope'" in run.stderr

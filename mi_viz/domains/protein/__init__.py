@@ -18,7 +18,10 @@ import numpy as np
 import torch
 
 from ...core import samplers
+from ...core.backbone import Backbone
+from ...core.checkpoints import checkpoint_paths
 from ...core.choice import Criterion
+from ...core.errors import InputError
 from ...lm.masked_lm import lm_weights, load_masked_lm
 from .alphabet import AMINO_ACIDS, MASK, MAX_LENGTH, PAD, PROTEIN_ALPHABET, SequenceError, decode, encode
 from .backbone import ESMC_300M, load_backbone
@@ -75,6 +78,20 @@ class ProteinDomain:
         "mi-pairs": {"gamma": 16.0, "lam": 1.0},
     }
 
+    def backbone(self, name: str | None = None) -> Backbone:
+        """The backbone a user named, resolved once (None: the shipped small ESM-C, 'protein_mdm'):
+        'esmc_300m', a .pth of its weights, a checkpoint or a masked-LM folder by path; any other name
+        refused with those it knows. Its model loads as load_model reads the same spec."""
+        name = str(name or "protein_mdm")
+        known = name in ("protein_mdm", ESMC_300M) or Path(name).exists() or checkpoint_paths(name)[1].exists()
+        if not known:
+            raise InputError(
+                f"unknown protein backbone {name!r}: protein_mdm (the shipped one), esmc_300m, a .pth of its "
+                "weights, a checkpoint or a masked-LM folder (by path)"
+            )
+        label = {"protein_mdm": "small ESM-C (shipped)", ESMC_300M: "ESM-C 300M"}.get(name, Path(name).name)
+        return Backbone(self, name, label, (), None if name == "protein_mdm" else name)
+
     def load_model(self, spec=None, device: str = "cpu"):
         """'protein_mdm' or None (the shipped small backbone), 'esmc_300m' (the local Hugging Face
         cache; BackboneUnavailable if absent), a .pth of ESM-C 300M weights, a checkpoint path, or a
@@ -90,7 +107,11 @@ class ProteinDomain:
         spec = self.default_model if spec in (None, "protein_mdm") else spec
         return lm_weights(spec) if Path(str(spec)).is_dir() else spec
 
-    def default_head(self):
+    def default_head(self, spec=None):
+        """The shipped MI head: it reads the shipped small backbone (spec None, 'protein_mdm' or its own
+        path); None for any other (ESM-C 300M, a masked-LM folder: no head is shipped for them)."""
+        if spec not in (None, "protein_mdm") and Path(str(spec)).resolve() != Path(str(self.default_model)).resolve():
+            return None
         p = CHECKPOINTS / "protein_mi_head"
         return p if Path(str(p) + ".json").exists() else None
 

@@ -107,21 +107,22 @@ def report_states(model, path, n: int, max_length: int, seed: int, dev: str):
 
 
 def run(command: str, a, cfg_or_grid, dev: str):
+    b = DOMAIN.backbone(a.backbone)  # resolved once: everything below reads this object
     if command == "mi-report":
-        model, head = load_models(DOMAIN, a.backbone, a.head, dev, need_head=True)
+        model, head = load_models(DOMAIN, b.spec, a.head, dev, need_head=True, model=b.load(dev))
         states = report_states(model, a.heldout, a.states, a.max_length, a.seed, dev).to(dev)
 
         def more(rep) -> dict:
             return {
                 "separation": separation_profile(rep.pairs),
                 "heldout": Path(a.heldout).name,
-                "backbone": a.backbone or "protein_mdm",
+                "backbone": b.name,
                 "head": portable(a.head or DOMAIN.default_head()),
             }
 
         return driver.report(driver.ReportTask(model, head, states=states, more=more), report_run(a))
     ids, prompts, what = prompts_of(a)
-    model = DOMAIN.load_model(a.backbone, dev)
+    model = b.load(dev)
     scorer = DOMAIN.judge(
         model,
         a.reference,
@@ -133,12 +134,13 @@ def run(command: str, a, cfg_or_grid, dev: str):
         DOMAIN,
         prompts,
         {"inputs": what, "reference": Path(a.reference).name},
-        a.backbone,
-        weights=weights_file(a.backbone or DOMAIN.default_model),  # esmc_300m, a .pth, or a checkpoint
+        b.spec,
+        weights=weights_file(b.spec or DOMAIN.default_model),  # esmc_300m, a .pth, or a checkpoint
+        backbone=b,
         head=a.head,
         model=model,
         score=lambda r: scorer(r.rows),
-        columns={"inputs": what, "backbone": a.backbone or "protein_mdm"},
+        columns={"inputs": what, "backbone": b.name},
         tail={"reference": Path(a.reference).name},
         ids=ids,
         companions=lambda rows, out: write_fasta(out.with_suffix(".fasta"), [(r["id"], r["sequence"]) for r in rows]),
