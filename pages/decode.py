@@ -17,7 +17,7 @@ from mi_viz.core.errors import UserError
 from mi_viz.core.plots import PALETTE_NAME
 from mi_viz.core.protocol import AppDomain
 from mi_viz.core.samplers import SamplerConfig
-from mi_viz.core.viewer import ground_truth_record, trace_meta, viewer_payload
+from mi_viz.core.viewer import MadeBy, ground_truth_record, trace_meta, viewer_payload
 
 from .kit import caches
 from .kit.models import backbone_model
@@ -371,10 +371,12 @@ def traced(view: View, dom: AppDomain, item, trace, b=None, eps: float = 1e-3):
         symbols=view.symbols(dom),
         value_tokens=model.value_tokens.tolist() if model is not None else [],
         mask_id=dom.mask_id,
-        input=item.label,
-        backbone=b.label if b is not None else "",
-        weights_fingerprint=caches.weights_fingerprint(b) if b is not None else "",
-        domain=dom.name,
+        made_by=MadeBy(
+            input=item.label,
+            domain=dom.name,
+            backbone=b.label if b is not None else "",
+            weights_fingerprint=caches.weights_fingerprint(b) if b is not None else "",
+        ),
     )
     truths = {}
     for t, step in enumerate(trace.steps):

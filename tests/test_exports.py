@@ -132,11 +132,12 @@ def test_a_trace_with_its_meta_is_drawn_in_a_notebook(tmp_path, monkeypatch, cap
 
     import mi_viz
     from mi_viz.core.errors import InputError
-    from mi_viz.core.viewer import trace_meta
+    from mi_viz.core.viewer import MadeBy, trace_meta
 
     tr = _trace()
+    made = MadeBy(input="three positions", backbone="toy", weights_fingerprint="0123456789ab")
     tr.meta = trace_meta(kind="track", labels=["a", "b", "c"], symbols=["X", "Y"], value_tokens=[4, 5], mask_id=9,
-                         input="three positions", backbone="toy", weights_fingerprint="0123456789ab")  # fmt: skip
+                         made_by=made)  # fmt: skip
     path = tmp_path / "t.json"
     path.write_text(tr.to_json())
     meta = json.loads(path.read_text())["meta"]

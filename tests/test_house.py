@@ -109,7 +109,7 @@ def test_every_registered_domain_is_under_the_import_contracts():
 OVER_EIGHT = {
     "bench.run_bench", "mi.ground_truth_mi", "mi_report.mi_report", "plots.sweep_figure",
     "plots.plot_sweep", "samplers.decoding.decode", "training.fit",
-    "viewer.viewer_payload", "viewer.trace_meta",
+    "viewer.viewer_payload",
 }  # fmt: skip
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import html
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -213,30 +214,35 @@ def offline_viewer_html(payload: dict, title: str = "mi-viz decode") -> str:
     )
 
 
+@dataclass(frozen=True)
+class MadeBy:
+    """What a trace decoded and with what (as sweep rows name it): the input, the domain, the backbone
+    and the fingerprint of its weights."""
+
+    input: str = ""
+    domain: str = ""
+    backbone: str = ""
+    weights_fingerprint: str = ""
+
+
+NOBODY = MadeBy()  # a trace made outside the app: nothing said of its input or backbone
+
+
 def trace_meta(
-    *,
-    kind: str,
-    labels: list[str],
-    symbols: list[str],
-    value_tokens: list[int],
-    mask_id: int,
-    input: str = "",
-    backbone: str = "",
-    weights_fingerprint: str = "",
-    domain: str = "",
+    *, kind: str, labels: list[str], symbols: list[str], value_tokens: list[int], mask_id: int, made_by: MadeBy = NOBODY
 ) -> dict:
     """What a trace file carries to be read without the app (and drawn by `show`): how its states are
     drawn, a name per position, the vocabulary (token id -> its symbol), the mask token, and what was
-    decoded by what (the input, the backbone and the fingerprint of its weights, as sweep rows name it)."""
+    decoded by what (MadeBy)."""
     return {
         "kind": kind,
         "labels": list(labels),
         "vocabulary": {str(int(t)): s for t, s in zip(value_tokens, symbols)},
         "mask_id": int(mask_id),
-        "input": input,
-        "backbone": backbone,
-        "weights_fingerprint": weights_fingerprint,
-        "domain": domain,
+        "input": made_by.input,
+        "backbone": made_by.backbone,
+        "weights_fingerprint": made_by.weights_fingerprint,
+        "domain": made_by.domain,
     }
 
 
