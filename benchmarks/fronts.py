@@ -284,6 +284,12 @@ def paired_chains(a, plan: Fronts) -> None:
     n = len(next(iter(chains.values())))
     seq = next(lab for lab, r in by_label.items() if r["sampler"] == "sequential")
     budgets = {f"{choice['share']:g}": choice["chosen"], **{k: v["chosen"] for k, v in choice["at_budget"].items()}}
+    only = [b for b in getattr(a, "budgets", "").split(",") if b]  # a family whose test rows are not all made yet
+    if only:
+        unknown = sorted(set(only) - set(budgets))
+        if unknown:
+            raise SystemExit(f"no budget {', '.join(unknown)} in {a.choice} (it has {', '.join(budgets)})")
+        budgets = {k: v for k, v in budgets.items() if k in only}
     metrics = [m for m in a.metrics.split(",") if m in rows[0]]
     rule = plan.method or "mi"  # the validated rule set against the others (mi-revise for the revisers' family)
     rivals = [r for r in plan.rivals if any(row["sampler"] == r for row in rows)]
@@ -300,6 +306,8 @@ def paired_chains(a, plan: Fronts) -> None:
                  "comparisons_vs_rivals": n_cmp, "family_wise_level": round(fw, 5), "budgets": {}}  # fmt: skip
     if also:
         out["also"] = portable(Path(also).resolve())
+    if only:
+        out["budgets_read"] = only
 
     def value(lab: str, m: str) -> np.ndarray:
         return per_chain(chains[lab], m)
@@ -389,6 +397,9 @@ def add_arguments(s: argparse.ArgumentParser, plan: Fronts) -> None:
         s.add_argument("--sweep-dir", default=str(R / plan.sweep_dir))
         s.add_argument("--choice", default=str(R / plan.choice))
         s.add_argument("--metrics", default=plan.metrics, help="per-chain judges compared (those present)")
+        s.add_argument(
+            "--budgets", default="", help="only these budgets of the choice (e.g. 2.5): the rest not yet made"
+        )
         s.add_argument(
             "--also",
             default=str(R / plan.also) if plan.also else "",

@@ -243,6 +243,12 @@ def test_paired_chains_against_a_case_worked_by_hand(tmp_path):
         w.writerow({"i": 0, "species": "human", "passes": 4, "pll": -1.6, "recovery": 0.5})
     with pytest.raises(SystemExit, match="same chains"):
         paired_chains(a2, Fronts("paired chains", "", rivals=("topk", "dilated", "eb"), metrics="pll"))
+    # a family read at some budgets of its choice only (its other rows not made yet): said in the file
+    a3 = SimpleNamespace(**{**vars(a), "budgets": "2.5", "out": str(tmp_path / "f3.json")})
+    paired_chains(a3, Fronts("paired chains", "", rivals=("topk", "dilated", "eb"), metrics="pll"))
+    assert json.loads((tmp_path / "f3.json").read_text())["budgets_read"] == ["2.5"]
+    with pytest.raises(SystemExit, match="no budget 4"):
+        paired_chains(SimpleNamespace(**{**vars(a3), "budgets": "4"}), Fronts("paired chains", "", metrics="pll"))
 
 
 @pytest.mark.parametrize(
