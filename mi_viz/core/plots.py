@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import textwrap
 from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -314,19 +315,31 @@ def sweep_family(row: dict) -> str:
     return key + (" (skip)" if row.get("scan") == "skip" else "")
 
 
+@dataclass(frozen=True)
+class SweepStyle:
+    """What a sweep's chart draws: the metric against passes, its scale and axis name, and the paper's
+    points ([{"method", "avg_passes", metric}], black crosses) under their label. A domain's CLI names
+    it as a dict (Task.plot: these keys)."""
+
+    metric: str = "solved_frac"
+    scale: float = 100.0
+    ylabel: str = "solved (%)"
+    paper: list[dict] | None = None
+    paper_label: str = "paper"
+
+
+SOLVE_RATE = SweepStyle()  # Sudoku's: the share of puzzles solved, in %
+
+
 def plot_sweep(
     summaries: list[dict],
     png_path: str | Path,
     html_path: str | Path,
     title: str = "solve rate vs average passes",
-    paper: list[dict] | None = None,
-    metric: str = "solved_frac",
-    scale: float = 100.0,
-    ylabel: str = "solved (%)",
-    paper_label: str = "paper",
+    style: SweepStyle = SOLVE_RATE,
 ) -> None:
-    """Metric-vs-passes curves, one line per sampler family (PNG via matplotlib, HTML via plotly);
-    paper: reference points [{"method", "avg_passes", metric}] drawn as black crosses."""
+    """Metric-vs-passes curves, one line per sampler family (PNG via matplotlib, HTML via plotly)."""
+    metric, scale, ylabel, paper, paper_label = style.metric, style.scale, style.ylabel, style.paper, style.paper_label
     fams: dict[str, list[dict]] = {}
     for s in summaries:
         fams.setdefault(sweep_family(s), []).append(s)

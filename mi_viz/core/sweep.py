@@ -23,7 +23,7 @@ from .bench import SHIPPED, BenchResult, Weights, run_grid, setting_columns, wri
 from .checkpoints import fingerprint
 from .errors import InputError
 from .models import kinds_of, load_models, require_head
-from .plots import plot_sweep
+from .plots import SweepStyle, plot_sweep
 from .protocol import Domain
 from .samplers import PARAMS, SAMPLERS, SamplerConfig, columns, config_for
 
@@ -236,7 +236,7 @@ def run_sweep(
         write_csv()
     write_csv()
     rows = [summaries[i] for i in sorted(summaries)] + kept
-    plot_sweep(rows, out / "sweep.png", out / "sweep.html", title=title, **(plot or {}))
+    plot_sweep(rows, out / "sweep.png", out / "sweep.html", title=title, style=SweepStyle(**(plot or {})))
     say(
         {
             "points": len(rows),
