@@ -107,7 +107,7 @@ def test_every_registered_domain_is_under_the_import_contracts():
 # the core functions that still take more than 8 parameters (the backbone issue's debt: each is to take a
 # dataclass for its options, as run_sweep takes bench.Weights and sweep.SweepOptions); none may join them
 OVER_EIGHT = {
-    "bench.run_bench", "mi.ground_truth_mi", "mi_report.mi_report", "plots.sweep_figure",
+    "bench.run_bench", "mi.ground_truth_mi", "mi_report.mi_report", 
     "samplers.decoding.decode", "training.fit",
     "viewer.viewer_payload",
 }  # fmt: skip

@@ -54,8 +54,11 @@ def test_sweep_points_carry_their_90_percent_interval():
 
     pll = [{"sampler": "topk", "k": "2", "avg_passes": 5, "pll": -1.5, "pll_se": 0.03},
            {"sampler": "topk", "k": "4", "avg_passes": 3, "pll": -1.7, "pll_se": 0.02}]  # fmt: skip
-    fig = sweep_figure({"this sweep": pll}, "pll", "PLL", "t")
+    from mi_viz.core.plots import SweepStyle
+
+    style = SweepStyle(metric="pll", scale=1.0, ylabel="PLL")
+    fig = sweep_figure({"this sweep": pll}, style, "t")
     assert list(fig.data[0].error_y.array) == pytest.approx([1.645 * 0.02, 1.645 * 0.03])  # by passes
     assert point_interval({"solved_frac": 0.5, "n": 100}, "solved_frac") == pytest.approx(1.645 * 0.05)
-    bare = sweep_figure({"": [{"sampler": "sequential", "avg_passes": 9, "pll": -1.4}]}, "pll", "PLL", "t")
+    bare = sweep_figure({"": [{"sampler": "sequential", "avg_passes": 9, "pll": -1.4}]}, style, "t")
     assert bare.data[0].error_y.array is None

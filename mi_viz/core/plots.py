@@ -144,22 +144,31 @@ def point_interval(row: dict, metric: str) -> float | None:
     return None
 
 
+@dataclass(frozen=True)
+class SweepStyle:
+    """What a sweep's chart draws: the metric against passes, its scale and axis name, and the paper's
+    points ([{"method", "avg_passes", metric}], black crosses) under their label. A domain's CLI names
+    it as a dict (Task.plot: these keys)."""
+
+    metric: str = "solved_frac"
+    scale: float = 100.0
+    ylabel: str = "solved (%)"
+    paper: list[dict] | None = None
+    paper_label: str = "paper"
+
+
+SOLVE_RATE = SweepStyle()  # Sudoku's: the share of puzzles solved, in %
+
+
 def sweep_figure(
-    curves: dict,
-    metric: str,
-    ylabel: str,
-    title: str,
-    paper: list[dict] | None = None,
-    scale: float = 1.0,
-    height: int = 450,
-    paper_label: str = "paper",
-    markers: list[dict] | None = None,
+    curves: dict, style: SweepStyle, title: str, height: int = 450, markers: list[dict] | None = None
 ) -> go.Figure:
-    """Metric against average passes. curves: {label suffix: [rows]} (e.g. {"this sweep": rows,
+    """style.metric against average passes. curves: {label suffix: [rows]} (e.g. {"this sweep": rows,
     "committed": rows}); each row has sampler / lam / scan (sweep_family groups them), avg_passes
-    and `metric`. A family with one point (sequential) is a marker, not a line; dotted lines
+    and the metric. A family with one point (sequential) is a marker, not a line; dotted lines
     for every source but the first; each point with its 90 % interval where its row says it
     (point_interval). markers: live points (a star each, with an interval)."""
+    metric, ylabel, paper, scale, paper_label = style.metric, style.ylabel, style.paper, style.scale, style.paper_label
     fig = go.Figure()
     for n, (source, rows) in enumerate(curves.items()):
         fams: dict[str, list] = {}
@@ -315,22 +324,6 @@ def sweep_family(row: dict) -> str:
     return key + (" (skip)" if row.get("scan") == "skip" else "")
 
 
-@dataclass(frozen=True)
-class SweepStyle:
-    """What a sweep's chart draws: the metric against passes, its scale and axis name, and the paper's
-    points ([{"method", "avg_passes", metric}], black crosses) under their label. A domain's CLI names
-    it as a dict (Task.plot: these keys)."""
-
-    metric: str = "solved_frac"
-    scale: float = 100.0
-    ylabel: str = "solved (%)"
-    paper: list[dict] | None = None
-    paper_label: str = "paper"
-
-
-SOLVE_RATE = SweepStyle()  # Sudoku's: the share of puzzles solved, in %
-
-
 def plot_sweep(
     summaries: list[dict],
     png_path: str | Path,
@@ -374,7 +367,7 @@ def plot_sweep(
         save_figure(fig, png_path, dpi=130)
         plt.close(fig)
     if html_path:  # the app's chart (core.plots.sweep_figure), as a file
-        fig = sweep_figure({"": summaries}, metric, ylabel, title, paper=paper, scale=scale, paper_label=paper_label)
+        fig = sweep_figure({"": summaries}, style, title)
         fig.write_html(html_path, include_plotlyjs="cdn")  # small file; the app shows the same chart offline
 
 

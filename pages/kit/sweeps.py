@@ -19,7 +19,7 @@ import streamlit as st
 from mi_viz.core.bench import BenchResult, run_bench
 from mi_viz.core.errors import UserError
 from mi_viz.core.order import order_map
-from mi_viz.core.plots import order_figure, sweep_figure
+from mi_viz.core.plots import SweepStyle, order_figure, sweep_figure
 from mi_viz.core.protocol import AppDomain
 from mi_viz.core.samplers import SamplerConfig, decode, row_label
 from mi_viz.core.sweep import parse_grid
@@ -122,7 +122,8 @@ def sweep_tab(plan: SweepPlan, key: str, b, dom: AppDomain, model, head, head_pa
     markers, marked = plan.markers() if plan.markers else ([], "")
     if curves or markers:
         column, ylabel, title = plan.metric
-        fig = sweep_figure(curves, column, ylabel, title, paper=plan.paper, scale=plan.scale, markers=markers)
+        style = SweepStyle(metric=column, scale=plan.scale, ylabel=ylabel, paper=plan.paper)
+        fig = sweep_figure(curves, style, title, markers=markers)
         chart(fig, f"{key}_plot")
         if any(e.error_y is not None and e.error_y.array is not None for e in fig.data):
             st.caption("Bars: each point's 90 % interval (its mean over the inputs, as its row's standard error says). "

@@ -13,7 +13,7 @@ import streamlit as st
 
 from mi_viz.core.errors import UserError
 from mi_viz.core.paths import portable
-from mi_viz.core.plots import sweep_figure
+from mi_viz.core.plots import SweepStyle, sweep_figure
 from mi_viz.core.samplers import row_label
 from mi_viz.domains.family import FamilyDomain
 from mi_viz.domains.family.alignment import read_alignment
@@ -169,10 +169,9 @@ def generation_tab(families: dict[str, Backbone], label: str | None) -> None:
         st.info(f"No committed pair-statistics sweep for {fam} (`make family-results` makes them).")
         return
     rows = committed_rows(sweep)
-    chart(sweep_figure(
-            {"": rows}, "pair_corr_pearson", "Pearson of C_ij(a, b), generated vs held-out rows",
-            f"{fam}: pair correlations against passes",
-        ), "fam_sweep")  # fmt: skip
+    ylabel = "Pearson of C_ij(a, b), generated vs held-out rows"
+    style = SweepStyle(metric="pair_corr_pearson", scale=1.0, ylabel=ylabel)
+    chart(sweep_figure({"": rows}, style, f"{fam}: pair correlations against passes"), "fam_sweep")
     ceiling_view(fam)
     cols = [
         c
