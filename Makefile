@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 PORT ?= 8501
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: sudoku-revise sudoku-revise-val antibody-revise antibody-revise-val antibody-sapiens antibody-sapiens-oracles antibody-sapiens-results antibody-sapiens-tv antibody-tv-head sudoku-oracles hmmer tv-overhead sudoku-tv-data sudoku-tv-head sudoku-demask olga antibody-data antibody-mi-data antibody-head antibody-results antibody-val-sweep antibody-natural-data antibody-olga-results antibody-olga-val-sweep anchors app app-dev test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
+.PHONY: sudoku-revise sudoku-revise-val antibody-revise antibody-revise-val antibody-revise-diversity antibody-sapiens antibody-sapiens-oracles antibody-sapiens-results antibody-sapiens-tv antibody-tv-head sudoku-oracles hmmer tv-overhead sudoku-tv-data sudoku-tv-head sudoku-demask olga antibody-data antibody-mi-data antibody-head antibody-results antibody-val-sweep antibody-natural-data antibody-olga-results antibody-olga-val-sweep anchors app app-dev test test-fast setup chromium mmseqs unirep lint data mi-data results val-sweep speed head reship families family-heads family-results family-val-sweep \
         protein-data protein-mdm protein-results protein-mi-data protein-head protein-val-sweep protein-mi-results
 
 $(BIN)/activate:
@@ -181,9 +181,9 @@ AB_HEAVY_VAL := --fasta data/antibody/natural/sabdab_val.tsv.gz --chains heavy -
 antibody-revise-val: setup olga
 	$(BIN)/python -m mi_viz sweep antibody $(AB_HEAVY_VAL) --grid "$(AB_REVISE_VAL)" --out-dir results/antibody/revise/val_sweep \
 	  --resume --keep-others --jobs 1 --threads 2
-	for T in 0.85 0.7; do $(BIN)/python -m mi_viz sweep antibody $(AB_HEAVY_VAL) --temperature $$T --grid sequential \
-	  --out-dir results/antibody/revise/val_sweep --resume --keep-others --jobs 1 --threads 2 || exit 1; done
 	$(BIN)/python -m benchmarks.defaults antibody-revise
+	for T in 0.85 0.7; do $(BIN)/python -m mi_viz sweep antibody $(AB_HEAVY_VAL) --temperature $$T --grid sequential \
+	  --out-dir results/antibody/revise/temperature_val/t$$T --resume --jobs 1 --threads 2 || exit 1; done
 antibody-revise: antibody-revise-val
 	$(BIN)/python -m mi_viz sweep antibody --fasta $(AB_NATURAL)/sabdab_test.tsv.gz --chains heavy --mask cdr3 --sample-seed 0 \
 	  --grid "$$($(BIN)/python -m benchmarks.defaults antibody-revise --grid --controls --without results/antibody/sabdab_test)" \
@@ -193,7 +193,21 @@ antibody-revise: antibody-revise-val
 	  --out-dir results/antibody/revise/sabdab_test_seed1 --save-rows --resume --jobs 1 --threads 2
 	$(BIN)/python -m benchmarks.fronts antibody-revise
 	$(BIN)/python -m benchmarks.antibody_diversity pairs --seed0 results/antibody/revise/sabdab_test,results/antibody/sabdab_test \
-	  --seed1 results/antibody/revise/sabdab_test_seed1 --out results/antibody/revise/diversity.json
+	  --seed1 results/antibody/revise/sabdab_test_seed1 --out results/antibody/revise/diversity/pairs.json
+	$(MAKE) antibody-revise-diversity
+# the mean pairwise identity of 8 samples of each of the first 32 heavy test chains: every rule at its choice (T 1),
+# sequential down its temperature curve (what a rule that sharpens is read against); minutes each
+AB_SAMPLES = $(BIN)/python -m benchmarks.antibody_diversity samples --fasta $(AB_NATURAL)/sabdab_test.tsv.gz --chains heavy \
+  --n-chains 32 --samples 8
+antibody-revise-diversity: setup olga
+	$(AB_SAMPLES) --grid "sequential; mi-revise:gamma=8:lam=1:scan=stop:theta=0.05:rho=0.3:pick=mi:act=remask; \
+	  mi:gamma=6:lam=1:scan=stop; remdm:k=4:block=0:nr=1:loop=1:t_on=0.5:eta=0.04:schedule=conf:strategy=loop; llada:k=3:block=0" \
+	  --out results/antibody/revise/diversity/samples_t1.json
+	$(AB_SAMPLES) --grid "navira:k=4:rho=0.2:block=0:nr=1:t_on=0.5:tr=0.3; \
+	  remdm:k=3:block=0:nr=1:loop=1:t_on=0.5:eta=0.04:schedule=conf:strategy=loop; mi-revise:gamma=6:lam=1:scan=stop:theta=0.05:rho=0.3" \
+	  --out results/antibody/revise/diversity/samples_t1_half_budget.json
+	for T in 0.85 0.7; do $(AB_SAMPLES) --grid sequential --temperature $$T \
+	  --out results/antibody/revise/diversity/samples_sequential_t$$T.json || exit 1; done
 # which measure is right? Both oracles (exact maps, no head between the measure and the rule; DEMASK's confidence
 # threshold off, so only the measure differs) over the same 200 hard test puzzles, fronts at matched passes with a
 # paired bootstrap (results/sudoku/demask/oracles/fronts.json); whole curves compared, no setting picked
