@@ -179,3 +179,17 @@ def test_a_figure_whose_source_is_missing_names_the_figure_file_and_key(tmp_path
     assert any("'1.5'" in b and "no_such.json does not exist" in b for b in bad)
     assert any("'2.5'" in b and "0 rows labelled 'no_such_row'" in b for b in bad)
     assert any("without their own source" in b and "0.731" in b for b in bad)
+
+
+def test_a_json_key_with_spaces_is_named_with_underscores(tmp_path, monkeypatch):
+    """A setting's label is a JSON key with spaces (fronts' controls, diversity's settings): a mark names
+    it with `_` for each space, and the one key it means is read (a wrong one still named)."""
+    import json
+
+    from benchmarks.tables import sources
+
+    monkeypatch.setattr(sources, "ROOT", tmp_path)
+    (tmp_path / "r.json").write_text(json.dumps({"settings": {"mi gamma=6 lam=1": {"x": 0.25}}}))
+    assert sources.cell("r.json settings/mi_gamma=6_lam=1/x") == 0.25
+    with pytest.raises(sources.SourceError, match="stops at 'mi_gamma=8_lam=1'"):
+        sources.cell("r.json settings/mi_gamma=8_lam=1/x")

@@ -13,7 +13,7 @@ written by hand; a figure that is a difference or a ratio of the file's numbers 
 A figure can also name its own source, right after it: `-1.495<!--= results/x/sweep.csv sequential pll -->`
 (a CSV: the file, the row by its label as samplers.row_label writes it with spaces as `_`, the
 column) or `0.265<!--= results/x/fronts.json budgets/2.5/vs_sequential/pll/diff -->` (a JSON: the
-file and the key path, `/` between keys, list indices as numbers). It is compared with that one
+file and the key path, `/` between keys, list indices as numbers, a key's spaces as `_`). It is compared with that one
 number at the precision shown, the sign too where the figure shows one (a figure written without a
 sign is a magnitude: "trails by 0.265"), as a percentage where a `%` follows. A paragraph holding
 one such mark must mark every figure it quotes: its figures are then each checked against their own
@@ -126,6 +126,8 @@ def cell(spec: str):
             v = v[int(key)]
         elif isinstance(v, dict) and key in v:
             v = v[key]
+        elif isinstance(v, dict) and [k for k in v if k.replace(" ", "_") == key]:  # a label's spaces as `_`
+            v = v[next(k for k in v if k.replace(" ", "_") == key)]
         else:
             raise SourceError(f"{path} has no key {parts[1]!r} (stops at {key!r})")
     return v
