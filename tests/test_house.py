@@ -62,7 +62,8 @@ def test_the_tracked_tree_stays_under_36_9_mb():
     TV oracle's; the vendored 3Dmol.js bundle (128 kB, xz) left the tree for make setup to fetch from the
     npm registry (the same file), for the revisers' rows and tests; the Sudoku GPU run's per-puzzle rows of
     the archived lambda-0 oracle rule (143 kB; nothing reads them, its two summaries stay in mi_gt.jsonl and
-    training/gpu_run.sh writes them again) for the backbone object, the revisers' test rows and their tests.
+    training/gpu_run.sh writes them again) and its MDM's loss plot (20 kB; its log stays) for the backbone object,
+    the revisers' test rows at 1/2.5 (6 settings, 14 kB each) and their tests.
     The reviewer's 35 MB is not reached: what is left is shipped weights (float16, which neither xz
     nor a byte split compresses further) and results the pages and tables read."""
     paths = [ROOT / name for name in _tracked()]
