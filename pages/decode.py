@@ -289,7 +289,11 @@ def attention_section(view: View, b, dom: AppDomain, item, trace, tkey: tuple, k
     with st.expander("Attention of a masked position to the whole chain"):
         n = len(trace.steps)
         c = st.columns(2)
-        t = c[0].slider("Step", 1, n, 1, key=f"{key}_attw_step", help="The decode's step whose state is read.") - 1
+        t = (  # a decode of one step has no slider: its one state is read
+            c[0].slider("Step", 1, n, 1, key=f"{key}_attw_step", help="The decode's step whose state is read.") - 1
+            if n > 1
+            else 0
+        )
         masked = [i for i, m in enumerate(trace.steps[t].masked) if m]
         labels = view.labels(dom, item, len(trace.initial))
         pos = c[1].selectbox("masked position", masked, format_func=lambda i: labels[i], key=f"{key}_attw_pos")
