@@ -49,23 +49,12 @@ def test_portable_paths_through_a_symlinked_shared_folder(tmp_path):
 
 
 def test_the_tracked_tree_stays_under_36_9_mb():
-    """Issue 46: a GPU lease carries the tree and its data in 64 MiB, and a clone stays quick: the
-    files git tracks, as they stand in the checkout, total at most 36.9 MB (decimal). The line was 35 MB
-    until issues 56 and 57 added the natural antibody sets, their committed per-chain rows and the two
-    DEMASK heads (float16), and 36.5 MB until AntiBERTy's SAbDab test rows (437 chains x 22 settings,
-    0.28 MB, what its paired fronts are computed from): 36.9 MB is 35.2 MiB, and with the protein GPU
-    run's packed split (20.2 MiB) and wheels (8.5 MiB) the carry stays under 64 MiB (63.9). The sweeps'
-    plots (0.56 MB; each redrawn from its committed sweep.csv by its command) left the tree for the
-    Sudoku TV head and the oracles' rows; the .npz files re-stored with LZMA members and the Figure-3
-    runs gzip-compressed (0.58 MB, contents identical) made room for AntiBERTy's TV head (0.61 MB), and
-    the Sudoku GPU run's MDM log gzip-compressed (41 kB) for DEMASK's AntiBERTy test rows and the Sudoku
-    TV oracle's; the vendored 3Dmol.js bundle (128 kB, xz) left the tree for make setup to fetch from the
-    npm registry (the same file), for the revisers' rows and tests; the Sudoku GPU run's per-puzzle rows of
-    the archived lambda-0 oracle rule (143 kB; nothing reads them, its two summaries stay in mi_gt.jsonl and
-    training/gpu_run.sh writes them again) and its MDM's loss plot (20 kB; its log stays) for the backbone object,
-    the revisers' test rows at 1/2.5 (6 settings, 14 kB each) and their tests.
-    The reviewer's 35 MB is not reached: what is left is shipped weights (float16, which neither xz
-    nor a byte split compresses further) and results the pages and tables read."""
+    """A GPU lease carries the tree and its data in 64 MiB, and a clone stays quick: the files git
+    tracks, as they stand in the checkout, total at most 36.9 MB (decimal; with the protein GPU run's
+    packed split, 20.2 MiB, and wheels, 8.5 MiB, the carry stays under 64 MiB). What left the tree to
+    make room, and why, is in the commits that removed it (git log -- results/gpu_run, docs/screenshots):
+    what is left is shipped weights (float16, which neither xz nor a byte split compresses further)
+    and results the pages, tables and docs read."""
     paths = [ROOT / name for name in _tracked()]
     total = sum(p.stat().st_size for p in paths if p.is_file())
     assert total <= 36_900_000, f"the tracked tree is {total / 1e6:.2f} MB (line: 36.9 MB)"
