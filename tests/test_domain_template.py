@@ -258,10 +258,10 @@ TOY_OUTSIDE = (
 )  # the import contracts cover it by wildcard (mi_viz.domains.*): pyproject.toml is not edited
 
 
-def _toy_tree(root) -> list[str]:
-    """A copy of the library and the app with the twins domain added as docs/adding-a-domain.md
-    says; -> the paths written outside mi_viz/domains/twins/."""
-    import inspect
+def _tree_with_domain(root, name: str, source: str, view: str) -> list[str]:
+    """A copy of the library and the app with a domain added as docs/adding-a-domain.md says (its folder
+    with `source` as __init__.py, its registry line, `view` as pages/views/NAME.py); -> the paths
+    written outside mi_viz/domains/NAME/, measured (every file of the copy that differs from the tree's)."""
     import shutil
 
     from conftest import ROOT
@@ -270,25 +270,30 @@ def _toy_tree(root) -> list[str]:
         shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
     for part in ("app.py", "pyproject.toml"):
         shutil.copy(ROOT / part, root / part)
-    folder = root / "mi_viz" / "domains" / "twins"
+    folder = root / "mi_viz" / "domains" / name
     folder.mkdir()
-    head = "from __future__ import annotations\n\nimport itertools\n\nimport numpy as np\nimport torch\n\n"
-    head += "from mi_viz.core.protocol import ModelOutput\n\nL, V, MASK = 6, 3, 3\n\n\n"
-    body = inspect.getsource(TwinsModel) + "\n\n" + inspect.getsource(TwinsDomain) + "\n\nDOMAIN = TwinsDomain()\n"
-    (folder / "__init__.py").write_text(head + body)
+    (folder / "__init__.py").write_text(source)
     reg = root / "mi_viz/domains/__init__.py"
-    text = reg.read_text()
     line = '    "antibody": "mi_viz.domains.antibody",\n'
-    reg.write_text(text.replace(line, line + '    "twins": "mi_viz.domains.twins",\n'))
-    (root / "pages/views/twins.py").write_text(TOY_VIEW)
-    # measured, not listed: every file of the copy outside the twins folder that differs from the tree's own
+    reg.write_text(reg.read_text().replace(line, line + f'    "{name}": "mi_viz.domains.{name}",\n'))
+    (root / f"pages/views/{name}.py").write_text(view)
     changed = []
     for f in sorted(root.rglob("*")):
         rel = f.relative_to(root).as_posix()
-        if f.is_file() and "__pycache__" not in rel and not rel.startswith("mi_viz/domains/twins/"):
+        if f.is_file() and "__pycache__" not in rel and not rel.startswith(f"mi_viz/domains/{name}/"):
             if not (ROOT / rel).is_file() or (ROOT / rel).read_bytes() != f.read_bytes():
                 changed.append(rel)
     return changed
+
+
+def _toy_tree(root) -> list[str]:
+    """The twins domain added to a copy of the tree; -> the paths written outside its folder."""
+    import inspect
+
+    head = "from __future__ import annotations\n\nimport itertools\n\nimport numpy as np\nimport torch\n\n"
+    head += "from mi_viz.core.protocol import ModelOutput\n\nL, V, MASK = 6, 3, 3\n\n\n"
+    body = inspect.getsource(TwinsModel) + "\n\n" + inspect.getsource(TwinsDomain) + "\n\nDOMAIN = TwinsDomain()\n"
+    return _tree_with_domain(root, "twins", head + body, TOY_VIEW)
 
 
 def test_a_toy_domain_in_the_app_touches_at_most_two_files_outside_its_folder(tmp_path):
@@ -430,29 +435,10 @@ def test_a_dna_domain_with_its_own_alphabet_runs_through_the_cli_and_the_app(tmp
     alphabet; no cli.py: bench and sweep --jobs 2 run from a file of inputs, bad input exits 2 with a
     message, and the decode page decodes it."""
     import json
-    import shutil
     import subprocess
     import sys
 
-    from conftest import ROOT
-
-    for part in ("mi_viz", "pages", "training", "benchmarks"):
-        shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
-    for part in ("app.py", "pyproject.toml"):
-        shutil.copy(ROOT / part, tmp_path / part)
-    (tmp_path / "mi_viz/domains/dna").mkdir()
-    (tmp_path / "mi_viz/domains/dna/__init__.py").write_text(DNA_DOMAIN)
-    reg = tmp_path / "mi_viz/domains/__init__.py"
-    line = '    "antibody": "mi_viz.domains.antibody",\n'
-    reg.write_text(reg.read_text().replace(line, line + '    "dna": "mi_viz.domains.dna",\n'))
-    (tmp_path / "pages/views/dna.py").write_text(DNA_VIEW)
-
-    def differs(f) -> bool:
-        rel = f.relative_to(tmp_path)
-        return not (ROOT / rel).is_file() or (ROOT / rel).read_bytes() != f.read_bytes()
-
-    outside = [f for f in sorted(tmp_path.rglob("*.py")) if "__pycache__" not in f.parts and "dna" not in f.parent.name]
-    changed = [f.relative_to(tmp_path).as_posix() for f in outside if differs(f)]
+    changed = _tree_with_domain(tmp_path, "dna", DNA_DOMAIN, DNA_VIEW)
     assert changed == ["mi_viz/domains/__init__.py", "pages/views/dna.py"], changed
     _dna_lm(tmp_path / "dna_lm")
     (tmp_path / "in.txt").write_text("AC____GT\nA______T\nACGT__GT\n")

@@ -94,11 +94,21 @@ def test_every_registered_domain_is_under_the_import_contracts():
     assert uncovered(by_name, ["sudoku", "twins"]) == ["mi_viz.domains.twins"]
 
 
+def _core_functions():
+    """(module under mi_viz/core, its FunctionDef) for every function and method of the core."""
+    import ast
+
+    for f in sorted((ROOT / "mi_viz" / "core").rglob("*.py")):
+        mod = f.relative_to(ROOT / "mi_viz" / "core").with_suffix("").as_posix().replace("/", ".")
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.FunctionDef):
+                yield mod, node
+
+
 # the core functions that still take more than 8 parameters (the backbone issue's debt: each is to take a
 # dataclass for its options, as run_sweep takes bench.Weights and sweep.SweepOptions); none may join them
 OVER_EIGHT = {
-    "bench.run_bench", "mi.ground_truth_mi", "mi_report.mi_report", 
-    "samplers.decoding.decode", "training.fit",
+    "bench.run_bench", "mi.ground_truth_mi", "mi_report.mi_report", "samplers.decoding.decode", "training.fit",
     "viewer.viewer_payload",
 }  # fmt: skip
 
@@ -106,18 +116,13 @@ OVER_EIGHT = {
 def test_no_core_function_joins_those_over_eight_parameters():
     """A core function's options travel in dataclasses past 8 parameters (self not counted); the list
     above is what is left to convert, and it only shrinks."""
-    import ast
-
     over = set()
-    for f in sorted((ROOT / "mi_viz" / "core").rglob("*.py")):
-        mod = f.relative_to(ROOT / "mi_viz" / "core").with_suffix("").as_posix().replace("/", ".")
-        for node in ast.walk(ast.parse(f.read_text())):
-            if isinstance(node, ast.FunctionDef):
-                a = node.args
-                k = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs) + bool(a.vararg) + bool(a.kwarg)
-                k -= bool(a.args and a.args[0].arg in ("self", "cls"))
-                if k > 8:
-                    over.add(f"{mod}.{node.name}")
+    for mod, node in _core_functions():
+        a = node.args
+        k = len(a.posonlyargs) + len(a.args) + len(a.kwonlyargs) + bool(a.vararg) + bool(a.kwarg)
+        k -= bool(a.args and a.args[0].arg in ("self", "cls"))
+        if k > 8:
+            over.add(f"{mod}.{node.name}")
     assert over <= OVER_EIGHT, f"new functions over 8 parameters: {sorted(over - OVER_EIGHT)}"
     assert not OVER_EIGHT - over, f"converted: take them off the list: {sorted(OVER_EIGHT - over)}"
 
@@ -128,11 +133,10 @@ def test_the_core_takes_no_argparse_namespace():
     core takes an argparse Namespace."""
     import ast
 
-    takers = []
-    for f in sorted((ROOT / "mi_viz" / "core").rglob("*.py")):
-        for node in ast.walk(ast.parse(f.read_text())):
-            if isinstance(node, ast.FunctionDef):
-                for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]:
-                    if arg.annotation is not None and "Namespace" in ast.unparse(arg.annotation):
-                        takers.append(f"{f.name}:{node.name}({arg.arg})")
+    takers = [
+        f"{mod}:{node.name}({arg.arg})"
+        for mod, node in _core_functions()
+        for arg in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+        if arg.annotation is not None and "Namespace" in ast.unparse(arg.annotation)
+    ]
     assert takers == []

@@ -152,14 +152,7 @@ class AntibodyView(ProteinView[AntibodyDomain]):
     def _pick_chain(self, key: str, recs: list[tuple[str, str]]) -> tuple[str | None, str, str]:
         """Several chains pasted: those that can be numbered offered in a picker, the others named (the
         first one bad does not stop the rest); a heavy and a light chain are decoded one at a time."""
-        ok, bad = [], []
-        for rid, seq in recs:
-            try:
-                read_user_chains(f">{rid}\n{seq}")
-                infill(rid, seq, "cdr3")
-                ok.append((rid, seq))
-            except UserError as e:
-                bad.append(f"{rid} ({e})")
+        ok, bad = numberable(tuple(recs))
         if bad:
             st.warning(plain(f"Not offered: {'; '.join(bad)}."))
         if not ok:
@@ -399,6 +392,21 @@ def imgt_span(it: Infill, s: int, e: int) -> str:
 
 
 JUDGE_NAMES = {"antiberty": "AntiBERTy", "sapiens-vh": "Sapiens VH", "sapiens-vl": "Sapiens VL"}
+
+
+@lru_cache(maxsize=32)  # every rerun of the page asks again: each pasted set is numbered once
+def numberable(recs: tuple[tuple[str, str], ...]) -> tuple[list[tuple[str, str]], list[str]]:
+    """Pasted chains split into those that read as amino acids and number as a V domain (id, chain) and
+    the others, each named with why."""
+    ok, bad = [], []
+    for rid, seq in recs:
+        try:
+            read_user_chains(f">{rid}\n{seq}")
+            infill(rid, seq, "cdr3")
+            ok.append((rid, seq))
+        except UserError as e:
+            bad.append(f"{rid} ({e})")
+    return ok, bad
 
 
 def other_judge(it: Infill, b: Backbone) -> str | None:
