@@ -122,3 +122,25 @@ def test_a_contact_reading_that_cannot_run_is_refused_by_name(monkeypatch):
     monkeypatch.setattr(reading, "fit_anchor", absent)
     maps, about, missing = reading.anchors_for(data, ["ardca", "plmdca"], reading.AnchorSettings())
     assert maps == {} and about == {} and set(missing) == {"ardca", "plmdca"} and "make anchors" in missing["ardca"]
+
+
+def test_a_family_kept_out_of_the_tree_names_its_make_target(tmp_path, monkeypatch):
+    """SH3's weights are not shipped (the tree's size line): asking for it by name says how to build it,
+    the pickers leave it out and list it as not built; once its weights are there it is a family again."""
+    import shutil
+
+    from mi_viz.core.checkpoints import CheckpointError
+    from mi_viz.domains import family as F
+
+    for name in ("family_PF00018", "family_PF00595"):  # a copy of the checkpoints folder: SH3's JSON, no weights
+        for p in (F.CHECKPOINTS).glob(name + ".*"):
+            shutil.copy(p, tmp_path / p.name)
+    monkeypatch.setattr(F, "CHECKPOINTS", tmp_path)
+    F.forget_families()
+    (tmp_path / "family_PF00018.safetensors.xz").unlink(missing_ok=True)
+    with pytest.raises(CheckpointError, match=r"make family-PF00018"):
+        F.family_domain("PF00018")
+    assert F.unbuilt_families() == ["PF00018"] and F.shipped_families() == ["PF00595"]
+    shutil.copy(tmp_path / "family_PF00595.safetensors.xz", tmp_path / "family_PF00018.safetensors.xz")
+    assert F.unbuilt_families() == [] and "PF00018" in F.shipped_families()
+    F.forget_families()

@@ -8,12 +8,11 @@ import json
 
 import pandas as pd
 
-from mi_viz.core.checkpoints import weights_header
 from mi_viz.domains.family import SHIPPED
 from mi_viz.domains.family.predictors import ANCHORS, NAMES
 
 from .common import ROOT, R, label, lead, markdown, md_table, need, read_json, rows_of
-from .models import n_params
+from .models import family_weights
 from .protein import figure3_table
 
 FAMILIES = SHIPPED  # every shipped family, in the order the tables list them
@@ -272,10 +271,10 @@ def family_models_table() -> str:
             continue
         meta = json.loads(j.read_text())
         sp, m, ex = meta["extra"]["split"], meta["metrics"], meta["extra"]
-        w = ROOT / "checkpoints" / f"family_{fam}"
+        params, size = family_weights(fam)
         out.append([
-            f"`family_{fam}` ({weights_header(w)[1] / 2**20:.1f} MiB)",
-            f"~{n_params(w) / 1e6:.2f} M: ESM-C blocks, d {meta['config']['d_model']}, "
+            f"`family_{fam}` ({size})",
+            f"~{params / 1e6:.2f} M: ESM-C blocks, d {meta['config']['d_model']}, "
             f"{meta['config']['n_layers']} blocks, column embedding",
             f"{sp['train_rows']:,} / {sp['heldout_rows']:,} ({sp['neff_train']:,.0f} / {sp['neff_heldout']:,.0f})",
             f"kept step {meta['step']:,}, {ex.get('wall_seconds', 0) / 60:.0f} min on 2 CPU cores",

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from mi_viz.core.checkpoints import checkpoint_paths, weights_header
+from mi_viz.domains.family import BUILT_HERE
 from mi_viz.domains.family import SHIPPED as FAMILIES
 
 from .common import ROOT, R, markdown, need, rows_of
@@ -41,6 +42,23 @@ def n_params(weights: Path) -> int:
                 size *= d
             total += size
     return total
+
+
+def family_weights(fam: str) -> tuple[int, str]:
+    """A family backbone's parameters and its size as loaded ("2.1 MiB"), or, for one whose weights
+    stay out of the tree (family.BUILT_HERE; built here or not: the table is the tree's), the
+    parameters its config's network has (the same count: checked against the shipped headers) and
+    how to build it."""
+    w = ROOT / "checkpoints" / f"family_{fam}"
+    if fam not in BUILT_HERE:
+        return n_params(w), f"{weights_header(w)[1] / 2**20:.1f} MiB"
+    import torch
+
+    from mi_viz.domains.family.backbone import FamilyBackbone, FamilyMDMConfig
+
+    with torch.device("meta"):  # shapes only: no memory, no weights
+        net = FamilyBackbone(FamilyMDMConfig(**json.loads(checkpoint_paths(w)[1].read_text())["config"]))
+    return sum(v.numel() for v in net.state_dict().values()), f"built by `make family-{fam}`"
 
 
 def _duration(seconds: float) -> str:
@@ -87,11 +105,14 @@ def models_table() -> str:
             held += " (training run, float32)"
         out.append([f"`{name}` ({size})", f"{n_params(w):,}", data, train, held])
     fams = [f for f in FAMILIES if (ROOT / "checkpoints" / f"family_{f}.json").exists()]
-    if fams:
-        sizes = [weights_header(ROOT / "checkpoints" / f"family_{f}")[1] / 2**20 for f in fams]
+    shipped = [f for f in fams if f not in BUILT_HERE]
+    if shipped:
+        sizes = [weights_header(ROOT / "checkpoints" / f"family_{f}")[1] / 2**20 for f in shipped]
+        built = [f for f in fams if f in BUILT_HERE]
         out.append([
-            f"`family_{'`, `family_'.join(fams)}` ({min(sizes):.1f} MiB each, float16) and their `_mi_head`s",
-            f"{n_params(ROOT / 'checkpoints' / f'family_{fams[0]}'):,} ({fams[0]})",
+            f"`family_{'`, `family_'.join(shipped)}` ({min(sizes):.1f} MiB each, float16) and their `_mi_head`s"
+            + "".join(f"; `family_{f}` built here (`make family-{f}`)" for f in built),
+            f"{n_params(ROOT / 'checkpoints' / f'family_{shipped[0]}'):,} ({shipped[0]})",
             "each family's alignment, 10 % held out by identity groups",
             "about 80 passes over the training rows",
             "[docs/results-family.md](docs/results-family.md)",

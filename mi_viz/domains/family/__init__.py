@@ -34,6 +34,9 @@ CHECKPOINTS = REPO / "checkpoints"
 # checkpoints/family_NAME.* (+ .contacts.json.gz, _mi_head.*), in the order tables and pickers list them (the order
 # they were shipped in: PDZ, RRM, the response regulator, then SH3 and thioredoxin)
 SHIPPED = ("PF00595", "PF00076", "PF00072", "PF00018", "PF00085")
+# families whose weights stay out of the tree (its size line: tests/test_house.py), their JSON halves kept (config,
+# metrics, the shipped weights' sha256): `make family-NAME` builds backbone and head here from ../shared/data
+BUILT_HERE = {"PF00018": "about 30 minutes on 2 cores"}
 DEFAULT_FAMILY = "PF00595"
 RELATION_NAMES = ("contact (C-beta < 8 A, |i - j| >= 6)",)
 
@@ -176,6 +179,12 @@ def family_domain(spec: str | Path | None = None) -> FamilyDomain:
     """The domain of a shipped family (by name) or of any family checkpoint (by path); an unknown
     name is a CheckpointError that lists the families this machine has."""
     path = checkpoint_of(spec)
+    name = str(spec or DEFAULT_FAMILY).removeprefix("family_")
+    if name in BUILT_HERE and not checkpoint_paths(path)[0].exists():
+        raise CheckpointError(
+            f"family {name}'s weights are not shipped (the tree's size line): `make family-{name}` builds its "
+            f"backbone and MI head here from ../shared/data ({BUILT_HERE[name]})"
+        )
     if not checkpoint_paths(path)[1].exists():
         have = ", ".join(shipped_families()) or "none"
         raise CheckpointError(
@@ -194,8 +203,13 @@ def forget_families() -> None:
 
 
 def shipped_families() -> list[str]:
-    """The shipped families whose checkpoints are on this machine."""
-    return [f for f in SHIPPED if checkpoint_paths(checkpoint_of(f))[1].exists()]
+    """The project's families whose weights are on this machine (shipped, or built here)."""
+    return [f for f in SHIPPED if checkpoint_paths(checkpoint_of(f))[0].exists()]
+
+
+def unbuilt_families() -> list[str]:
+    """The families kept out of the tree and not built on this machine yet (`make family-NAME`)."""
+    return [f for f in BUILT_HERE if f not in shipped_families()]
 
 
 class _Default:
@@ -214,4 +228,4 @@ class _Default:
 
 
 DOMAIN = _Default()
-__all__ = ["DOMAIN", "FamilyDomain", "family_domain", "shipped_families", "row_string"]
+__all__ = ["DOMAIN", "FamilyDomain", "family_domain", "shipped_families", "unbuilt_families", "row_string"]
