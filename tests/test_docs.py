@@ -62,13 +62,16 @@ def test_readme_is_a_map():
 def test_every_committed_sweep_row_was_decoded_by_shipped_weights():
     """A results row names the sha of the backbone and head that produced it: each must be a
     checkpoint in checkpoints/ now, so that no table reads numbers of weights users cannot load
-    (after a backbone is retrained or stored in another dtype, its results are re-run)."""
+    (after a backbone is retrained or stored in another dtype, its results are re-run), or one
+    whose weights left the tree and whose JSON half records them (family.BUILT_HERE)."""
     import csv
 
     from mi_viz.core.checkpoints import fingerprint
+    from mi_viz.domains.family import BUILT_HERE
     from mi_viz.lm.masked_lm import lm_weights
 
     shipped = {fingerprint(p) for p in (ROOT / "checkpoints").glob("*.safetensors*")}
+    shipped |= {fingerprint(ROOT / "checkpoints" / f"family_{f}{h}.json") for f in BUILT_HERE for h in ("", "_mi_head")}
     for wheel in ("antiberty", "sapiens-vh", "sapiens-vl"):  # installed from their wheels (make setup), not shipped
         shipped.add(fingerprint(lm_weights(wheel)))
     sweeps = sorted((ROOT / "results").rglob("sweep.csv"))
