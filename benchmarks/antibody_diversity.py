@@ -27,7 +27,7 @@ import torch
 
 from benchmarks.report import save
 from mi_viz.core.models import load_models
-from mi_viz.core.samplers import decode, row_label
+from mi_viz.core.samplers import Batching, decode, row_label
 from mi_viz.core.sweep import parse_grid, rows_path
 from mi_viz.domains import get_domain
 from mi_viz.domains.antibody import LOCI_OF, read_infills
@@ -92,7 +92,7 @@ def samples(
         per = []
         for it, place in zip(got.items, got.streams):
             streams = [place * 1000 + s for s in range(n_samples)]  # never one of the sweeps' streams (place)
-            res = decode(model, dom.encode([it] * n_samples), cfg, head=heads or None, streams=streams)
+            res = decode(model, dom.encode([it] * n_samples), cfg, head=heads or None, run=Batching(streams=streams))
             infills = [r["infill"] for r in dom.score([it] * n_samples, res.tokens)]
             per.append(np.mean([identity(a, b) for a, b in itertools.combinations(infills, 2)]))
         out["settings"][cfg.label()] = {"pairwise_identity": round(float(np.mean(per)), 4),

@@ -44,7 +44,7 @@ from mi_viz.core import models, strict_json
 from mi_viz.core.animation import decode_gif
 from mi_viz.core.reading import read_steps
 from mi_viz.core.samplers import StepRecord, Trace, config_for, decode
-from mi_viz.core.viewer import JS, MAX_CELLS, offline_viewer_html, viewer_payload
+from mi_viz.core.viewer import JS, MAX_CELLS, Layout, ViewerMaps, offline_viewer_html, viewer_payload
 from mi_viz.domains import get_domain
 from mi_viz.domains.sudoku.board import read_puzzle_file
 
@@ -176,10 +176,8 @@ def _track_page(trace, est, max_cells: int) -> str:
     """A made-up track decode as the offline page, its maps at the given level of detail."""
     L = len(trace.initial)
     aa = [chr(ord("A") + k) for k in range(20)]
-    payload = viewer_payload(
-        trace, kind="track", labels=[f"{k + 1}" for k in range(L)], symbols=aa, value_tokens=list(range(20)),
-        mask_id=20, est=est, att=est, max_cells=max_cells,
-    )  # fmt: skip
+    layout = Layout("track", [f"{k + 1}" for k in range(L)], aa, list(range(20)), 20)
+    payload = viewer_payload(trace, layout, ViewerMaps(est=est, att=est), max_cells=max_cells)
     return offline_viewer_html(payload)
 
 
@@ -230,17 +228,15 @@ def viewer_measures(browser) -> dict:
         tr = traces[0]
         est, att = read_steps(model, [s.tokens for s in tr.steps], head, attention=True)
         assert est is not None and att is not None
-        return viewer_payload(
-            tr,
-            kind="board",
-            labels=[dom.position_name(i) for i in range(81)],
-            symbols=[str(d) for d in range(1, 10)],
-            value_tokens=model.value_tokens.tolist(),
-            mask_id=dom.mask_id,
-            est=[m.numpy() for m in est],
-            att=[m.numpy() for m in att],
-            title=name,
+        layout = Layout(
+            "board",
+            [dom.position_name(i) for i in range(81)],
+            [str(d) for d in range(1, 10)],
+            model.value_tokens.tolist(),
+            dom.mask_id,
         )
+        maps = ViewerMaps(est=[m.numpy() for m in est], att=[m.numpy() for m in att])
+        return viewer_payload(tr, layout, maps, title=name)
 
     with torch.inference_mode():
         seq, mi = packed("sequential"), packed("mi")

@@ -33,7 +33,7 @@ import torch
 from benchmarks.report import show
 from benchmarks.timing import median_seconds
 from mi_viz.core.bench import DECODE_BATCH
-from mi_viz.core.mi import ground_truth_mi, marginals
+from mi_viz.core.mi import MIRun, ground_truth_mi, marginals
 from mi_viz.core.models import load_models
 from mi_viz.core.samplers import SamplerConfig, decode
 from mi_viz.domains import DOMAINS, get_domain
@@ -125,7 +125,7 @@ def sequence(a, model, head, dom) -> dict:
     step = SamplerConfig("mi", gamma=2.0, lam=1.0, temperature=1.0)
     t = side_by_side(model, head, state, step, a.repeats, a.rounds)
     t0 = time.perf_counter()
-    gt = ground_truth_mi(model, state, eps=1e-3, chunk=256)
+    gt = ground_truth_mi(model, state, eps=1e-3, run=MIRun(chunk=256))
     return {
         "threads": a.threads,
         "domain": a.domain,

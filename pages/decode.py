@@ -17,7 +17,7 @@ from mi_viz.core.errors import UserError
 from mi_viz.core.plots import PALETTE_NAME
 from mi_viz.core.protocol import AppDomain
 from mi_viz.core.samplers import SamplerConfig
-from mi_viz.core.viewer import MadeBy, ground_truth_record, trace_meta, viewer_payload
+from mi_viz.core.viewer import Layout, MadeBy, ViewerMaps, ground_truth_record, trace_meta, viewer_payload
 
 from .kit import caches
 from .kit.models import backbone_model
@@ -155,23 +155,24 @@ def show_decode(
     def payload_of(tr, k, title=""):
         def pack():
             with st.spinner("Packing the decode for the browser ..."):
-                return viewer_payload(
-                    tr,
-                    kind=view.kind,
-                    labels=view.labels(dom, item, len(tr.initial)),
-                    symbols=view.symbols(dom),
-                    value_tokens=backbone_model(b).value_tokens.tolist(),
-                    mask_id=dom.mask_id,
+                layout = Layout(
+                    view.kind,
+                    view.labels(dom, item, len(tr.initial)),
+                    view.symbols(dom),
+                    backbone_model(b).value_tokens.tolist(),
+                    dom.mask_id,
+                    regions=view.regions(dom, item),
+                    contacts=view.contacts(dom),
+                )
+                maps = ViewerMaps(
                     est=caches.estimates_for(b, map_head, k, tr, measure),
+                    measure=measure,
                     att=caches.attention_for(b, k, tr, site),
                     attention_name=site_name,
-                    contacts=view.contacts(dom),
-                    title=title,
-                    gt_eps=eps,
-                    measure=measure,
-                    regions=view.regions(dom, item),
                     beside=beside_of(tr, k),
+                    gt_eps=eps,
                 )
+                return viewer_payload(tr, layout, maps, title=title)
 
         return caches.cached("payload", payload_key(k, title), pack, max_entries=32)
 

@@ -6,13 +6,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from mi_viz.domains.family import BUILT_HERE, unbuilt_families
-
 from .kit.runtime import through_app
-from .views.family import WHERE_ALIGNMENTS, family_backbones
+from .views.family import WHERE_ALIGNMENTS, family_backbones, unbuilt_notes
 from .views.family_tabs import contacts_tab, generation_tab
 from .views.family_train import train_tab
-from .views.protein_backbones import FAMILY_NAMES
 
 
 def render() -> None:
@@ -30,11 +27,8 @@ def render() -> None:
     families = family_backbones()
     # one family for the page: the contacts and the generation tabs show the same one
     label = st.selectbox("Family", list(families), key="fam_pick") if families else None
-    for fam in unbuilt_families():  # kept out of the tree for its size, its results still in the tables
-        st.caption(
-            f"{FAMILY_NAMES.get(fam, fam)} ({fam}) is not shipped: `make family-{fam}` builds its backbone and MI "
-            f"head here ({BUILT_HERE[fam]}); its committed results are in docs/results-family.md."
-        )
+    for note in unbuilt_notes():
+        st.caption(note)
     tab_contacts, tab_gen, tab_train = st.tabs(
         ["Contacts from MI", "Generation by pair statistics", "Train on your alignment"]
     )

@@ -624,7 +624,7 @@ def test_a_heavy_set_keeps_heavy_chains_and_each_samples_as_in_the_whole_file():
     import csv
     import gzip
 
-    from mi_viz.core.samplers import config_for, decode
+    from mi_viz.core.samplers import Batching, config_for, decode
     from mi_viz.domains.antibody import DOMAIN, LOCI_OF, NumberingError, read_infills
 
     path = ROOT / "data" / "antibody" / "natural" / "sabdab_test.tsv.gz"
@@ -635,7 +635,7 @@ def test_a_heavy_set_keeps_heavy_chains_and_each_samples_as_in_the_whole_file():
     it, place = got.items[7], got.streams[7]
     model = DOMAIN.load_model()
     cfg = config_for("sequential", DOMAIN.sampler_defaults, temperature=1.0, seed=0)
-    res = decode(model, DOMAIN.encode([it]), cfg, streams=[place])
+    res = decode(model, DOMAIN.encode([it]), cfg, run=Batching(streams=[place]))
     row = DOMAIN.score([it], res.tokens)[0]
     with gzip.open(ROOT / "results" / "antibody" / "sabdab_test" / "rows" / "sequential.csv.gz", "rt") as f:
         committed = next(r for r in csv.DictReader(f) if r["i"] == "7")

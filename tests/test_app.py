@@ -473,18 +473,12 @@ def test_family_sweep_scores_pair_statistics_against_the_held_out_rows():
 def test_user_strings_are_escaped_in_the_exports():
     """A FASTA header or file name with markup reaches the offline exports as text, never as markup."""
     from mi_viz.core.samplers import StepRecord, Trace
-    from mi_viz.core.viewer import offline_viewer_html, viewer_payload
+    from mi_viz.core.viewer import Layout, offline_viewer_html, viewer_payload
 
     evil = '<script>alert("x")</script>'
     rec = StepRecord(0, [9, 9], [True, True], [0.5, 0.4], [[0.5] * 2, [0.5] * 2], None, [0, 1], [1, 2], 1)
     payload = viewer_payload(
-        Trace({"name": "topk"}, [9, 9], [1, 2], [rec]),
-        kind="track",
-        labels=[evil, "b"],
-        symbols=["A", "B"],
-        value_tokens=[1, 2],
-        mask_id=9,
-        title=evil,
+        Trace({"name": "topk"}, [9, 9], [1, 2], [rec]), Layout("track", [evil, "b"], ["A", "B"], [1, 2], 9), title=evil
     )
     html_page = offline_viewer_html(payload, evil)
     assert evil not in html_page  # in the data as JSON (</ escaped), in the title escaped

@@ -22,7 +22,7 @@ from mi_viz.core.bench import run_bench
 from mi_viz.core.mi import ground_truth_mi
 from mi_viz.core.mi_data import truth_shard
 from mi_viz.core.mi_head import HeadConfig, MIHead, check_head_fits
-from mi_viz.core.mi_report import mi_report
+from mi_viz.core.mi_report import ReportStates, mi_report
 from mi_viz.core.protocol import ModelOutput
 from mi_viz.core.reading import read_state
 from mi_viz.core.samplers import SAMPLERS, SamplerConfig, decode
@@ -185,11 +185,11 @@ def test_head_invariants_and_report_on_the_toy_domain():
     assert (mi.diagonal(dim1=1, dim2=2) == 0).all() and (mi[~(masked[:, :, None] & masked[:, None, :])] == 0).all()
     rel, _ = DOMAIN.relations()
     states = DOMAIN.encode(["______", "a_____", "__b___"])  # twins masked together in every state
-    rep = mi_report(model, head, None, relations=rel, states=states)
+    rep = mi_report(model, head, ReportStates(given=states), relations=rel)
     summary, pt = rep.summary, rep.pairs
     assert summary["n_states"] == 3 and (pt.relation > 0).any() and (pt.relation == 0).any()
     assert summary["auroc_structure_gt"] == 1.0  # the exact map separates twins from the rest
-    nostruct = mi_report(model, head, DOMAIN.encode(["______"] * 3), n_states=3).summary
+    nostruct = mi_report(model, head, ReportStates(DOMAIN.encode(["______"] * 3), n=3)).summary
     assert nostruct["auroc_structure_gt"] is None  # a domain without known relations: the keys are null
 
 

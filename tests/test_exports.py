@@ -11,7 +11,7 @@ from PIL import Image
 
 from mi_viz.core.animation import EmptyDecode, decode_gif, frame_count
 from mi_viz.core.samplers import StepRecord, Trace
-from mi_viz.core.viewer import offline_viewer_html, viewer_payload
+from mi_viz.core.viewer import Layout, ViewerMaps, offline_viewer_html, viewer_payload
 
 
 def payload(passes: list[int], L: int = 6, title: str = "toy") -> dict:
@@ -24,8 +24,7 @@ def payload(passes: list[int], L: int = 6, title: str = "toy") -> dict:
         steps.append(StepRecord(k, tokens[:], masked, [0.5] * L, [[0.5, 0.5]] * L, (mi + mi.T).tolist(), [k], [1], p))
         tokens[k] = 1
     trace = Trace({"name": "topk"}, [9] * L, tokens, steps)
-    return viewer_payload(trace, kind="track", labels=list("abcdef"[:L]), symbols=["A", "B"], value_tokens=[0, 1],
-                          mask_id=9, title=title)  # fmt: skip
+    return viewer_payload(trace, Layout("track", list("abcdef"[:L]), ["A", "B"], [0, 1], 9), title=title)
 
 
 def _trace(L: int = 3) -> Trace:
@@ -72,19 +71,19 @@ def test_mi_and_tv_of_a_step_are_packed_side_by_side():
     trace = Trace({"name": "topk"}, [9] * L, tokens, steps)
     mi = [np.full((L, L), 0.2) for _ in range(L)]
     tv = [np.full((L, L), 0.7) for _ in range(L)]
-    got = viewer_payload(trace, kind="track", labels=list("abcd"), symbols=["A", "B"], value_tokens=[0, 1], mask_id=9,
-                         est=mi, beside=("tv", tv))  # fmt: skip
+    layout = Layout("track", list("abcd"), ["A", "B"], [0, 1], 9)
+    got = viewer_payload(trace, layout, ViewerMaps(est=mi, beside=("tv", tv)))
     assert got["beside"] == {"name": "TV influence (DEMASK)", "unit": "TV"} and "measure" not in got
     assert [("mi2" in s) for s in got["steps"]] == [True, True, True, False]  # the last step: one masked position
     assert got["steps"][0]["mi2"] != got["steps"][0]["mi"]  # its own values, not the MI's
-    plain = viewer_payload(trace, kind="track", labels=list("abcd"), symbols=["A", "B"], value_tokens=[0, 1], mask_id=9,
-                           est=mi)  # fmt: skip
+    plain = viewer_payload(trace, layout, ViewerMaps(est=mi))
     assert "beside" not in plain and not any("mi2" in s for s in plain["steps"])
 
 
 def test_an_empty_decode_is_refused():
-    empty = viewer_payload(Trace({"name": "topk"}, [1, 1], [1, 1], []), kind="track", labels=["a", "b"],
-                           symbols=["A", "B"], value_tokens=[0, 1], mask_id=9)  # fmt: skip
+    empty = viewer_payload(
+        Trace({"name": "topk"}, [1, 1], [1, 1], []), Layout("track", ["a", "b"], ["A", "B"], [0, 1], 9)
+    )
     assert frame_count(empty) == 0
     with pytest.raises(EmptyDecode, match="no step"):
         decode_gif(empty)

@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from mi_viz.core.mi import entropy, ground_truth_mi
+from mi_viz.core.mi import MIRun, entropy, ground_truth_mi
 from mi_viz.core.protocol import ModelOutput
 from mi_viz.domains.sudoku.oracle import ExactSudokuOracle
 
@@ -35,7 +35,7 @@ def _contexts(oracle, n=6, n_masked=11, seed=0):
 @pytest.mark.parametrize("marginal", ["joint", "model"])
 def test_matches_enumerated_joint(oracle, marginal):
     ctx = _contexts(oracle)
-    res = ground_truth_mi(oracle, ctx, eps=0.0, chunk=37, marginal=marginal)  # odd chunk: exercises chunking
+    res = ground_truth_mi(oracle, ctx, eps=0.0, marginal=marginal, run=MIRun(chunk=37))  # odd chunk: exercises chunking
     checked, nonzero = 0, 0
     for b in range(len(ctx)):
         masked = (ctx[b] == oracle.mask_id).nonzero().squeeze(1).tolist()
@@ -69,7 +69,7 @@ def test_tv_influence_matches_the_enumerated_joint(oracle):
     directions (row = the position conditioned on), the symmetrised map their mean, in [0, 1], zero
     where the MI is."""
     ctx = _contexts(oracle, seed=3)
-    res = ground_truth_mi(oracle, ctx, eps=0.0, chunk=29)
+    res = ground_truth_mi(oracle, ctx, eps=0.0, run=MIRun(chunk=29))
     checked = 0
     for b in range(len(ctx)):
         masked = (ctx[b] == oracle.mask_id).nonzero().squeeze(1).tolist()
@@ -176,7 +176,7 @@ def test_entropy_in_nats():
 def test_progress_callback_and_chunked_memory(oracle):
     ctx = _contexts(oracle, n=2)
     calls = []
-    ground_truth_mi(oracle, ctx, eps=0.0, chunk=10, progress=lambda d, t: calls.append((d, t)))
+    ground_truth_mi(oracle, ctx, eps=0.0, run=MIRun(chunk=10, progress=lambda d, t: calls.append((d, t))))
     assert calls[-1][0] == calls[-1][1] and len(calls) == math.ceil(calls[-1][1] / 10)
 
 
@@ -220,11 +220,12 @@ def test_streamed_ground_truth_equals_the_dense_one(tiny_mdm):
     x[torch.rand(3, 81, generator=g) < 0.4] = 9
     x[2, :] = 9
     x[2, 5] = 3
-    dense = ground_truth_mi(tiny_mdm, x, eps=1e-3, chunk=64)
+    dense = ground_truth_mi(tiny_mdm, x, eps=1e-3, run=MIRun(chunk=64))
     for chunk in (7, 64, 5000):
         for marginal in ("joint", "model"):
-            ref = dense if marginal == "joint" else ground_truth_mi(tiny_mdm, x, eps=1e-3, chunk=64, marginal=marginal)
-            s = ground_truth_mi(tiny_mdm, x, eps=1e-3, chunk=chunk, marginal=marginal, max_dense_bytes=0)
+            model_ref = marginal == "model"
+            ref = ground_truth_mi(tiny_mdm, x, eps=1e-3, marginal=marginal, run=MIRun(chunk=64)) if model_ref else dense
+            s = ground_truth_mi(tiny_mdm, x, eps=1e-3, marginal=marginal, run=MIRun(chunk=chunk, max_dense_bytes=0))
             assert torch.allclose(s.extra["directed64"], ref.extra["directed64"], atol=1e-12, rtol=0), (chunk, marginal)
             assert torch.allclose(s.extra["tv_directed64"], ref.extra["tv_directed64"], atol=1e-12, rtol=0)
             assert torch.equal(s.passes, ref.passes)
@@ -255,7 +256,7 @@ def test_protein_ground_truth_against_the_joint_written_out():
             if prm.dim() == 2:
                 prm.normal_(0, 3 / prm.shape[1] ** 0.5)
     x = encode("MK__VL_A", allow_mask=True)[None]  # masked at 2, 3, 6
-    gt = ground_truth_mi(model, x, eps=0.0, max_dense_bytes=0)
+    gt = ground_truth_mi(model, x, eps=0.0, run=MIRun(max_dense_bytes=0))
     with torch.no_grad():
         p = torch.softmax(model.forward_tokens(x).logits.double(), -1)[0]  # (L, 20)
         for i, j in ((2, 3), (3, 6), (6, 2)):

@@ -46,7 +46,7 @@ def test_head_at_pairs_rescores_a_report_exactly(tiny_mdm, puzzles):
     import torch
 
     from mi_viz.core.mi_head import HeadConfig, MIHead
-    from mi_viz.core.mi_report import head_at_pairs, mi_report
+    from mi_viz.core.mi_report import ReportStates, head_at_pairs, mi_report
 
     torch.manual_seed(0)
     head = MIHead(HeadConfig(d_in=tiny_mdm.config.d_model, d_hidden=16, rank=8, d_pair=8)).eval()
@@ -57,8 +57,7 @@ def test_head_at_pairs_rescores_a_report_exactly(tiny_mdm, puzzles):
     rep = mi_report(
         tiny_mdm,
         head,
-        sudoku.encode([p for p, _ in puzzles[:2]]),
-        n_states=3,
+        ReportStates(sudoku.encode([p for p, _ in puzzles[:2]]), n=3),
         relations=sudoku.relations(81)[0],
         progress=lambda d, n: seen.append((d, n)),
     )

@@ -16,7 +16,7 @@ from conftest import ROOT
 
 from mi_viz.core.bench import run_bench
 from mi_viz.core.checkpoints import CheckpointError
-from mi_viz.core.samplers import SAMPLERS, SamplerConfig
+from mi_viz.core.samplers import SAMPLERS, Batching, SamplerConfig
 from mi_viz.domains import get_domain
 from mi_viz.domains.protein import alphabet as A
 from mi_viz.domains.protein import metrics as M
@@ -495,7 +495,7 @@ def test_bench_progress_counts_positions_over_every_length_group(tiny):
         tiny,
         prompts,
         SamplerConfig("topk", k=2, temperature=1.0, seed=0),
-        progress=lambda d, n: ticks.append((d, n)),
+        run=Batching(progress=lambda d, n: ticks.append((d, n))),
     )
     assert {n for _, n in ticks} == {14}
     assert [d for d, _ in ticks] == sorted(d for d, _ in ticks) and ticks[-1] == (14, 14)

@@ -4,6 +4,7 @@ import torch
 
 from mi_viz.core.samplers import (
     SAMPLERS,
+    Batching,
     SamplerConfig,
     Trace,
     decode,
@@ -238,9 +239,9 @@ def _oracle_states(n=5, masked=10, seed=0):
 def test_batched_decode_equals_one_by_one(cfg):
     """Sampled values too: each sequence draws from its own stream (seed, stream id)."""
     o, x = _oracle_states()
-    together = decode(o, x, cfg, batch_size=2)
+    together = decode(o, x, cfg, run=Batching(batch_size=2))
     for b in range(len(x)):
-        alone = decode(o, x[b : b + 1], cfg, streams=[b])
+        alone = decode(o, x[b : b + 1], cfg, run=Batching(streams=[b]))
         assert torch.equal(alone.tokens[0], together.tokens[b])
         assert alone.batch_sizes[0] == together.batch_sizes[b]
     assert (together.tokens != o.mask_id).all()

@@ -32,7 +32,7 @@ import logging
 import torch
 
 from mi_viz.cli import add_shard_arguments, pack_or_merge, shard_run
-from mi_viz.core.mi import ground_truth_mi
+from mi_viz.core.mi import MIRun, ground_truth_mi
 from mi_viz.core.mi_data import run_shards
 from mi_viz.core.samplers import SamplerConfig, decode
 from mi_viz.domains.sudoku import board as S
@@ -103,7 +103,7 @@ def main(argv=None):
         x = x[(x == MASK_TOKEN).sum(1) >= 2]  # a state needs two masked cells to have a pair
         mis, tvs, asy, ent, drop, passes = [], [], [], [], [], []
         for s in range(0, len(x), 64):
-            gt = ground_truth_mi(model, x[s : s + 64].to(a.device), eps=a.eps, chunk=a.chunk)
+            gt = ground_truth_mi(model, x[s : s + 64].to(a.device), eps=a.eps, run=MIRun(chunk=a.chunk))
             mis.append(gt.mi.half().cpu())
             tvs.append(gt.tv.half().cpu())  # type: ignore[union-attr]  # DEMASK's D, the same passes
             asy.append(gt.asymmetry.half().cpu())

@@ -42,7 +42,7 @@ from mi_viz.core.mi_data import MIDataError, load_mi_dataset
 from mi_viz.core.mi_head import HEAD_KIND, TARGETS, HeadConfig, MIHead, frobenius_loss, load_head, save_head
 from mi_viz.core.mi_report import pearson
 from mi_viz.core.paths import portable
-from mi_viz.core.training import CsvLog, Resumable, StepInfo, fit, resume_run
+from mi_viz.core.training import CsvLog, Resumable, Resumed, StepInfo, fit, resume_run
 from mi_viz.domains import DOMAINS, get_domain
 
 
@@ -317,7 +317,9 @@ def train(a, bb: Backbone, data: Targets, head: MIHead) -> None:
         return out_of_time  # a pause: the same command continues
 
     if state["step"] < min(a.steps, a.stop_at or a.steps):
-        fit(head, opt, tc, batch_loss, after, int(state["step"]), state["wall"], stop_at_step=a.stop_at or None)
+        fit(
+            head, opt, tc, batch_loss, after, Resumed(int(state["step"]), state["wall"]), stop_at_step=a.stop_at or None
+        )
     csv_log.close()
     if state.get("out_of_time"):
         print("time budget reached; run the same command again to continue", flush=True)

@@ -27,7 +27,17 @@ from pathlib import Path
 import torch
 
 from mi_viz.core.errors import exit_on_user_error
-from mi_viz.core.training import CsvLog, Dist, Resumable, StepInfo, config_from, fit, resume_run, trainer_parser
+from mi_viz.core.training import (
+    CsvLog,
+    Dist,
+    Resumable,
+    Resumed,
+    StepInfo,
+    config_from,
+    fit,
+    resume_run,
+    trainer_parser,
+)
 from mi_viz.domains.protein.alphabet import PAD, encode
 from mi_viz.domains.protein.backbone import (
     PROTEIN_MDM_KIND,
@@ -187,7 +197,7 @@ def main(argv=None):
         extra = {"best": state["best"], "tokens": state["tokens"], "wall_seconds": info.wall, **about}
         last.save(info.step, m, {**extra, "world_size": d.world, "data": a.data})
 
-    fit(model, opt, tc, batch_loss, after, state["step"], state["wall"], d, a.stop_at_step)
+    fit(model, opt, tc, batch_loss, after, Resumed(state["step"], state["wall"]), d, a.stop_at_step)
     if d.master:
         # the weights at the schedule's end, to ship: the lowest validation MDM loss (best.*) moves
         # within its noise once the loss flattens, while the annealed weights are the most trained

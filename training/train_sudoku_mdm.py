@@ -27,7 +27,17 @@ import torch
 from mi_viz.core.errors import exit_on_user_error
 from mi_viz.core.plots import save_figure
 from mi_viz.core.samplers import SamplerConfig, decode
-from mi_viz.core.training import CsvLog, Dist, Resumable, StepInfo, config_from, fit, resume_run, trainer_parser
+from mi_viz.core.training import (
+    CsvLog,
+    Dist,
+    Resumable,
+    Resumed,
+    StepInfo,
+    config_from,
+    fit,
+    resume_run,
+    trainer_parser,
+)
 from mi_viz.domains.sudoku import board as S
 from mi_viz.domains.sudoku.mdm import MDM_KIND, MDMConfig, SudokuMDM, boards_to_tokens, mdm_loss, save_mdm
 from mi_viz.domains.sudoku.symmetries import apply_symmetry, random_symmetries
@@ -203,7 +213,7 @@ def main(argv=None):
             save_last(info.loss.item())
 
     state["loss"] = float("nan")
-    fit(model, opt, tc, batch_loss, after, state["step"], state["wall"], d, a.stop_at_step)
+    fit(model, opt, tc, batch_loss, after, Resumed(state["step"], state["wall"]), d, a.stop_at_step)
     if d.master:
         save_last(state["loss"])
         if not (run / "best.json").exists():  # no validation data: the last weights are the best we know

@@ -6,10 +6,12 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import torch
 
 from mi_viz.core.checkpoints import checkpoint_paths, weights_header
 from mi_viz.domains.family import BUILT_HERE
 from mi_viz.domains.family import SHIPPED as FAMILIES
+from mi_viz.domains.family.backbone import FamilyBackbone, FamilyMDMConfig
 
 from .common import ROOT, R, markdown, need, rows_of
 
@@ -52,10 +54,6 @@ def family_weights(fam: str) -> tuple[int, str]:
     w = ROOT / "checkpoints" / f"family_{fam}"
     if fam not in BUILT_HERE:
         return n_params(w), f"{weights_header(w)[1] / 2**20:.1f} MiB"
-    import torch
-
-    from mi_viz.domains.family.backbone import FamilyBackbone, FamilyMDMConfig
-
     with torch.device("meta"):  # shapes only: no memory, no weights
         net = FamilyBackbone(FamilyMDMConfig(**json.loads(checkpoint_paths(w)[1].read_text())["config"]))
     return sum(v.numel() for v in net.state_dict().values()), f"built by `make family-{fam}`"

@@ -20,7 +20,7 @@ from typing import Any
 
 from .checkpoints import checkpoint_paths
 from .errors import InputError
-from .models import KINDS, head_path
+from .models import KINDS, head_path, note_build
 
 LOADS: dict[tuple, int] = {}  # Backbone.key -> models built in this process (tests count them)
 _MODELS: dict[tuple, Any] = {}
@@ -87,6 +87,7 @@ class Backbone:
             if key not in _MODELS:
                 LOADS[self.key] = LOADS.get(self.key, 0) + 1
                 _MODELS[key] = self.dom.load_model(self.spec, device=device).eval()
+                note_build(self.dom.name, self.spec)
             return _MODELS[key]
 
 
@@ -96,6 +97,8 @@ def single_backbone(dom: Any, name: str | None = None) -> Backbone:
     if name in (None, "", dom.name):
         return Backbone(dom, dom.name, f"{dom.name} model")
     if not checkpoint_paths(name)[1].exists():
+        if "/" in str(name) or Path(str(name)).suffix:  # meant as a path: say which file is missing
+            raise InputError(f"checkpoint file not found: {checkpoint_paths(name)[1]} (a {dom.name} checkpoint by path)")
         raise InputError(
             f"the {dom.name} domain has one backbone ({dom.name}) or a checkpoint by path; {name!r} is neither"
         )

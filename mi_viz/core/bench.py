@@ -10,7 +10,7 @@ import csv
 import gzip
 import multiprocessing as mp
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,12 +20,13 @@ import torch
 
 from .models import kinds_of, load_models
 from .protocol import Domain, MaskedModel
-from .samplers import COLUMNS, SamplerConfig, decode
+from .samplers import COLUMNS, Batching, SamplerConfig, decode
 
 # Sequences per forward pass. benchmarks/throughput.py on the 2-core CPU machine
 # (results/throughput.txt): for Sudoku, two 1-thread processes (sweep --jobs 2) at batch 64
 # get the most boards per second.
 DECODE_BATCH = 64
+BENCH_BATCHING = Batching(DECODE_BATCH)  # frozen: a safe shared default
 
 
 def setting_columns(cfg: SamplerConfig) -> dict:
@@ -38,13 +39,20 @@ def setting_columns(cfg: SamplerConfig) -> dict:
 class Weights:
     """What a grid decodes with: the backbone and its heads as load_models takes them (None: the
     domain's shipped ones) and the device; a sweep fingerprints `fingerprint` (the backbone's weights
-    file; default the checkpoint, else the domain's default model)."""
+    file; default the checkpoint, else the domain's default model). backbone: the core Backbone the
+    user picked, when there is one: its model is built once a process (Backbone.load), so a parent
+    that built it already (a judge reads it) and each worker build it once, never again."""
 
     checkpoint: Any = None
     head: Any = None
     tv_head: Any = None
     device: str = "cpu"
     fingerprint: Any = None
+    backbone: Any = None
+
+    def built(self) -> Any:
+        """The backbone's model, built once in this process, or None (load_models builds it from checkpoint)."""
+        return None if self.backbone is None else self.backbone.load(self.device)
 
 
 SHIPPED = Weights()  # the domain's shipped backbone and heads, on the CPU (frozen: a safe shared default)
@@ -63,19 +71,17 @@ def run_bench(
     items: list,
     cfg: SamplerConfig,
     head: Any = None,
-    batch_size: int = DECODE_BATCH,
     device: str = "cpu",
-    progress: Callable[[int, int], None] | None = None,
     start: torch.Tensor | None = None,
-    streams: list[int] | None = None,
+    run: Batching = BENCH_BATCHING,
 ) -> BenchResult:
     """Decode every item (start: its (B, L) tokens when the caller encoded them) and score it:
     a row per item (the domain's columns, then passes) and a summary.
 
     A domain whose items differ in length (proteins) says which items share a length
     (Domain.groups); each group is decoded as its own batch, so nothing is ever padded.
-    streams: each item's random stream (default its index), so a subset of a set samples each
-    item as the whole set does."""
+    run.streams: each item's random stream (default its index), so a subset of a set samples each
+    item as the whole set does; run.progress counts positions over every group."""
     t0 = time.perf_counter()
     groups = domain.groups(items) if start is None else [list(range(len(items)))]
     rows: list[dict | None] = [None] * len(items)
@@ -86,9 +92,9 @@ def run_bench(
     for g, x in zip(groups, starts):
         sub = [items[i] for i in g]
         x = x.to(device)
-        tick = None if progress is None else (lambda done, _n, b=base: progress(b + done, total))
-        ids = g if streams is None else [streams[i] for i in g]
-        res = decode(model, x, cfg, head=head, batch_size=batch_size, progress=tick, streams=ids)
+        tick = None if run.progress is None else (lambda done, _n, b=base, p=run.progress: p(b + done, total))
+        ids = g if run.streams is None else [run.streams[i] for i in g]
+        res = decode(model, x, cfg, head=head, run=Batching(run.batch_size, ids, tick))
         base += int((x == model.mask_id).sum())
         scored = domain.score(sub, res.tokens)
         revised = res.revised.tolist() if res.revised is not None else [0] * len(g)
@@ -127,18 +133,16 @@ def run_bench(
 _WORKER: dict = {}
 
 
-def _worker_init(
-    domain: Domain, checkpoint: Any, head: Any, device: str, kinds: tuple[str, ...], threads: int, tv_head: Any = None
-) -> None:
+def _worker_init(domain: Domain, w: Weights, kinds: tuple[str, ...], threads: int) -> None:
     torch.set_num_threads(threads)
-    model, h = load_models(domain, checkpoint, head, device, kinds=kinds, tv_head=tv_head)
+    model, h = load_models(domain, w.checkpoint, w.head, w.device, kinds=kinds, tv_head=w.tv_head, model=w.built())
     _WORKER.update(domain=domain, model=model, head=h)
 
 
 def _worker_run(job: tuple) -> tuple[int, BenchResult]:
     i, cfg, items, batch_size, device, streams = job
     w = _WORKER
-    return i, run_bench(w["domain"], w["model"], items, cfg, w["head"], batch_size, device, streams=streams)
+    return i, run_bench(w["domain"], w["model"], items, cfg, w["head"], device, run=Batching(batch_size, streams))
 
 
 def run_grid(
@@ -164,12 +168,12 @@ def run_grid(
     threads = threads or torch.get_num_threads()
     w, device = weights, weights.device
     if jobs <= 1 or len(cfgs) <= 1:
-        model, h = load_models(domain, w.checkpoint, w.head, device, kinds=kinds, tv_head=w.tv_head)
+        model, h = load_models(domain, w.checkpoint, w.head, device, kinds=kinds, tv_head=w.tv_head, model=w.built())
         for i, c in enumerate(cfgs):
-            yield i, run_bench(domain, model, items, c, h, batch_size, device, streams=streams)
+            yield i, run_bench(domain, model, items, c, h, device, run=Batching(batch_size, streams))
         return
     ctx = mp.get_context("spawn")  # fork would copy torch's thread pool state
-    init = (domain, w.checkpoint, w.head, device, kinds, max(1, threads // jobs), w.tv_head)
+    init = (domain, w, kinds, max(1, threads // jobs))
     with ctx.Pool(jobs, _worker_init, init) as pool:
         yield from pool.imap_unordered(
             _worker_run, [(i, c, items, batch_size, device, streams) for i, c in enumerate(cfgs)]

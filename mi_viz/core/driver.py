@@ -15,9 +15,9 @@ import torch
 from . import progress, strict_json
 from .backbone import Backbone
 from .bench import DECODE_BATCH, BenchResult, Weights, run_bench, write_rows
-from .mi_report import mi_report, write_report
+from .mi_report import ReportStates, mi_report, write_report
 from .models import kinds_of, load_models
-from .samplers import SamplerConfig
+from .samplers import Batching, SamplerConfig
 from .sweep import SweepOptions, run_sweep
 
 
@@ -90,8 +90,8 @@ def bench(task: Task, cfg: SamplerConfig, a: BenchRun, dev: str) -> dict:
         task.domain, task.checkpoint, task.head, dev, kinds=kinds_of([cfg]), tv_head=task.tv_head, model=built
     )
     bar = progress.callback(f"decoding ({cfg.label()})", unit="position")
-    res = run_bench(task.domain, model, task.items, cfg, head, a.batch_size or DECODE_BATCH, dev, bar,
-                    streams=task.streams)  # fmt: skip
+    run = Batching(a.batch_size or DECODE_BATCH, task.streams, bar)
+    res = run_bench(task.domain, model, task.items, cfg, head, dev, run=run)
     if task.ids is not None:
         for rid, r in zip(task.ids, res.rows):
             r["id"] = rid
@@ -108,7 +108,7 @@ def sweep(task: Task, cfgs: list[SamplerConfig], a: SweepRun, dev: str) -> list[
     """A grid over the items (sweep.run_sweep: resumable, one row per setting)."""
     if task.temperature is not None:
         cfgs = [c.replace(temperature=task.temperature, seed=task.sample_seed) for c in cfgs]
-    weights = Weights(task.checkpoint, task.head, task.tv_head, dev, task.weights)
+    weights = Weights(task.checkpoint, task.head, task.tv_head, dev, task.weights, task.backbone)
     options = SweepOptions(
         batch_size=a.batch_size or DECODE_BATCH,
         jobs=a.jobs,
@@ -150,9 +150,8 @@ class ReportTask:
 
 def report(task: ReportTask, a: ReportRun) -> dict:
     """Head vs ground truth on the task's states: the summary to a.out (pairs to a.pairs), printed."""
-    rep = mi_report(
-        task.model, task.head, task.start, a.states, a.eps, a.seed, task.relations, states=task.states, target=a.target
-    )
+    states = ReportStates(task.start, a.states, a.seed, given=task.states)
+    rep = mi_report(task.model, task.head, states, a.eps, task.relations, target=a.target)
     summary = {**rep.summary, **(task.more(rep) if task.more else {})}
     write_report(summary, rep.pairs, rep.tokens, a.out, a.pairs)
     say(summary)

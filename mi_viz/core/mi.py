@@ -154,25 +154,36 @@ def ground_truth_cost(
     }
 
 
+@dataclass(frozen=True)
+class MIRun:
+    """How the exact maps are computed, never what they are (the maps are the same for any value):
+    conditioned sequences per forward pass, the bytes of float64 intermediates past which each
+    position's row is reduced as soon as its passes are done, a progress callback (passes done,
+    passes in all), and the base pass's logits (B, L, V) when the caller already ran it (then it is
+    not run, nor counted, again)."""
+
+    chunk: int = 512
+    max_dense_bytes: int = DENSE_BYTES
+    progress: Callable[[int, int], None] | None = None
+    base_logits: torch.Tensor | None = None
+
+
 @torch.no_grad()
 def ground_truth_mi(
     model: MaskedModel,
     tokens: torch.Tensor,  # (B, L) long
     eps: float = 1e-3,
-    chunk: int = 512,
     marginal: str = "joint",
-    progress: Callable[[int, int], None] | None = None,
-    base_logits: torch.Tensor | None = None,  # (B, L, V) if the caller already ran the base pass
     positions: torch.Tensor | None = None,  # (B, L) bool: map only pairs inside these (default: all masked)
-    max_dense_bytes: int = DENSE_BYTES,
     tv: bool = True,  # DEMASK's TV influence beside the MI (False: the MI alone; benchmarks.tv_overhead times both)
     rows: bool = False,  # True: the directed maps keep each conditioned position's whole row (every masked j)
+    run: MIRun = MIRun(),
 ) -> GroundTruthMI:
     """Exact pairwise conditional MI between the masked positions of each state.
 
-    Passes run in chunks of `chunk` sequences; `progress(done, total)` is called after each.
+    Passes run in chunks of `run.chunk` sequences; `run.progress(done, total)` is called after each.
     While the float64 intermediates (every pass's (L, V) marginals and the (B, L, L, V)
-    implied marginals) fit in max_dense_bytes, they are kept whole (the path every committed
+    implied marginals) fit in run.max_dense_bytes, they are kept whole (the path every committed
     Sudoku result ran); past it (proteins: a fully masked length-512 state would need about
     1 GB) each conditioned position is reduced to its row of the map as soon as its last
     value's pass is done, so memory stays at one chunk of passes plus the (B, L, L) map
@@ -191,7 +202,7 @@ def ground_truth_mi(
     masked = tokens == model.mask_id  # (B, L)
     scope = masked if positions is None else masked & positions.to(dev)  # (B, L) positions conditioned on
     vt = model.value_tokens.to(dev)  # (V,)
-    base_passes = 0
+    base_passes, base_logits, chunk, progress = 0, run.base_logits, run.chunk, run.progress
     if base_logits is None:
         base_logits = model.forward_tokens(tokens).logits
         base_passes = 1
@@ -209,7 +220,7 @@ def ground_truth_mi(
             progress(e, Q)
         return out
 
-    if (Q * L * V + B * L * L * V) * 8 <= max_dense_bytes:
+    if (Q * L * V + B * L * L * V) * 8 <= run.max_dense_bytes:
         q_probs = torch.empty(Q, L, V, dtype=torch.float64, device=dev)
         for s in range(0, Q, chunk):
             e = min(Q, s + chunk)

@@ -21,7 +21,7 @@ from safetensors import SafetensorError, safe_open
 from safetensors.torch import load_file, save_file
 
 from .errors import UserError
-from .mi import ground_truth_mi
+from .mi import MIRun, ground_truth_mi
 from .protocol import MaskedModel
 
 log = logging.getLogger(__name__)
@@ -208,7 +208,7 @@ def truth_shard(
     }
     for L in sorted({len(s) for s in states}):
         rows = torch.tensor([r for r, s in enumerate(states) if len(s) == L])
-        gt = ground_truth_mi(model, x[rows, :L].to(device), eps=eps, chunk=chunk)
+        gt = ground_truth_mi(model, x[rows, :L].to(device), eps=eps, run=MIRun(chunk=chunk))
         data["mi"][rows, :L, :L] = gt.mi.half().cpu()
         data["tv"][rows, :L, :L] = gt.tv.half().cpu()  # type: ignore[union-attr]
         data["entropy"][rows, :L] = gt.entropy.cpu()

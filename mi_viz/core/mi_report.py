@@ -285,23 +285,30 @@ class Report:
     asym: torch.Tensor  # (N, L, L) |I_{i->j} - I_{j->i}|
 
 
+@dataclass(frozen=True)
+class ReportStates:
+    """Which states a report reads: `given` (N, L) as they are, or `n` states drawn (seed) from
+    sequential decodes of the starting states `start` (B, L)."""
+
+    start: torch.Tensor | None = None
+    n: int = 100
+    seed: int = 0
+    given: torch.Tensor | None = None
+
+
 @torch.inference_mode()  # as decode: the head timed as the sampler runs it
 def mi_report(
     model: MaskedModel,
     head: Any,
-    start: torch.Tensor | None,
-    n_states: int = 100,
+    states: ReportStates,
     eps: float = 1e-3,
-    seed: int = 0,
     relations: np.ndarray | None = None,
-    states: torch.Tensor | None = None,
     progress: Callable[[int, int], object] | None = None,
     target: str = "mi",
 ) -> Report:
-    """Ground truth vs head on states drawn from sequential decodes of the starting states
-    start (B, L), or on the given states (N, L) as they are. target "tv": a head trained on
-    DEMASK's expected TV influence, against the exact TV map of the same passes (the pair
-    table's gt / asym are then the TV's).
+    """Ground truth vs head on the states (ReportStates: drawn from sequential decodes of starting
+    states, or given as they are). target "tv": a head trained on DEMASK's expected TV influence,
+    against the exact TV map of the same passes (the pair table's gt / asym are then the TV's).
 
     Timing is per state, one state at a time (what the app does): a backbone
     pass alone, the head on that pass's hidden states, log-marginals and entropies (which
@@ -310,9 +317,12 @@ def mi_report(
     Returns a Report.
     """
     mask_id = model.mask_id
-    if states is None and start is None:
+    if states.given is not None:
+        tokens = states.given
+    elif states.start is not None:
+        tokens = sample_states(model, states.start, states.n, states.seed)
+    else:
         raise ValueError("mi_report needs starting states to decode or the states themselves")
-    tokens = states if states is not None else sample_states(model, start, n_states, seed)  # type: ignore[arg-type]
     gt_mi, est_mi, asym, passes, ent = [], [], [], [], []
     t_fwd = t_head = t_gt = 0.0
     warm = tokens[:1]

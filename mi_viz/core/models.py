@@ -9,6 +9,7 @@ ships one, sits beside it with "_tv_head" for "_mi_head" in its name. A rule say
 from __future__ import annotations
 
 import inspect
+import os
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,19 @@ def load_kind(
     return head
 
 
+LOAD_LOG = "MI_VIZ_LOAD_LOG"  # the environment variable naming the file note_build appends to
+
+
+def note_build(domain: str, spec: Any) -> None:
+    """A backbone was built in this process: one line "pid, domain, spec" appended to the file
+    $MI_VIZ_LOAD_LOG names, when set. How a test (or a user chasing memory) sees that bench, sweep
+    and their workers build each backbone once per process; one short append, nothing when unset."""
+    log = os.environ.get(LOAD_LOG)
+    if log:
+        with open(log, "a") as f:
+            f.write(f"{os.getpid()}\t{domain}\t{spec}\n")
+
+
 def load_models(
     domain: Domain,
     checkpoint: Any = None,
@@ -89,7 +103,9 @@ def load_models(
     head (an MIHead back); kinds: the heads to load by map ("mi", "tv"): with "tv" among them a dict
     kind -> head comes back (decode picks each rule's own). A head that does not fit is refused by name.
     model: the backbone when the caller built it already (it is not built again)."""
-    model = model if model is not None else domain.load_model(checkpoint, device=device)
+    if model is None:
+        model = domain.load_model(checkpoint, device=device)
+        note_build(domain.name, checkpoint)
     wanted = set(kinds) | ({"mi"} if need_head else set())
     if not wanted:
         return model, None

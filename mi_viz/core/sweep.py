@@ -177,7 +177,7 @@ def run_sweep(
     t0 = time.perf_counter()
     kinds = kinds_of(cfgs)
     if kinds and jobs > 1:  # a bad head fails here, not in a worker after other settings ran
-        load_models(domain, checkpoint, head, device, kinds=kinds, tv_head=tv_head)
+        load_models(domain, checkpoint, head, device, kinds=kinds, tv_head=tv_head, model=w.built())
     mdm_sha = fingerprint(mdm_path or checkpoint or domain.default_model)
     head_sha = {k: fingerprint(require_head(domain, k, head if k == "mi" else tv_head, checkpoint)) for k in kinds}
     keys = setting_keys() + tuple(inputs) + FINGERPRINTS

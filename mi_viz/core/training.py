@@ -180,14 +180,21 @@ class StepInfo:
     done: bool  # the budget is spent, or --stop-at-step reached
 
 
+@dataclass(frozen=True)
+class Resumed:
+    """Where a run picks up: the steps taken and the training seconds spent before (0, 0.0: fresh)."""
+
+    step: int = 0
+    wall: float = 0.0
+
+
 def fit(
     model: torch.nn.Module,
     opt: torch.optim.Optimizer,
     tc: Any,
     batch_loss: Callable[[int], torch.Tensor],
     after: Callable[[StepInfo], bool | None],
-    step: int = 0,
-    wall: float = 0.0,
+    at: Resumed = Resumed(),
     d: Dist | None = None,
     stop_at_step: int | None = None,
 ) -> int:
@@ -197,6 +204,7 @@ def fit(
     resumed run replays nothing) and returns its loss; after(info) evaluates, logs and saves, and
     may return True to stop early (a pause). Returns the last step."""
     d = d or Dist()
+    step, wall = at.step, at.wall
     t0, wall0 = time.time(), wall
     prog = progress_of(step, wall, tc)
     model.train()

@@ -71,44 +71,60 @@ def upper(mi: np.ndarray, pos: np.ndarray, max_cells: int = MAX_CELLS) -> str:
     return _f16(np.clip(sq[np.triu_indices(len(sq), 0)], 0, 65000))
 
 
+@dataclass(frozen=True)
+class Layout:
+    """What a decode is drawn on: kind "board" (a 9 x 9 Sudoku) or "track" (a sequence); a name per
+    position; a display name per value (value_tokens order); the mask token; regions: named spans
+    (name, start, end exclusive, 0-based) drawn as bands under the residues and along the maps'
+    axes, with a legend (an antibody's IMGT regions); contacts: (L, L) bool known relations drawn as
+    dots (a family's contacts)."""
+
+    kind: str
+    labels: list[str]
+    symbols: list[str]
+    value_tokens: list[int]
+    mask_id: int
+    regions: list[tuple[str, int, int]] | None = None
+    contacts: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class ViewerMaps:
+    """The maps drawn beside a decode, one per step's state. est: the estimated map (L, L), or None
+    (a sampler that read none and no head: the trace's own maps are drawn); measure: what est holds,
+    "mi" (nats) or "tv" (DEMASK's expected TV influence, 0..1: the viewer names it); att: the
+    backbone's attention read as a dependency map (core.attention.dependency_map), attention_name
+    which block and head it is (the panel's title; empty: the last block, its heads averaged);
+    beside: (the other measure, its estimated maps), drawn beside est on its own scale (MI and TV of
+    one step side by side: one pass, both heads); gt_eps: the ground truth's pruning tolerance, to
+    state each step's cost before it is asked for ("gtPasses": the base pass plus one per masked
+    position and value with p >= gt_eps or its most likely one, counted by mi.expansions on the
+    recorded marginals)."""
+
+    est: list[np.ndarray | None] | None = None
+    measure: str = "mi"
+    att: list[np.ndarray] | None = None
+    attention_name: str = ""
+    beside: tuple[str, list[np.ndarray | None]] | None = None
+    gt_eps: float | None = None
+
+
+NO_MAPS = ViewerMaps()
+
+
 def viewer_payload(
     trace: Trace,
+    layout: Layout,
+    maps: ViewerMaps = NO_MAPS,
     *,
-    kind: str,
-    labels: list[str],
-    symbols: list[str],
-    value_tokens: list[int],
-    mask_id: int,
-    est: list[np.ndarray | None] | None = None,
-    att: list[np.ndarray] | None = None,
-    contacts: np.ndarray | None = None,
     title: str = "",
     top: int = 3,
     max_cells: int = MAX_CELLS,
-    gt_eps: float | None = None,
-    measure: str = "mi",
-    regions: list[tuple[str, int, int]] | None = None,
-    attention_name: str = "",
-    beside: tuple[str, list[np.ndarray | None]] | None = None,
 ) -> dict:
-    """trace: a recorded decode (StepRecord per pass); kind: "board" (a 9 x 9 Sudoku) or "track"
-    (a sequence); labels: a name per position; symbols: a display name per value (value_tokens
-    order); est: the estimated MI map (L, L) of every step's state, or None (a sampler that read
-    none and no head); att: the backbone's attention read as a dependency map (L, L) of every
-    step's state (core.attention.dependency_map), or None; contacts: (L, L) bool known relations
-    drawn as dots (a family's contacts); max_cells: the maps' level of detail (cuts); gt_eps: the
-    ground truth's pruning tolerance, to state each step's cost before it is asked for ("gtPasses":
-    the base pass plus one per masked position and value with p >= gt_eps or its most likely one,
-    counted by mi.expansions on the recorded marginals, rounded to 4 decimals); measure: what the
-    maps hold, "mi" (nats) or "tv" (DEMASK's expected TV influence, 0..1: the viewer names it);
-    regions: named spans (name, start, end exclusive, 0-based) drawn as bands under the residues and
-    along the maps' axes, with a legend (an antibody's IMGT regions); attention_name: which block and
-    head `att` holds (the viewer's panel title; empty: the last block, its heads averaged); beside:
-    (the other measure, its estimated map of every step's state), drawn beside `est` on its own scale
-    (MI and TV of one step side by side: one pass, both heads).
-    """
-    sym_of = {int(t): k for k, t in enumerate(value_tokens)}
-    initial = [-1 if t == mask_id else sym_of.get(int(t), -1) for t in trace.initial]
+    """trace: a recorded decode (StepRecord per pass), drawn on its layout with its maps; top: the
+    most likely values listed per masked position; max_cells: the maps' level of detail (cuts)."""
+    sym_of = {int(t): k for k, t in enumerate(layout.value_tokens)}
+    initial = [-1 if t == layout.mask_id else sym_of.get(int(t), -1) for t in trace.initial]
     steps = []
     for t, rec in enumerate(trace.steps):
         masked = np.nonzero(np.asarray(rec.masked, bool))[0]
@@ -126,41 +142,41 @@ def viewer_payload(
         if rec.remasked:  # a revising rule's remasks (trace format 2): masked again after this step's writes
             step["rm"] = [int(p) for p in rec.remasked]
             step["was"] = [sym_of.get(int(v), -1) for v in rec.cleared]
-        if gt_eps is not None and len(masked) > 1:  # the kept values as the ground truth keeps them
-            kept = expansions(torch.from_numpy(P)[None], torch.ones(1, len(masked), dtype=torch.bool), gt_eps)
+        if maps.gt_eps is not None and len(masked) > 1:  # the kept values as the ground truth keeps them
+            kept = expansions(torch.from_numpy(P)[None], torch.ones(1, len(masked), dtype=torch.bool), maps.gt_eps)
             step["gtPasses"] = 1 + int(kept.qb.numel())
         cut = cuts(len(masked), max_cells)
         if cut is not None:
             step["cut"] = cut
-        m = est[t] if est is not None else (np.asarray(rec.mi) if rec.mi is not None else None)
+        m = maps.est[t] if maps.est is not None else (np.asarray(rec.mi) if rec.mi is not None else None)
         if m is not None and len(masked) > 1:
             step["mi"] = upper(np.asarray(m), masked, max_cells)
-        if att is not None and len(masked) > 1:
-            step["att"] = upper(np.asarray(att[t]), masked, max_cells)
-        if beside is not None and beside[1][t] is not None and len(masked) > 1:
-            step["mi2"] = upper(np.asarray(beside[1][t]), masked, max_cells)
+        if maps.att is not None and len(masked) > 1:
+            step["att"] = upper(np.asarray(maps.att[t]), masked, max_cells)
+        if maps.beside is not None and maps.beside[1][t] is not None and len(masked) > 1:
+            step["mi2"] = upper(np.asarray(maps.beside[1][t]), masked, max_cells)
         steps.append(step)
     out = {
         "version": PAYLOAD_VERSION,
-        "kind": kind,
+        "kind": layout.kind,
         "title": title,
-        "labels": list(labels),
-        "symbols": list(symbols),
+        "labels": list(layout.labels),
+        "symbols": list(layout.symbols),
         "initial": initial,
         "steps": steps,
         "sampler": trace.sampler,
         "marks": marks(),
     }
-    if measure != "mi":  # an MI payload reads as it always did
-        out["measure"] = MEASURES[measure]
-    if attention_name:
-        out["attName"] = attention_name
-    if beside is not None:
-        out["beside"] = MEASURES.get(beside[0], {"name": "MI", "unit": "nats"})
-    if regions:
-        out["regions"] = [[str(n), int(a), int(b)] for n, a, b in regions]
-    if contacts is not None:
-        i, j = np.nonzero(np.triu(np.asarray(contacts, bool), 1))
+    if maps.measure != "mi":  # an MI payload reads as it always did
+        out["measure"] = MEASURES[maps.measure]
+    if maps.attention_name:
+        out["attName"] = maps.attention_name
+    if maps.beside is not None:
+        out["beside"] = MEASURES.get(maps.beside[0], {"name": "MI", "unit": "nats"})
+    if layout.regions:
+        out["regions"] = [[str(n), int(a), int(b)] for n, a, b in layout.regions]
+    if layout.contacts is not None:
+        i, j = np.nonzero(np.triu(np.asarray(layout.contacts, bool), 1))
         out["contacts"] = [[int(a), int(b)] for a, b in zip(i, j)]
     return out
 
@@ -292,9 +308,8 @@ def show(trace: Trace | str | Path, est: list[np.ndarray | None] | None = None, 
         raise InputError(f"this trace carries no {', '.join(missing)} in its meta: export it from the app, or "
                          "set trace.meta = trace_meta(...) (mi_viz.core.viewer)")  # fmt: skip
     tokens = [int(t) for t in m["vocabulary"]]
-    payload = viewer_payload(trace, kind=m["kind"], labels=m["labels"], symbols=list(m["vocabulary"].values()),
-                             value_tokens=tokens, mask_id=int(m["mask_id"]), est=est,
-                             title=title or m.get("input", ""))  # fmt: skip
+    layout = Layout(m["kind"], m["labels"], list(m["vocabulary"].values()), tokens, int(m["mask_id"]))
+    payload = viewer_payload(trace, layout, ViewerMaps(est), title=title or m.get("input", ""))
     payload["gt"] = truths_of(trace)  # the ground truths the app computed for it, kept in the file
     name = title or f"mi-viz: {m.get('input', 'a decode')} · {m.get('backbone', '')}"
     shown = Shown(offline_viewer_html(payload, name), height)

@@ -21,10 +21,10 @@ from mi_viz.core import strict_json
 from mi_viz.core.attention import LAST, NoAttention, Site, attention_shape
 from mi_viz.core.checkpoints import fingerprint
 from mi_viz.core.errors import UserError
-from mi_viz.core.mi import ground_truth_cost, ground_truth_mi
+from mi_viz.core.mi import MIRun, ground_truth_cost, ground_truth_mi
 from mi_viz.core.models import head_path as models_head_path
 from mi_viz.core.reading import read_state, read_steps
-from mi_viz.core.samplers import SamplerConfig, Trace, decode
+from mi_viz.core.samplers import Batching, SamplerConfig, Trace, decode
 
 from .models import Backbone, backbone_model, head_model
 
@@ -130,7 +130,7 @@ def trace_for(b: Backbone, head_path: str | None, item_key: str, item: Any, cfg:
         if cfg.is_oracle:
             st.info("An oracle rule runs the exact ground truth at every step: the first decode takes a while.")
         try:
-            traces = decode(model, x, cfg, head=head, record=True, progress=bar.update).traces
+            traces = decode(model, x, cfg, head=head, record=True, run=Batching(progress=bar.update)).traces
             assert traces is not None  # record=True
             return traces[0]
         finally:
@@ -243,7 +243,8 @@ def ground_truth(b: Backbone, tokens: tuple, eps: float, unit: str = "position")
         bar = LazyBar(f"Ground-truth MI, a pass per ({unit}, value)", unit="passes")
         bar.start(f"Ground-truth MI, a pass per ({unit}, value): the first passes ...")  # at once, with the Cancel
         with torch.inference_mode():  # chunks of 32: the bar moves every second or two even on AntiBERTy
-            gt = ground_truth_mi(backbone_model(b), torch.tensor([tokens]), eps=eps, chunk=32, progress=bar.update)
+            run = MIRun(chunk=32, progress=bar.update)
+            gt = ground_truth_mi(backbone_model(b), torch.tensor([tokens]), eps=eps, run=run)
         bar.empty()
         return {
             "mi": gt.mi[0].numpy(),

@@ -21,7 +21,7 @@ from mi_viz.core.errors import UserError
 from mi_viz.core.order import order_map
 from mi_viz.core.plots import SweepStyle, order_figure, sweep_figure
 from mi_viz.core.protocol import AppDomain
-from mi_viz.core.samplers import SamplerConfig, decode, row_label
+from mi_viz.core.samplers import Batching, SamplerConfig, decode, row_label
 from mi_viz.core.sweep import parse_grid
 
 from .caches import head_kinds, rule_head, seconds_per_pass
@@ -221,7 +221,8 @@ def run_sweep_now(
                     )
 
             progress(0, 1)
-            res = run_bench(dom, model, items, cfg, head_for(cfg) if cfg.needs_head else None, progress=progress)
+            head = head_for(cfg) if cfg.needs_head else None
+            res = run_bench(dom, model, items, cfg, head, run=Batching(progress=progress))
             out.append({**res.summary, **(score(res) if score else {}), ORDER: res.revealed})
             if keep is not None:
                 keep(list(out), k + 1 == len(cfgs))

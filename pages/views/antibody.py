@@ -14,7 +14,7 @@ import streamlit as st
 import torch
 
 from mi_viz.core.errors import InputError, UserError
-from mi_viz.core.samplers import SamplerConfig, Trace, decode
+from mi_viz.core.samplers import Batching, SamplerConfig, Trace, decode
 from mi_viz.domains.antibody import DATA, MASKS, AntibodyDomain, Infill, chains_of, infill, read_infills
 from mi_viz.domains.antibody import DOMAIN as ANTIBODY
 from mi_viz.domains.antibody import SCOPE as ANTIBODY_SCOPE
@@ -548,7 +548,7 @@ def sample_logo(it: Infill, b: Backbone, cfg, key: str) -> None:
         st.info(f"{cfg.label()} reads an MI head, and this backbone has none: pick another sampler.")
         return
     with st.spinner(f"{n} decodes ..."):
-        res = decode(backbone_model(b), ANTIBODY.encode([it] * n), cfg, head=head, streams=list(range(n)))
+        res = decode(backbone_model(b), ANTIBODY.encode([it] * n), cfg, head=head, run=Batching(streams=list(range(n))))
     pos = np.flatnonzero(it.masked)
     regions = ["".join(s[i] for i in pos) for s in ANTIBODY.decode(res.tokens)]
     native = "".join(it.sequence[i] for i in pos)

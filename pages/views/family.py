@@ -11,7 +11,7 @@ import numpy as np
 import streamlit as st
 
 from mi_viz.core.samplers import SamplerConfig
-from mi_viz.domains.family import FamilyDomain
+from mi_viz.domains.family import BUILT_HERE, FamilyDomain, unbuilt_families
 from mi_viz.domains.family.alignment import AlignmentError, parse_alignment, read_alignment
 from mi_viz.domains.family.drawing import contact_map_figure
 from mi_viz.domains.family.pairstats import FamilyReference
@@ -28,7 +28,7 @@ from ..kit.sweeps import SweepPlan
 from ..kit.widgets import chart, pca_panel, sampling_row
 from .base import Hint, Item
 from .protein import ProteinView
-from .protein_backbones import APP_FAMILIES, protein_backbones
+from .protein_backbones import APP_FAMILIES, FAMILY_NAMES, protein_backbones
 
 MAX_ROWS_APP, MAX_COLS_APP, MAX_MB = 5000, 200, 20
 WHERE_ALIGNMENTS = (
@@ -62,6 +62,15 @@ def family_alignment(dom: FamilyDomain) -> Path | None:
 
 def family_backbones() -> dict[str, Backbone]:
     return {k: b for k, b in protein_backbones().items() if b.domain == "family"}
+
+
+def unbuilt_notes() -> list[str]:
+    """A line for each family kept out of the tree (its size) and not built on this machine yet."""
+    return [
+        f"{FAMILY_NAMES.get(fam, fam)} ({fam}) is not shipped: `make family-{fam}` builds its backbone and MI head "
+        f"here ({BUILT_HERE[fam]}); its committed results are in docs/results-family.md."
+        for fam in unbuilt_families()
+    ]
 
 
 class FamilyView(ProteinView[FamilyDomain]):

@@ -12,7 +12,15 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from mi_viz.core.mi_report import directional_agreement, entropy_bounds, head_at_pairs, metrics, mi_report, read_pairs
+from mi_viz.core.mi_report import (
+    ReportStates,
+    directional_agreement,
+    entropy_bounds,
+    head_at_pairs,
+    metrics,
+    mi_report,
+    read_pairs,
+)
 from mi_viz.domains.sudoku import RELATION_NAMES
 from mi_viz.domains.sudoku import board as S
 
@@ -71,8 +79,7 @@ def estimator_page(view: View, key: str) -> None:
             rep = mi_report(
                 model,
                 head,
-                start,
-                n,
+                ReportStates(start, n),
                 relations=dom.relations(81)[0],
                 progress=lambda d, total: bar.progress(d / total, text=f"Ground truth: state {d} of {total}"),
             )

@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from .decoding import DecodeResult, StepRecord, Trace, decode
+from .decoding import Batching, DecodeResult, StepRecord, Trace, decode
 from .params import COLUMNS, PARAMS, Param, columns, declare, undeclare
 from .registry import (
     READS,
@@ -52,6 +52,7 @@ from .mi_rules import PAIRS_RULE_VERSION, RULE_VERSION, mi_rule_reach, select_mi
 
 __all__ = [
     "COLUMNS",
+    "Batching",
     "PAIRS_RULE_VERSION",
     "PARAMS",
     "READS",

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from .. import strict_json
-from ..mi import ground_truth_mi
+from ..mi import MIRun, ground_truth_mi
 from ..protocol import MaskedModel
 from ..reading import read_state
 from .registry import Candidates, Revision, Sampler, SamplerConfig, Written
@@ -88,6 +88,18 @@ class Trace:
 # --------------------------------------------------------------------------- decode
 
 
+@dataclass(frozen=True)
+class Batching:
+    """How a decode is run, never what it decodes (the tokens are the same for any value): rows per
+    forward pass (memory), each row's random stream id (default its index, so that a row samples
+    the same alone or in any batch, and a subset of a set as the whole set does), and a progress
+    callback (positions written so far, positions masked at the start)."""
+
+    batch_size: int = 256
+    streams: list[int] | None = None
+    progress: Callable[[int, int], None] | None = None
+
+
 @dataclass
 class DecodeResult:
     tokens: torch.Tensor  # (B, L) final tokens
@@ -142,7 +154,7 @@ def _oracle_map(
         cand = [int(pos[i]) for i in rule.reach(H_np[r][pos], cfg, probs)] if rule.reach else pos.tolist()
         if len(cand) > 1:  # one position has no pairs: no passes
             reach[r, cand] = True
-    gt = ground_truth_mi(model, x, eps=cfg.gt_eps, base_logits=logits, positions=reach)
+    gt = ground_truth_mi(model, x, eps=cfg.gt_eps, positions=reach, run=MIRun(base_logits=logits))
     return (gt.tv if "exact-tv" in rule.reads else gt.mi), gt.passes.cpu()  # zero outside reach x reach
 
 
@@ -219,8 +231,8 @@ class LazyMaps:
         for k, r in enumerate(rows):
             scope[k, torch.as_tensor(self.maps[r].pos[need[r]])] = True
         at = torch.as_tensor(rows, device=self.x.device)
-        gt = ground_truth_mi(self.model, self.x[at], eps=self.eps, base_logits=self.logits[at],
-                             positions=scope.to(self.x.device), tv=self.tv, rows=True)  # fmt: skip
+        gt = ground_truth_mi(self.model, self.x[at], eps=self.eps, positions=scope.to(self.x.device), tv=self.tv,
+                             rows=True, run=MIRun(base_logits=self.logits[at]))  # fmt: skip
         d = gt.extra["tv_directed64" if self.tv else "directed64"].cpu().numpy()  # (n, L, L)
         for k, r in enumerate(rows):
             m, new = self.maps[r], need[r]
@@ -392,24 +404,22 @@ def decode(
     cfg: SamplerConfig,
     head: Any = None,
     record: bool = False,
-    batch_size: int = 256,
     max_steps: int | None = None,
     keep_states: bool = False,
-    progress: Callable[[int, int], None] | None = None,
-    streams: list[int] | None = None,
+    run: Batching = Batching(),
 ) -> DecodeResult:
     """Decode every sequence until nothing is masked, all in lock-step batches.
 
     Finished sequences drop out of the batch; each keeps its own batch sizes, and with
     temperature > 0 each draws its values from its own random stream (seeded by cfg.seed and
-    streams[b], default b), so the result equals decoding them one by one with the same
+    run.streams[b], default b), so the result equals decoding them one by one with the same
     stream ids (tests check both).
     """
     t0 = time.perf_counter()
     head = _check_head(cfg, head)
     B, L = tokens.shape
     mask_id = model.mask_id
-    ids = list(range(B)) if streams is None else [int(i) for i in streams]
+    ids = list(range(B)) if run.streams is None else [int(i) for i in run.streams]
     if len(ids) != B:
         raise ValueError(f"{len(ids)} stream ids for {B} sequences")
     gens = (
@@ -442,11 +452,11 @@ def decode(
             raise RuntimeError(f"the {cfg.name!r} rule has not finished after {step} passes over {L} positions")
         if keep_states:
             states.append(st.tokens.cpu().clone())
-        for s in range(0, active.numel(), batch_size):
-            _step_batch(model, st, active[s : s + batch_size], cfg, head, gens, record)
+        for s in range(0, active.numel(), run.batch_size):
+            _step_batch(model, st, active[s : s + run.batch_size], cfg, head, gens, record)
         step += 1
-        if progress is not None:
-            progress(total_masked - int((st.tokens == mask_id).sum()), total_masked)
+        if run.progress is not None:
+            run.progress(total_masked - int((st.tokens == mask_id).sum()), total_masked)
     if record:
         for b in range(B):
             st.traces[b].final = st.tokens[b].tolist()

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ...core.backbone import Backbone
 from ...core.checkpoints import CheckpointError, checkpoint_paths, read_meta
 from ...core.choice import Fronts
 from ..protein.alphabet import MASK
@@ -109,6 +110,15 @@ class FamilyDomain:
     @property
     def default_model(self) -> Path:
         return self.checkpoint
+
+    def backbone(self, name: str | Path | None = None) -> Backbone:
+        """A family backbone by its name (PF00595) or checkpoint path (None: this domain's), resolved
+        once: an unknown name, or a family whose weights are not built, refused by name."""
+        dom = self if name is None else family_domain(name)
+        if not checkpoint_paths(dom.checkpoint)[0].exists():
+            family_domain(dom.family)  # a family kept out of the tree says how to build it
+        label = f"family {dom.family}"
+        return Backbone(dom, str(name or dom.family), label, (str(dom.checkpoint),), str(dom.checkpoint))
 
     def load_model(self, spec=None, device: str = "cpu"):
         return load_family_mdm(self.checkpoint if spec is None else checkpoint_of(spec), device)[0]

@@ -70,11 +70,12 @@ def add_arguments(command: str, p):
 
 
 def load(a, dev: str):
-    """(domain, model, FamilyData) of --backbone and --msa."""
-    dom = family_domain(a.backbone)
-    model = dom.load_model(None, dev)
-    data = data_for(dom.meta, read_alignment(a.msa))
-    return dom, model, data
+    """(backbone, model, FamilyData) of --backbone and --msa: the backbone resolved once, its model
+    built once in this process (Backbone.load; a sweep's workers build their own)."""
+    b = family_domain(a.backbone).backbone()
+    model = b.load(dev)
+    data = data_for(b.dom.meta, read_alignment(a.msa))
+    return b, model, data
 
 
 def reference(a, data) -> FamilyReference:
@@ -84,7 +85,8 @@ def reference(a, data) -> FamilyReference:
 
 
 def run(command: str, a, cfg_or_grid, dev: str):
-    dom, model, data = load(a, dev)
+    b, model, data = load(a, dev)
+    dom = b.dom
     if command == "mi-report":
         _, head = load_models(dom, dom.checkpoint, a.head, dev, need_head=True)
         rel = dom.relations()
@@ -116,6 +118,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         weights=checkpoint_paths(dom.checkpoint)[0],
         head=a.head,
         model=model,
+        backbone=b,
         score=lambda r: scorer(r.rows),
         columns={"family": dom.family, "floor": ref.floor()} if command == "bench" else {},
         title=f"{dom.family}: pair correlations vs passes",
@@ -215,7 +218,8 @@ def contacts_cli(a) -> dict:
     folder (reading.contact_reading: separation classes, the Jacobian, attention, anchors, the
     structure-free choice -> contact_classes.json), as the shipped families' results are made."""
 
-    dom, model, data = load(a, a.device)
+    b, model, data = load(a, a.device)
+    dom = b.dom
     if a.structure:
         prof = profile_of(data.train_rows, data.weights[~data.heldout])
         cmap = contact_map(a.structure, dom.width, fi=prof, indices=a.map, chain=a.chain)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ...core.mi import ground_truth_mi
+from ...core.mi import MIRun, ground_truth_mi
 from ...core.reading import read_state
 from ..protein.alphabet import MASK
 from .backbone import to_tokens
@@ -79,7 +79,7 @@ def averaged_mi(
     for s in range(0, S, batch):
         xb = x[s : s + batch]
         rd = read_state(model, xb, head)
-        gt = ground_truth_mi(model, xb, eps=eps, base_logits=rd.out.logits)
+        gt = ground_truth_mi(model, xb, eps=eps, run=MIRun(base_logits=rd.out.logits))
         passes += int(gt.passes.sum()) + len(xb)
         m = rd.masked.numpy()  # (b, L)
         pair = (m[:, :, None] & m[:, None, :]).astype(np.float64)

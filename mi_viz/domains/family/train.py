@@ -30,7 +30,7 @@ import torch
 
 from ...core.objective import random_mask
 from ...core.schedule import progress_of
-from ...core.training import CsvLog, Resumable, StepInfo, fit, resume_run
+from ...core.training import CsvLog, Resumable, Resumed, StepInfo, fit, resume_run
 from .alignment import GAP, IDENTITY, Alignment, AlignmentError, frequencies, sequence_weights, split_heldout
 from .backbone import FAMILY_MDM_KIND, FamilyBackbone, FamilyMDMConfig, family_lm_loss, save_family_mdm, to_tokens
 
@@ -250,7 +250,7 @@ def train_family(
 
     state.progress = progress_of(state.step, state.wall, tc)
     try:
-        fit(model, opt, tc, batch_loss, after, state.step, state.wall)
+        fit(model, opt, tc, batch_loss, after, Resumed(state.step, state.wall))
     finally:
         csv_log.close()
     return {

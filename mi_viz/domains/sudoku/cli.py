@@ -12,6 +12,7 @@ from pathlib import Path
 from ...core import driver
 from ...core.cli_contract import DomainCLI
 from ...core.errors import InputError, MissingFileError
+from ...core.backbone import single_backbone
 from ...core.models import load_models
 from ...core.paths import stored_name
 from ..cli_runs import report_run, run_of
@@ -60,12 +61,14 @@ def add_arguments(command: str, p):
 
 def run(command: str, a, cfg_or_grid, dev: str):
     puzzles, errors = read_puzzles(a.puzzles, a.limit if command != "figure" else None)
+    b = single_backbone(DOMAIN, a.checkpoint)  # resolved once: built once a process (Backbone.load)
     if command in ("bench", "sweep"):
         task = driver.Task(
             DOMAIN,
             puzzles,
             {"puzzles": stored_name(a.puzzles)},
             a.checkpoint,
+            backbone=b,
             head=a.head,
             tv_head=a.tv_head,
             columns={"skipped_lines": len(errors)},
@@ -74,7 +77,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         )
         return driver.bench_or_sweep(task, cfg_or_grid, run_of(command, a), dev)
     kind = getattr(a, "target", "mi")
-    model, heads = load_models(DOMAIN, a.checkpoint, a.head, dev, kinds=(kind,), tv_head=a.tv_head)
+    model, heads = load_models(DOMAIN, a.checkpoint, a.head, dev, kinds=(kind,), tv_head=a.tv_head, model=b.load(dev))
     head = heads[kind] if isinstance(heads, dict) else heads
     if command == "figure":
         if not 0 <= a.index < len(puzzles):
