@@ -98,7 +98,9 @@ def single_backbone(dom: Any, name: str | None = None) -> Backbone:
         return Backbone(dom, dom.name, f"{dom.name} model")
     if not checkpoint_paths(name)[1].exists():
         if "/" in str(name) or Path(str(name)).suffix:  # meant as a path: say which file is missing
-            raise InputError(f"checkpoint file not found: {checkpoint_paths(name)[1]} (a {dom.name} checkpoint by path)")
+            raise InputError(
+                f"checkpoint file not found: {checkpoint_paths(name)[1]} (a {dom.name} checkpoint by path)"
+            )
         raise InputError(
             f"the {dom.name} domain has one backbone ({dom.name}) or a checkpoint by path; {name!r} is neither"
         )

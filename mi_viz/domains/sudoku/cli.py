@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from ...core import driver
+from ...core.backbone import single_backbone
 from ...core.cli_contract import DomainCLI
 from ...core.errors import InputError, MissingFileError
-from ...core.backbone import single_backbone
 from ...core.models import load_models
 from ...core.paths import stored_name
 from ..cli_runs import report_run, run_of
