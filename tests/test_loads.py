@@ -28,7 +28,8 @@ import sys
 from mi_viz.cli import main
 if __name__ == "__main__":  # the sweep's workers are spawned: they import this file, never run it
     domain, out, flags = sys.argv[1], sys.argv[2], sys.argv[3:]
-    assert main(["bench", domain, *flags, "--sampler", "mi", "--gamma", "1", "--lam", "1", "--out", out + "/b.csv"]) == 0
+    mi = ["--sampler", "mi", "--gamma", "1", "--lam", "1"]
+    assert main(["bench", domain, *flags, *mi, "--out", out + "/b.csv"]) == 0
     grid = "sequential; topk:k=2; mi:gamma=1:lam=1"
     assert main(["sweep", domain, *flags, "--grid", grid, "--jobs", "2", "--out-dir", out + "/sw"]) == 0
 """

@@ -23,7 +23,8 @@ N = 16
 CASES = {
     "sudoku": (
         "results/sudoku/test_hard/rows/mi_gamma=0.04_lam=10.csv.gz",
-        ["--puzzles", "data/sudoku/test_hard.txt", "--limit", str(N), "--sampler", "mi", "--gamma", "0.04", "--lam", "10"],
+        ["--puzzles", "data/sudoku/test_hard.txt", "--limit", str(N),
+         "--sampler", "mi", "--gamma", "0.04", "--lam", "10"],
     ),
     "protein": (
         "results/protein/table2/rows/mi_gamma=16_lam=1.csv.gz",
@@ -31,8 +32,8 @@ CASES = {
     ),
     "antibody": (
         "results/antibody/sabdab_test/rows/mi_gamma=6_lam=1.csv.gz",
-        ["--fasta", "data/antibody/natural/sabdab_test.tsv.gz", "--chains", "heavy", "--mask", "cdr3", "--limit", str(N),
-         "--sampler", "mi", "--gamma", "6", "--lam", "1", "--no-judge"],
+        ["--fasta", "data/antibody/natural/sabdab_test.tsv.gz", "--chains", "heavy", "--mask", "cdr3",
+         "--limit", str(N), "--sampler", "mi", "--gamma", "6", "--lam", "1", "--no-judge"],
     ),
 }  # fmt: skip
 COMPARED = ("solved", "conflicts", "sequence", "infill", "recovery", "passes", "max_batch")
