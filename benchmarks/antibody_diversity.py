@@ -45,18 +45,21 @@ def _rows(folder: Path, label: str) -> list[dict]:
         return sorted(csv.DictReader(f), key=lambda r: int(r["i"]))
 
 
-def pairs(seed0: list[Path], seed1: Path) -> dict:
+def pairs(seed0: list[Path], seed1: list[Path]) -> dict:
     """Every setting both seeds hold (rows saved): per-chain identity of its two samples, and its PLLs.
-    seed0 may be several folders of the same chains (a family's own sweep, then the committed one it
+    Each seed may be several folders of the same chains (a family's own sweep, then the committed one it
     re-reads): the first that holds a setting's rows gives them."""
-    with open(seed1 / "sweep.csv", newline="") as f:
-        labels = [row_label(r) for r in csv.DictReader(f)]
-    out: dict = {"seed0": ",".join(map(str, seed0)), "seed1": str(seed1), "settings": {}}
+    labels: list[str] = []
+    for d in (d for d in seed1 if (d / "sweep.csv").exists()):  # a folder not made yet holds no setting
+        with open(d / "sweep.csv", newline="") as f:
+            labels += [lab for lab in map(row_label, csv.DictReader(f)) if lab not in labels]
+    out: dict = {"seed0": ",".join(map(str, seed0)), "seed1": ",".join(map(str, seed1)), "settings": {}}
     for lab in labels:
         first = next((d for d in seed0 if rows_path(d, lab).exists()), None)
-        if first is None:
+        second = next((d for d in seed1 if rows_path(d, lab).exists()), None)
+        if first is None or second is None:
             continue
-        a, b = _rows(first, lab), _rows(seed1, lab)
+        a, b = _rows(first, lab), _rows(second, lab)
         if len(a) != len(b) or any(x["masked"] != y["masked"] for x, y in zip(a, b)):
             raise SystemExit(f"{lab}: the two sweeps did not read the same chains")
         ident = np.array([identity(x["infill"], y["infill"]) for x, y in zip(a, b)])
@@ -107,7 +110,7 @@ def main(argv=None) -> None:
     p.add_argument(
         "--seed0", required=True, help="seed 0's sweep folder(s), comma-separated: the first holding a setting"
     )
-    p.add_argument("--seed1", required=True)
+    p.add_argument("--seed1", required=True, help="seed 1's sweep folder(s), comma-separated, as --seed0")
     p.add_argument("--out", required=True)
     s = sub.add_parser("samples", help="mean pairwise identity of several samples of each chain")
     s.add_argument("--fasta", required=True)
@@ -120,7 +123,7 @@ def main(argv=None) -> None:
     s.add_argument("--out", required=True)
     a = ap.parse_args(argv)
     if a.what == "pairs":
-        res = pairs([Path(x) for x in a.seed0.split(",")], Path(a.seed1))
+        res = pairs([Path(x) for x in a.seed0.split(",")], [Path(x) for x in a.seed1.split(",")])
     else:
         res = samples(a.fasta, a.chains, a.n_chains, a.samples, a.grid, a.mask, a.temperature)
     save(res, a.out, {"settings": len(res["settings"])})

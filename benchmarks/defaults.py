@@ -81,12 +81,16 @@ def choose(domain: str, rows: list[dict], out: str) -> dict:
     return res
 
 
-def test_grid(choice: dict, samplers: tuple[str, ...] | None = None, oracles: bool = False) -> str:
+def test_grid(
+    choice: dict, samplers: tuple[str, ...] | None = None, oracles: bool = False, headline: bool = False
+) -> str:
     """The grid a test sweep runs from a choice file: sequential, then each chosen setting at the
-    headline budget and at every further one (each setting once), in the sweep's grid syntax. With
-    `oracles`, each chosen rule's exact-map twin instead (X-gt at X's setting, where one is
-    registered; no sequential): what benchmarks/head_vs_oracle.py pairs a head rule with."""
-    picks = [choice["chosen"], *(b["chosen"] for b in choice.get("at_budget", {}).values())]
+    headline budget and at every further one (each setting once; `headline`: that budget's only), in
+    the sweep's grid syntax. With `oracles`, each chosen rule's exact-map twin instead (X-gt at X's
+    setting, where one is registered; no sequential): what benchmarks/head_vs_oracle.py pairs a head
+    rule with."""
+    further = [] if headline else [b["chosen"] for b in choice.get("at_budget", {}).values()]
+    picks = [choice["chosen"], *further]
     parts = [] if oracles else ["sequential"]
     for chosen in picks:
         for sampler, row in chosen.items():
@@ -178,6 +182,7 @@ def main(argv=None):
         "--samplers", default="", help="with --grid: only these samplers (comma-separated), sequential always"
     )
     ap.add_argument("--oracles", action="store_true", help="with --grid: each chosen rule's exact-map twin (X-gt)")
+    ap.add_argument("--headline", action="store_true", help="with --grid: the headline budget's choices only")
     ap.add_argument(
         "--controls", action="store_true", help="with --grid: and mi-revise's controls at its headline choice"
     )
@@ -189,7 +194,7 @@ def main(argv=None):
         where = ROOT / "results" / folder_of(a.domain) / "val_sweep"
         only = tuple(filter(None, a.samplers.split(","))) or None
         choice = json.loads(Path(a.out or where / "choice.json").read_text())
-        grid = test_grid(choice, only, a.oracles) + (controls_grid(choice) if a.controls else "")
+        grid = test_grid(choice, only, a.oracles, a.headline) + (controls_grid(choice) if a.controls else "")
         print(without(grid, Path(a.without)) if a.without else grid)
         return
     if a.domain == "family":

@@ -365,7 +365,29 @@ def paired_chains(a, plan: Fronts) -> None:
             cell["natural"] = {m: _nanmean(per_chain(sel, f"{m}_natural")) for m in (*metrics, "log10_pgen")}
             cell["settings"][lab] = {m: _nanmean(per_chain(sel, m)) for m in (*metrics, "recovery", "log10_pgen")}
     out["species"] = species
+    seed1 = getattr(a, "seed1", "")
+    if seed1 and (Path(seed1) / "sweep.csv").exists():  # a second sampling seed: its spread, beside the intervals
+        out["seed1"] = portable(Path(seed1).resolve())
+        out["seed_spread"] = seed_spread(by_label, rows_of(Path(seed1) / "sweep.csv"), metrics)
     save(out, a.out, {"budgets": list(out["budgets"]), "chains": n})
+
+
+def seed_spread(seed0: dict[str, dict], seed1_rows: list[dict], metrics: list[str]) -> dict:
+    """Each setting both seeds decoded (the same chains, another sampling seed): its mean judge figure
+    under each seed and their absolute difference, the seed-to-seed spread a reader sets beside an
+    interval (the intervals resample chains at one seed; this is the sampling's own noise)."""
+    out: dict = {}
+    for r in seed1_rows:
+        lab = label(r)
+        if lab not in seed0:
+            continue
+        cell = {}
+        for m in metrics:
+            if seed0[lab].get(m) not in (None, "") and r.get(m) not in (None, ""):
+                v0, v1 = float(seed0[lab][m]), float(r[m])
+                cell[m] = {"seed0": v0, "seed1": v1, "spread": round(abs(v0 - v1), 4)}
+        out[lab] = cell
+    return out
 
 
 def _nanmean(v: np.ndarray) -> float | None:
@@ -404,6 +426,9 @@ def add_arguments(s: argparse.ArgumentParser, plan: Fronts) -> None:
             "--also",
             default=str(R / plan.also) if plan.also else "",
             help="another sweep of the same chains whose rows join where this one has none",
+        )
+        s.add_argument(
+            "--seed1", default="", help="the same chains at sampling seed 1: each setting's seed-to-seed spread"
         )
         s.add_argument("--boot", type=int, default=plan.boot)
         s.add_argument("--out", default=None, help="default: SWEEP_DIR/fronts.json")

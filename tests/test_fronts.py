@@ -222,6 +222,21 @@ def test_paired_chains_against_a_case_worked_by_hand(tmp_path):
     assert dil["sd"] == pytest.approx(0.0, abs=1e-9) and dil["mde80"] == pytest.approx(0.0, abs=1e-9)
     assert "eb" not in cell["rivals"]  # a rival with no test row is not compared
     assert f["species"]["human"]["chains"] == 4
+    assert "seed_spread" not in f  # no second seed: the file reads as before
+
+    # a second sampling seed of two of the settings: each one's spread, the others left out
+    s1 = tmp_path / "s1"
+    s1.mkdir()
+    with open(s1 / "sweep.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(lines[0]))
+        w.writeheader()
+        w.writerows([{**x, "pll": x["pll"] + 0.05} for x in lines[:2]])
+    a.seed1 = str(s1)
+    paired_chains(a, Fronts("paired chains", "", rivals=("topk", "dilated", "eb"), metrics="pll"))
+    spread = json.loads(out.read_text())["seed_spread"]
+    assert set(spread) == {"sequential", "mi gamma=6 lam=1"}
+    assert spread["sequential"]["pll"] == {"seed0": -1.3, "seed1": pytest.approx(-1.25), "spread": 0.05}
+    del a.seed1
 
     # a family that re-reads another sweep of the same chains (--also): dilated's row moved there reads the same
     other = tmp_path / "other"
@@ -287,6 +302,6 @@ def test_diversity_pairs_two_seeds_rows_by_hand(tmp_path):
             w.writeheader()
             w.writerows({"i": i, "masked": len(s), "infill": s, "pll": p}
                         for i, (s, p) in enumerate(zip(infills[seed], plls[seed])))  # fmt: skip
-    got = pairs([tmp_path / "empty", tmp_path / "s0"], tmp_path / "s1")["settings"]["sequential"]
+    got = pairs([tmp_path / "empty", tmp_path / "s0"], [tmp_path / "empty", tmp_path / "s1"])["settings"]["sequential"]
     assert got["chains"] == 2 and got["identity"] == pytest.approx((0.75 + 2 / 3) / 2, abs=1e-4)
     assert got["pll"] == {"seed0": -1.5, "seed1": -2.0, "spread": 0.5}
