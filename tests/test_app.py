@@ -811,6 +811,24 @@ def test_the_estimator_shows_what_its_results_file_holds(tmp_path, monkeypatch):
     at.radio(key="mie_domain").set_value("Proteins").run()
     at.radio(key="pmie_backbone").set_value("AntiBERTy (antibody CDRs)").run()
     assert not at.exception and _metric(at, "Pearson") == "0.456"
+    assert not any("Estimated vs ground-truth" in c.proto.spec for c in at.get("plotly_chart"))  # no pairs kept
+    assert any("--pairs mi_report_pairs.npz" in c.value for c in at.caption)
+    # a pairs file beside the report: the scatter of head against truth and the means by separation, from it
+    from mi_viz.core.mi_report import PairTable, write_report
+
+    cols = ([0, 0], [1, 2], [2, 5], [0.3, 0.02], [0.25, 0.04], [0.0, 0.0], [0, 0], [1.0, 1.0], [1.0, 1.0])
+    pt = PairTable(*(np.array(v) for v in cols))  # state, i, j, truth, head, asymmetry, relation, hmin, hgeo
+    write_report({}, pt, np.zeros((1, 8)), tmp_path / "unused.json", results / "antibody" / "mi_report_pairs.npz")
+    at.run()
+    figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    scatter = next(f for f in figs if "Estimated vs ground-truth MI" in json.dumps(f["layout"]["title"]))
+    import base64
+
+    def values(v):  # plotly sends arrays as typed binary
+        return sorted(np.frombuffer(base64.b64decode(v["bdata"]), v["dtype"]).round(4)) if "bdata" in v else sorted(v)
+
+    assert values(scatter["data"][0]["x"]) == [0.02, 0.3] and values(scatter["data"][0]["y"]) == [0.04, 0.25]
+    assert any("Mean MI by sequence separation" in json.dumps(f["layout"]["title"]) for f in figs)
 
 
 @needs_antiberty

@@ -9,11 +9,13 @@ import tempfile
 from functools import lru_cache
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 import torch
 
 from mi_viz.core.errors import InputError, UserError
+from mi_viz.core.mi_report import read_pairs
 from mi_viz.core.samplers import Batching, SamplerConfig, Trace, decode
 from mi_viz.domains.antibody import DATA, MASKS, AntibodyDomain, Infill, chains_of, infill, read_infills
 from mi_viz.domains.antibody import DOMAIN as ANTIBODY
@@ -22,6 +24,7 @@ from mi_viz.domains.antibody.chains import read_chains, read_user_chains
 from mi_viz.domains.antibody.judge import SAPIENS_OF, chain_pll, residue_log_likelihoods
 from mi_viz.domains.protein.alphabet import PROTEIN_ALPHABET
 from mi_viz.domains.protein.drawing import CLUSTALX, track_figure
+from mi_viz.domains.protein.report import separation_profile
 from mi_viz.lm.masked_lm import load_masked_lm
 
 from ..kit import caches
@@ -32,6 +35,7 @@ from ..kit.widgets import carried, chart, plain, report_metrics, sampling_row, t
 from .base import Hint, Item, PagePlan, View
 from .protein import ProteinView
 from .protein_backbones import protein_backbones
+from .protein_estimator import pair_plots
 
 UPLOAD_KB = 64
 AMINO_ORDER = "ACDEFGHIKLMNPQRSTVWY"
@@ -353,6 +357,13 @@ class AntibodyView(ProteinView[AntibodyDomain]):
             f"{rep['mae']:.4f}. Any state's maps side by side: the protein decode page with this backbone "
             "(ground truth on demand)."
         )
+        pairs = path.with_name(path.stem + "_pairs.npz")  # every masked pair, when the report kept them (--pairs)
+        if not pairs.exists():
+            st.caption(f"The pairs behind these figures are not committed (`{command}` with `--pairs {pairs.name}`).")
+            return
+        pt, _ = read_pairs(pairs)
+        unit = "TV" if rep.get("target") == "tv" else "nats"
+        pair_plots(pt, pd.DataFrame(separation_profile(pt)), key, "TV" if unit == "TV" else "MI", unit)
 
 
 # model -> head -> (its committed report under results/antibody, the command that makes it, the shipped head)

@@ -35,6 +35,14 @@ def protein_report(key: str) -> None:
         f"Ground truth: {rep['gt_passes_per_state']:.0f} passes and {rep['gt_seconds_per_state']:.1f} s per "
         f"state; head: {100 * rep['head_over_forward']:.1f} % of a pass."
     )
+    prof = pd.DataFrame(rep["separation"])
+    pair_plots(pt, prof, key)
+    st.dataframe(prof, hide_index=True)
+
+
+def pair_plots(pt, prof: pd.DataFrame, key: str, measure: str = "MI", unit: str = "nats") -> None:
+    """The head against the truth over every masked pair (a sample of 6,000, coloured by sequence
+    separation), and both means by separation |i - j| (prof: separation_profile's rows)."""
     left, right = st.columns(2)
     sep = np.abs(pt.i - pt.j)
     with left:
@@ -48,24 +56,22 @@ def protein_report(key: str) -> None:
             go.Scatter(x=[0, top], y=[0, top], mode="lines", line=dict(color="grey", dash="dash"), showlegend=False)
         )
         fig.update_layout(
-            title="Estimated vs ground-truth MI (masked pairs)",
-            xaxis_title="ground truth (nats)",
-            yaxis_title="head (nats)",
+            title=f"Estimated vs ground-truth {measure} (masked pairs)",
+            xaxis_title=f"ground truth ({unit})",
+            yaxis_title=f"head ({unit})",
             height=430,
             showlegend=False,
         )
         chart(fig, f"{key}_scatter")
     with right:
-        prof = pd.DataFrame(rep["separation"])
         fig = go.Figure()
         fig.add_trace(go.Bar(x=prof["separation"], y=prof["mean_gt"], name="ground truth"))
         fig.add_trace(go.Bar(x=prof["separation"], y=prof["mean_est"], name="head"))
         fig.update_layout(
-            title="Mean MI by sequence separation |i - j|",
+            title=f"Mean {measure} by sequence separation |i - j|",
             xaxis_title="|i - j|",
-            yaxis_title="mean MI (nats)",
+            yaxis_title=f"mean {measure} ({unit})",
             barmode="group",
             height=430,
         )
         chart(fig, f"{key}_sep")
-    st.dataframe(prof, hide_index=True)
