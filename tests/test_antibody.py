@@ -523,7 +523,12 @@ def test_the_judge_scores_by_lms_that_did_not_generate_and_writes_each_chain(tmp
              "FDVWGTGTTVTVSS")  # fmt: skip
     items = [infill("vh", VH), infill("ms", mouse)]
     model = DOMAIN.load_model("sapiens-vh")
-    judge = DOMAIN.judge(model, items=items, backbone="sapiens-vh")
+    judge = DOMAIN.judge(model, items=items, backbone=DOMAIN.backbone("sapiens-vh"))
+    # the domain made for Sapiens judges by its own backbone: AntiBERTy is the other judge, Sapiens is not
+    from mi_viz.domains import get_domain
+
+    own = get_domain("antibody", "sapiens-vh").judge(model, items=items)
+    assert set(own.judges) == set(judge.judges) and "pll_antiberty" in own.judges and "pll_sapiens" not in own.judges
     rows = DOMAIN.score(items, DOMAIN.encode([items[0]]))[:1] + DOMAIN.score(items[1:], DOMAIN.encode([items[1]]))
     assert [r["species"] for r in rows] == ["human", "mouse"] and rows[0]["infill"] == "_" * 18
     for r, it in zip(rows, items):  # the masked infill scored as a chain: put the natural residues back

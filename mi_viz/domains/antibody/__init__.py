@@ -324,9 +324,10 @@ class AntibodyDomain:
             self.sampler_defaults = {**own, "mi-gt": dict(own["mi"])}
 
     def backbone(self, name: str | None = None) -> Backbone:
-        """The backbone a user named, resolved once (None: AntiBERTy): a shipped pretrained LM or a
-        masked-LM folder (a config.json beside its weights); any other name refused with those it knows."""
-        name = known_backbone(name)
+        """The backbone a user named, resolved once (None: this domain's own, AntiBERTy unless the domain
+        was made for another): a shipped pretrained LM or a masked-LM folder (a config.json beside its
+        weights); any other name refused with those it knows."""
+        name = known_backbone(name or self.spec)
         scope = SCOPE.get(name)
         words = f"{', '.join(scope.species)}; {', '.join(scope.loci)}; {scope.source}" if scope else ""
         args = () if name == ANTIBERTY else (name,)
@@ -391,11 +392,12 @@ class AntibodyDomain:
         return rows
 
     def judge(self, model, reference=None, items: list | None = None, k: int = 15, unirep: bool = True, jsd=True,
-              backbone: str | None = None, others: bool = True):  # fmt: skip
+              backbone: Backbone | None = None, others: bool = True):  # fmt: skip
         """The infilled set's judges (judge.AntibodyJudge): the backbone's pseudo-log-likelihood and the
         other pretrained LMs' (others=True), OLGA's Pgen, recovery, and the k-means JSD against
-        `reference` when one is given (and jsd); items: the inputs, in the rows' order."""
-        return AntibodyJudge(model, items or [], reference, k, unirep, jsd, backbone, others)
+        `reference` when one is given (and jsd); items: the inputs, in the rows' order; backbone: the
+        one that generated (default this domain's own), so that the judges that did not are the others."""
+        return AntibodyJudge(model, items or [], reference, k, unirep, jsd, backbone or self.backbone(), others)
 
     def summarize(self, rows: list[dict]) -> dict:
         """Set-level columns of a decoded set that need no model (the judges' are in judge.py)."""

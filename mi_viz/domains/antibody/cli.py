@@ -139,7 +139,7 @@ def run(command: str, a, cfg_or_grid, dev: str):
         return driver.report(report, report_run(a))
     model = b.load(dev)
     scorer = DOMAIN.judge(model, a.reference, items=items, k=a.clusters, unirep=not a.no_judge,
-                          backbone=b.name, others=not a.no_other_lms)  # fmt: skip
+                          backbone=b, others=not a.no_other_lms)  # fmt: skip
     what = inputs_label(f"{Path(a.fasta).name}:{a.mask}" + (f":{a.chains}" if a.chains else ""), a.limit)
     what += ":in-scope" if a.in_scope else ""
     reference = Path(a.reference).name if a.reference else "none"

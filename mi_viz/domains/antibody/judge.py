@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ...core.backbone import Backbone
 from ...core.progress import iterate
 from ...lm.masked_lm import ANTIBERTY, MaskedLMError, load_masked_lm
 from ...lm.sapiens import SapiensError
@@ -120,14 +121,14 @@ class AntibodyJudge:
     """Scores decoded sets (the rows of AntibodyDomain.score, in the items' order) by the backbone's
     PLL and the judges that did not generate; the natural chains' own figures computed once."""
 
-    def __init__(self, model, items: list, reference_path=None, k: int = 15, unirep: bool = True,
-                 jsd: bool = True, backbone: str | None = None, others: bool = True, pgen: bool = True):  # fmt: skip
-        """backbone: the spec the model was loaded from ('antiberty', 'sapiens-vh', a directory);
-        others: judge by the pretrained LMs that are not the backbone (loaded here, once); pgen:
-        OLGA's Pgen of human chains; jsd with a reference_path: the k-means JSD against it."""
+    def __init__(self, model, items: list, reference_path=None, k: int = 15, unirep: bool = True, jsd: bool = True,
+                 backbone: Backbone | None = None, others: bool = True, pgen: bool = True):  # fmt: skip
+        """backbone: the one the model is (core.backbone.Backbone: AntiBERTy, Sapiens, a masked-LM
+        folder; None: AntiBERTy); others: judge by the pretrained LMs that are not it (loaded here,
+        once); pgen: OLGA's Pgen of human chains; jsd with a reference_path: the k-means JSD against it."""
         self.model, self.items = model, items
         self.skipped: list[str] = []
-        backbone = str(backbone or ANTIBERTY)
+        backbone = ANTIBERTY if backbone is None else backbone.name
         self.judges: dict[str, PLL] = {"pll": PLL({it.locus: model for it in items}, items)}
         if others:
             for name, spec in (("pll_antiberty", ANTIBERTY), ("pll_sapiens", "sapiens")):
