@@ -20,7 +20,7 @@ the repaint depends on the map's size, not its values), this viewer beside the p
 (commit 26d7c1c's parent: a fillRect per pair, every position a cell) on the same decodes; the
 whole decode of hard puzzle #0 (sequential, the longest: a step a cell; head and attention
 maps) as an offline page and a GIF, sizes in bytes; the side-by-side pair (sequential beside
-the Sudoku default `mi`) stepped on its shared pass slider. Issue 42's targets: a step and a
+the Sudoku default `mi`) stepped on its shared pass slider. The viewer's targets: a step and a
 side-by-side step <= 50 ms, an L = 1,024 map <= 200 ms, the page <= 6 MB, the GIF <= 5 MB.
 """
 

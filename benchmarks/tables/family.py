@@ -288,7 +288,7 @@ EXTRACTION_NAMES = {"truth": "conditional MI", "jacobian_rows": "Jacobian"}
 
 
 def family_targets_table() -> str:
-    """Issue 41's targets per family, each cell read from the committed files: the backbone's
+    """The family targets (docs/results-family.md) per family, each cell read from the committed files: the backbone's
     extraction chosen without the structure (contact_classes.json "extraction") against MIp and
     plmDCA at all-pairs top-L/5; sequential's pair statistics against arDCA's interval; the best
     MI-guided test-sweep row at <= 1/3 of sequential's passes against sequential's interval."""
