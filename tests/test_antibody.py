@@ -397,12 +397,15 @@ def test_antibody_sampler_defaults_are_the_validation_choice():
 
     from mi_viz.domains.antibody import DOMAIN
 
-    natural, germline = _chosen("val_sweep"), _chosen("olga/val_sweep")
-    assert natural and "mi" in natural
-    own = {s: p for s, p in DOMAIN.sampler_defaults.items() if s != "mi-gt"}
-    # the natural validation's choice; a rule outside its grid keeps the germline validation's
-    assert own == {**{s: p for s, p in germline.items() if s not in natural}, **natural}
+    natural, germline, revise = _chosen("val_sweep"), _chosen("olga/val_sweep"), _chosen("revise/val_sweep")
+    assert natural and "mi" in natural and "mi-revise" in revise
+    own = {s: p for s, p in DOMAIN.sampler_defaults.items() if s not in ("mi-gt", "mi-revise-gt")}
+    # the natural validation's choice; a rule outside its grid keeps the germline validation's; the revisers
+    # their own validation's (its MI rule is the natural validation's, the same setting)
+    assert revise["mi"] == natural["mi"]
+    assert own == {**{s: p for s, p in germline.items() if s not in natural}, **natural, **revise}
     assert DOMAIN.sampler_defaults["mi-gt"] == natural["mi"]
+    assert DOMAIN.sampler_defaults["mi-revise-gt"] == revise["mi-revise"]
 
 
 def test_cdr3_pair_statistics_anchor_both_ends_and_see_a_coupling():

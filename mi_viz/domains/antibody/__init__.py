@@ -154,6 +154,7 @@ SCOPE = {
 BACKBONE_LABELS = {ANTIBERTY: "AntiBERTy", "sapiens-vh": "Sapiens VH", "sapiens-vl": "Sapiens VL"}  # what pages show
 SHIPPED_HEADS = {ANTIBERTY: "antibody_mi_head", "sapiens-vh": "antibody_sapiens_vh_mi_head"}  # backbone -> its MI head
 MI_DEFAULT = {"gamma": 6.0, "lam": 1.0, "scan": "stop"}
+REVISE_DEFAULT = {"gamma": 8.0, "lam": 1.0, "scan": "stop", "theta": 0.05, "rho": 0.3, "pick": "mi", "act": "remask"}
 # a second backbone's own validation choice (criterion "antibody-sapiens", fixed before its sweep ran:
 # results/antibody/sapiens/val_sweep/choice.json; tests/test_antibody.py checks they agree); a rule
 # outside that grid takes the registry's value, not AntiBERTy's
@@ -297,7 +298,9 @@ class AntibodyDomain:
         ),  # fmt: skip
     }
     # the natural validation choice (results/antibody/val_sweep/choice.json, criterion "antibody" above);
-    # mi-cap and mi-tc, outside that grid, keep the germline (OLGA) validation's (olga/val_sweep/choice.json)
+    # mi-cap and mi-tc, outside that grid, keep the germline (OLGA) validation's (olga/val_sweep/choice.json);
+    # the revisers, the revisers' validation's at its headline budget (revise/val_sweep/choice.json, criterion
+    # "antibody-revise"; NAVIRA chose nothing there: the registry's), mi-revise-gt beside mi-revise
     sampler_defaults: dict[str, dict] = {
         "dawn": {"tau": 0.4, "induce": 0.4, "low": 0.2, "edge": 0.07, "sink": 10.0},
         "demask": {"scan": "stop", "tau": 0.4, "conf": 0.0},
@@ -312,6 +315,19 @@ class AntibodyDomain:
         "topk": {"k": 3},
         "mi-cap": {"gamma": 8.0, "lam": 1.0, "k": 4, "scan": "stop"},
         "mi-tc": {"gamma": 6.0, "lam": 1.0, "scan": "stop"},
+        "mi-revise": dict(REVISE_DEFAULT),
+        "mi-revise-gt": dict(REVISE_DEFAULT),
+        "remdm": {
+            "k": 4,
+            "block": 0,
+            "nr": 1,
+            "loop": 1,
+            "t_on": 0.5,
+            "eta": 0.04,
+            "schedule": "conf",
+            "strategy": "loop",
+        },
+        "llada": {"k": 3, "block": 0},
     }
 
     def __init__(self, backbone: str = ANTIBERTY):
