@@ -193,6 +193,11 @@ antibody-revise: antibody-revise-val
 	  --grid "$$($(BIN)/python -m benchmarks.defaults antibody-revise --grid --without results/antibody/sabdab_test_seed1)" \
 	  --out-dir results/antibody/revise/sabdab_test_seed1 --save-rows --resume --jobs 1 --threads 2
 	$(BIN)/python -m benchmarks.fronts antibody-revise
+	$(BIN)/python -m mi_viz sweep antibody --fasta $(AB_NATURAL)/rabd_test.tsv.gz --chains heavy --mask cdr3 --sample-seed 0 \
+	  --grid "$$($(BIN)/python -m benchmarks.defaults antibody-revise --grid --without results/antibody/rabd_test)" \
+	  --out-dir results/antibody/revise/rabd_test --save-rows --resume --jobs 1 --threads 2
+	$(BIN)/python -m benchmarks.fronts antibody-revise --sweep-dir results/antibody/revise/rabd_test \
+	  --also results/antibody/rabd_test
 	$(BIN)/python -m benchmarks.antibody_diversity pairs --seed0 results/antibody/revise/sabdab_test,results/antibody/sabdab_test \
 	  --seed1 results/antibody/revise/sabdab_test_seed1,results/antibody/sabdab_test_seed1 --out results/antibody/revise/diversity/pairs.json
 	$(MAKE) antibody-revise-diversity
