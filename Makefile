@@ -418,7 +418,7 @@ AB_NATURAL := data/antibody/natural
 results/antibody/mi_report.json:
 	$(MAKE) setup
 	$(BIN)/python -m mi_viz mi-report antibody --fasta $(AB_NATURAL)/sabdab_test.tsv.gz --limit 16 --mask cdr3 --states 32 \
-	  --eps 1e-2 --out results/antibody/mi_report.json --threads 2
+	  --eps 1e-2 --out results/antibody/mi_report.json --pairs results/antibody/mi_report_pairs.npz --threads 2
 
 antibody-results: setup olga results/antibody/mi_report.json
 	$(BIN)/python -m mi_viz sweep antibody --fasta $(AB_NATURAL)/rabd_test.tsv.gz --chains heavy --mask cdr3 \
