@@ -808,6 +808,8 @@ def test_the_estimator_shows_what_its_results_file_holds(tmp_path, monkeypatch):
     at = _run("pages/mi_estimator.py")
     assert not at.exception
     assert "0.123" in [m.value for m in at.metric if m.label == "Pearson"]
+    at.radio(key="mie_domain").set_value("Antibodies").run()  # the antibodies' own entry: their heads' reports
+    assert not at.exception and _metric(at, "Pearson") == "0.456"
     at.radio(key="mie_domain").set_value("Proteins").run()
     at.radio(key="pmie_backbone").set_value("AntiBERTy (antibody CDRs)").run()
     assert not at.exception and _metric(at, "Pearson") == "0.456"

@@ -354,7 +354,7 @@ class AntibodyView(ProteinView[AntibodyDomain]):
             "anyone could draw: 1/|i-j| (Pearson "
             f"{rep.get('pearson_baseline_separation', float('nan')):.3f}) and sqrt(H_i H_j)/|i-j| "
             f"({rep.get('pearson_baseline_entropy_separation', float('nan')):.3f}); mean absolute error "
-            f"{rep['mae']:.4f}. Any state's maps side by side: the protein decode page with this backbone "
+            f"{rep['mae']:.4f}. Any state's maps side by side: the Antibody decode page with this model "
             "(ground truth on demand)."
         )
         pairs = path.with_name(path.stem + "_pairs.npz")  # every masked pair, when the report kept them (--pairs)
@@ -657,6 +657,11 @@ class AntibodyPages(ProteinView[AntibodyDomain]):
 
     def specialise(self, b: Backbone) -> View:
         return AntibodyView(self, b)
+
+    def estimator(self, key: str) -> None:
+        """The antibody heads' committed reports (AntiBERTy's and Sapiens VH's, MI and TV), not the
+        small ESM-C's that the protein pages' estimator opens with."""
+        AntibodyView(self).estimator(key)
 
 
 VIEW = AntibodyPages()

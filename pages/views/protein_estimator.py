@@ -69,7 +69,7 @@ def pair_plots(pt, prof: pd.DataFrame, key: str, measure: str = "MI", unit: str 
         fig.add_trace(go.Bar(x=prof["separation"], y=prof["mean_est"], name="head"))
         fig.update_layout(
             title=f"Mean {measure} by sequence separation |i - j|",
-            xaxis_title="|i - j|",
+            xaxis=dict(title="|i - j|", type="category"),  # bins ("1", "5-8", ">=33"): every one a bar
             yaxis_title=f"mean {measure} ({unit})",
             barmode="group",
             height=430,
