@@ -410,3 +410,19 @@ def test_a_rule_refuses_a_head_of_the_other_map(tiny_mdm):
     with torch.no_grad():
         d = tv_head.read(tiny_mdm.forward_tokens(x), x == 9)
     assert 0 <= float(d.min()) and float(d.max()) <= 1
+
+
+def test_sampler_config_types_every_declared_parameter_as_its_kind():
+    """cfg.gamma is typed for mypy (annotations on SamplerConfig, one per PARAMS entry, as its kind),
+    still served by __getattr__: a rule that does not take a parameter refuses it by name."""
+    from mi_viz.core.samplers import PARAMS
+
+    kinds = {"int": int, "float": float, "choice": str}
+    assert SamplerConfig.__annotations__.keys() >= PARAMS.keys()
+    assert {p: SamplerConfig.__annotations__[p] for p in PARAMS} == {
+        p: kinds[v.kind].__name__ for p, v in PARAMS.items()
+    }
+    cfg = SamplerConfig("mi", gamma=0.5, lam=2)
+    assert cfg.gamma == 0.5 and isinstance(cfg.gamma, float)
+    with pytest.raises(AttributeError, match="takes no parameter 'k'"):
+        getattr(cfg, "k")  # noqa: B009 - the attribute read is what is tested

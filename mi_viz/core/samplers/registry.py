@@ -159,6 +159,33 @@ class SamplerConfig:
     the rule's defaults; a parameter the rule does not take, or a value out of its range, is a
     ValueError that says which (never silently dropped). cfg.gamma reads a parameter."""
 
+    # every declared parameter (PARAMS), typed as its kind: annotations only (no attribute is made), so mypy
+    # reads cfg.gamma as a float while __getattr__ serves it, and refuses it on a rule that does not take it
+    k: int
+    gamma: float
+    lam: float
+    tau: float
+    kl: float
+    d: int
+    scan: str
+    induce: float
+    low: float
+    edge: float
+    sink: float
+    conf: float
+    theta: float
+    rho: float
+    pick: str
+    act: str
+    block: int
+    nr: int
+    loop: int
+    t_on: float
+    eta: float
+    schedule: str
+    strategy: str
+    tr: float
+
     def __init__(
         self,
         name: str = "sequential",

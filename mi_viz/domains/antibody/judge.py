@@ -128,11 +128,11 @@ class AntibodyJudge:
         once); pgen: OLGA's Pgen of human chains; jsd with a reference_path: the k-means JSD against it."""
         self.model, self.items = model, items
         self.skipped: list[str] = []
-        backbone = ANTIBERTY if backbone is None else backbone.name
+        generator = ANTIBERTY if backbone is None else backbone.name  # the LM that wrote: not among the others
         self.judges: dict[str, PLL] = {"pll": PLL({it.locus: model for it in items}, items)}
         if others:
             for name, spec in (("pll_antiberty", ANTIBERTY), ("pll_sapiens", "sapiens")):
-                if backbone == spec or backbone.startswith(spec):
+                if generator == spec or generator.startswith(spec):
                     continue
                 try:
                     if spec == "sapiens":
