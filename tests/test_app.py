@@ -428,6 +428,11 @@ def test_family_decode_shows_contacts_and_refuses_bad_rows():
 def test_family_page_tables_and_training_errors():
     at = _run("pages/protein_families.py")
     assert not at.exception
+    from mi_viz.domains.family import unbuilt_families
+
+    for fam in unbuilt_families():  # a family kept out of the tree: not offered, its make target named
+        assert not any(fam in o for o in at.selectbox(key="fam_pick").options)
+        assert any(f"`make family-{fam}`" in c.value for c in at.caption), fam
     if (ROOT / "results" / "family" / "PF00595" / "contact_classes.json").exists():
         at.selectbox(key="fam_pick").set_value(FAMILY).run()
         table = at.dataframe[0].value  # every predictor by separation class, the structure-free choice marked
