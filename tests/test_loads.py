@@ -1,6 +1,6 @@
 """Each backbone is built once per process, in every shipped domain: a process that runs `bench`
 and then `sweep --jobs 2` builds it once (a judge that reads it shares it), and each of the sweep's
-two workers builds its own once. Counted by the log core.models.note_build appends to
+two workers builds its own once. Counted by the log core.models.build_model appends to
 ($MI_VIZ_LOAD_LOG: a line "pid, domain, spec" per build), across the spawned workers too."""
 
 from __future__ import annotations

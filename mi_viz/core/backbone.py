@@ -20,7 +20,7 @@ from typing import Any
 
 from .checkpoints import checkpoint_paths
 from .errors import InputError
-from .models import KINDS, head_path, note_build
+from .models import KINDS, build_model, head_path
 
 LOADS: dict[tuple, int] = {}  # Backbone.key -> models built in this process (tests count them)
 _MODELS: dict[tuple, Any] = {}
@@ -86,8 +86,7 @@ class Backbone:
         with _lock:
             if key not in _MODELS:
                 LOADS[self.key] = LOADS.get(self.key, 0) + 1
-                _MODELS[key] = self.dom.load_model(self.spec, device=device).eval()
-                note_build(self.dom.name, self.spec)
+                _MODELS[key] = build_model(self.dom, self.spec, device).eval()
             return _MODELS[key]
 
 

@@ -76,17 +76,19 @@ def load_kind(
     return head
 
 
-LOAD_LOG = "MI_VIZ_LOAD_LOG"  # the environment variable naming the file note_build appends to
+LOAD_LOG = "MI_VIZ_LOAD_LOG"  # the environment variable naming the file build_model appends to
 
 
-def note_build(domain: str, spec: Any) -> None:
-    """A backbone was built in this process: one line "pid, domain, spec" appended to the file
-    $MI_VIZ_LOAD_LOG names, when set. How a test (or a user chasing memory) sees that bench, sweep
-    and their workers build each backbone once per process; one short append, nothing when unset."""
+def build_model(domain: Domain, spec: Any = None, device: str = "cpu") -> Any:
+    """The one place a backbone is built (domain.load_model), and logged: one line "pid, domain,
+    spec" appended to the file $MI_VIZ_LOAD_LOG names, when set. How a test (or a user chasing
+    memory) sees that bench, sweep and their workers build each backbone once per process."""
+    model = domain.load_model(spec, device=device)
     log = os.environ.get(LOAD_LOG)
     if log:
         with open(log, "a") as f:
-            f.write(f"{os.getpid()}\t{domain}\t{spec}\n")
+            f.write(f"{os.getpid()}\t{domain.name}\t{spec}\n")
+    return model
 
 
 def load_models(
@@ -104,8 +106,7 @@ def load_models(
     kind -> head comes back (decode picks each rule's own). A head that does not fit is refused by name.
     model: the backbone when the caller built it already (it is not built again)."""
     if model is None:
-        model = domain.load_model(checkpoint, device=device)
-        note_build(domain.name, checkpoint)
+        model = build_model(domain, checkpoint, device)
     wanted = set(kinds) | ({"mi"} if need_head else set())
     if not wanted:
         return model, None

@@ -113,10 +113,8 @@ class FamilyDomain:
 
     def backbone(self, name: str | Path | None = None) -> Backbone:
         """A family backbone by its name (PF00595) or checkpoint path (None: this domain's), resolved
-        once: an unknown name, or a family whose weights are not built, refused by name."""
+        once (family_domain refuses an unknown name, or a family whose weights are not built, by name)."""
         dom = self if name is None else family_domain(name)
-        if not checkpoint_paths(dom.checkpoint)[0].exists():
-            family_domain(dom.family)  # a family kept out of the tree says how to build it
         label = f"family {dom.family}"
         return Backbone(dom, str(name or dom.family), label, (str(dom.checkpoint),), str(dom.checkpoint))
 
