@@ -100,11 +100,31 @@ def _maps_shot(page, path):
     page.wait_for_timeout(500)
 
 
+def _choose(page, box: str, option, tries: int = 3):
+    """The selectbox labelled `box` set to `option` (a name, exact, or a compiled pattern), and the page settled.
+
+    Why the retry: a rerun that lands while the list is open (a slider's value reaching the server late, a
+    fragment redrawing) rebuilds the list, and the option Playwright found is detached from the page: CI met
+    it once. The list is closed and opened again, up to `tries` times."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    exact = None if isinstance(option, re.Pattern) else True
+    for attempt in range(tries):
+        _wait_idle(page)
+        page.get_by_test_id("stSelectbox").filter(has_text=box).first.click()
+        try:
+            page.get_by_role("option", name=option, exact=exact).first.click(timeout=15_000)
+            break
+        except PlaywrightTimeout:  # the list was rebuilt under the click
+            if attempt == tries - 1:
+                raise
+            page.keyboard.press("Escape")
+    _wait_idle(page)
+
+
 def _pick_backbone(page, name: str):
     """The protein pages' backbone picker set to the option whose label contains `name`."""
-    page.locator('[data-testid="stSelectbox"]', has_text="Protein backbone").click()
-    page.get_by_role("option", name=re.compile(name)).click()
-    _wait_idle(page)
+    _choose(page, "Protein backbone", re.compile(name))
 
 
 def _sweep_grid(page, grid: str):
@@ -209,9 +229,7 @@ def test_sampler_memory_and_a_bad_grid(server, browser):
         return s.get_by_role("slider").get_attribute("aria-valuetext")
 
     def sampler(name):
-        page.locator('[data-testid="stSelectbox"]', has_text="Sampler").first.click()
-        page.get_by_role("option", name=name, exact=True).click()
-        _wait_idle(page)
+        _choose(page, "Sampler", name)
 
     start = gamma()
     thumb = page.locator('[data-testid="stSlider"]', has_text="gamma").first.get_by_role("slider")
@@ -330,9 +348,7 @@ def test_sidebar_head_choice_follows_to_the_estimator(server, browser):
 
     shipped = f"{float(next(csv.DictReader(open(ROOT / 'results' / 'sudoku' / 'head_scores.csv')))['pearson']):.3f}"
     ctx, page = _open(browser, server + "/")
-    page.locator('[data-testid="stSelectbox"]', has_text="MI head").click()
-    page.get_by_role("option", name="my_head", exact=True).click()
-    _wait_idle(page)
+    _choose(page, "MI head", "my_head")
     page.get_by_text("0 mix blocks; not scored yet").wait_for(timeout=60_000)
     page.get_by_role("link", name="MI estimator").click()
     _wait_idle(page)
@@ -425,9 +441,7 @@ def test_family_backbone_shows_its_contacts(server, browser):
         page.get_by_text("does not yet predict held-out rows better").wait_for(timeout=10_000)
         _no_exception(page)
         # issue 49: the family trained here gets the shipped families' contact reading, its cost first
-        page.get_by_test_id("stSelectbox").filter(has_text="Family").first.click()
-        page.get_by_role("option", name=re.compile("toy_browser")).first.click()
-        _wait_idle(page)
+        _choose(page, "Family", re.compile("toy_browser"))
         page.get_by_role("tab", name="Contacts from MI").click()
         _wait_idle(page)
         page.get_by_text(re.compile(r"passes \(\d+ states\), about \d+ s on this machine")).wait_for(timeout=60_000)
