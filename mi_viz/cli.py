@@ -76,7 +76,7 @@ def _run_inputs(command: str, a, cfg_or_grid, dev: str):
         metric = next(iter(dom.summarize([])), "avg_passes")
     except (ValueError, KeyError, IndexError, ZeroDivisionError):
         metric = "avg_passes"
-    task = driver.Task(dom, items, {"inputs": label}, b.spec, weights=b.weights, backbone=b, model=b.load(dev),
+    task = driver.Task(dom, items, {"inputs": label}, b, weights=b.weights,
                        score=lambda r: judge(r.rows), columns={"inputs": label}, plot={"metric": metric},
                        temperature=a.temperature if command == "sweep" else None,
                        sample_seed=getattr(a, "sample_seed", 0))  # fmt: skip

@@ -32,12 +32,10 @@ class Task:
     domain: Any
     items: list  # what domain.encode takes
     identity: dict  # what identifies the items in a sweep row ({"puzzles": "test_hard.txt"})
-    checkpoint: Any = None  # the backbone as domain.load_model takes it (None: the shipped one)
-    backbone: Backbone | None = None  # the backbone picked, whole (where the domain's CLI resolved one)
-    weights: Any = None  # the file whose sha256 sweep rows record (default: the checkpoint)
+    backbone: Backbone  # the backbone picked, whole: its spec is what domain.load_model takes, its model built once
+    weights: Any = None  # the file whose sha256 sweep rows record (default: the backbone's spec)
     head: Any = None  # an MI head checkpoint (None: the domain's shipped one, for rules that read it)
     tv_head: Any = None  # a TV (DEMASK) head checkpoint (None: the domain's shipped one, for demask)
-    model: Any = None  # the backbone when the domain built it already (family: with its data)
     score: Callable[[BenchResult], dict] | None = None  # a decoded set's own columns (the JSD, pair statistics)
     columns: dict = field(default_factory=dict)  # bench: summary columns before the score's (inputs, skipped lines)
     tail: dict = field(default_factory=dict)  # bench: and after it
@@ -85,9 +83,9 @@ class ReportRun:
 
 def bench(task: Task, cfg: SamplerConfig, a: BenchRun, dev: str) -> dict:
     """One setting over the items: rows to a.out, the summary printed."""
-    built = task.model if task.model is not None or task.backbone is None else task.backbone.load(dev)
+    b = task.backbone
     model, head = load_models(
-        task.domain, task.checkpoint, task.head, dev, kinds=kinds_of([cfg]), tv_head=task.tv_head, model=built
+        task.domain, b.spec, task.head, dev, kinds=kinds_of([cfg]), tv_head=task.tv_head, model=b.load(dev)
     )
     bar = progress.callback(f"decoding ({cfg.label()})", unit="position")
     run = Batching(a.batch_size or DECODE_BATCH, task.streams, bar)
@@ -108,7 +106,7 @@ def sweep(task: Task, cfgs: list[SamplerConfig], a: SweepRun, dev: str) -> list[
     """A grid over the items (sweep.run_sweep: resumable, one row per setting)."""
     if task.temperature is not None:
         cfgs = [c.replace(temperature=task.temperature, seed=task.sample_seed) for c in cfgs]
-    weights = Weights(task.checkpoint, task.head, task.tv_head, dev, task.weights, task.backbone)
+    weights = Weights(task.backbone.spec, task.head, task.tv_head, dev, task.weights, task.backbone)
     options = SweepOptions(
         batch_size=a.batch_size or DECODE_BATCH,
         jobs=a.jobs,

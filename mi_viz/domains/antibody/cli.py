@@ -147,12 +147,10 @@ def run(command: str, a, cfg_or_grid, dev: str):
         DOMAIN,
         items,
         {"inputs": what, "reference": reference},
-        b.spec,
+        b,
         weights=b.weights,
-        backbone=b,
         head=a.head,
         tv_head=a.tv_head,
-        model=model,
         score=lambda r: scorer(r.rows),
         columns={
             "inputs": what,

@@ -134,11 +134,9 @@ def run(command: str, a, cfg_or_grid, dev: str):
         DOMAIN,
         prompts,
         {"inputs": what, "reference": Path(a.reference).name},
-        b.spec,
+        b,
         weights=weights_file(b.spec or DOMAIN.default_model),  # esmc_300m, a .pth, or a checkpoint
-        backbone=b,
         head=a.head,
-        model=model,
         score=lambda r: scorer(r.rows),
         columns={"inputs": what, "backbone": b.name},
         tail={"reference": Path(a.reference).name},
