@@ -549,22 +549,22 @@ def test_the_judge_scores_by_lms_that_did_not_generate_and_writes_each_chain(tmp
 
 
 def test_a_backbone_is_built_once_a_process(tmp_path, capsys):
-    """Issue 58: a bench and a sweep build their masked LM once (the CLI's judge, the driver and the
-    sweep's grid share it), not once a layer."""
+    """A bench and a sweep build their masked LM once (the CLI's judge, the driver and the sweep's
+    grid share it), not once a layer."""
     import json
 
     from mi_viz import cli
-    from mi_viz.lm import masked_lm
+    from mi_viz.core.models import BUILDS
 
     d = _bert_dir(tmp_path)
     fa = tmp_path / "vh.fasta"
     fa.write_text(f">vh\n{VH}\n>ch1\n{DEPOSITED}\n")
     common = ["--fasta", str(fa), "--backbone", str(d), "--no-judge", "--no-other-lms"]
     assert cli.main(["bench", "antibody", *common, "--sampler", "topk", "--out", str(tmp_path / "b.csv")]) == 0
-    assert masked_lm.LOADS[str(d)] == 1
+    assert BUILDS[("antibody", str(d))] == 1
     out = ["--out-dir", str(tmp_path / "sw"), "--jobs", "1"]
     assert cli.main(["sweep", "antibody", *common, "--grid", "sequential; topk:k=2,3", *out]) == 0
-    assert masked_lm.LOADS[str(d)] == 1  # the same process: the same model
+    assert BUILDS[("antibody", str(d))] == 1  # the same process: the same model
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert summary["points"] == 3
 
@@ -573,8 +573,8 @@ def test_the_backbone_is_one_object_resolved_once(tmp_path):
     """A backbone is resolved where the user names it and carried whole: its domain (the sampler
     defaults validated for it), its shipped heads, the weights its rows fingerprint, its alphabet and
     scope; its model built once a process; a name no domain knows refused with the ones that exist."""
-    from mi_viz.core import backbone as bb
     from mi_viz.core.errors import InputError
+    from mi_viz.core.models import BUILDS
     from mi_viz.domains import get_backbone, get_domain
     from mi_viz.domains.antibody import SHIPPED_HEADS
 
@@ -592,7 +592,7 @@ def test_the_backbone_is_one_object_resolved_once(tmp_path):
     d = _bert_dir(tmp_path)
     own = get_backbone("antibody", str(d))  # a masked-LM folder: no shipped head, no scope
     assert own.heads() == {} and own.scope == "" and own.weights.parent == d
-    assert own.load() is own.load() and bb.LOADS[own.key] == 1
+    assert own.load() is own.load() and BUILDS[("antibody", str(own.spec))] == 1
     for name in ("nope", str(tmp_path / "missing")):
         with pytest.raises(InputError, match="antiberty, sapiens-vh, sapiens-vl"):
             get_backbone("antibody", name)

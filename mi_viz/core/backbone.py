@@ -22,7 +22,6 @@ from .checkpoints import checkpoint_paths
 from .errors import InputError
 from .models import KINDS, build_model, head_path
 
-LOADS: dict[tuple, int] = {}  # Backbone.key -> models built in this process (tests count them)
 _MODELS: dict[tuple, Any] = {}
 _lock = threading.Lock()
 
@@ -85,7 +84,6 @@ class Backbone:
         key = (*self.key, device)
         with _lock:
             if key not in _MODELS:
-                LOADS[self.key] = LOADS.get(self.key, 0) + 1
                 _MODELS[key] = build_model(self.dom, self.spec, device).eval()
             return _MODELS[key]
 

@@ -8,6 +8,7 @@ ships one, sits beside it with "_tv_head" for "_mi_head" in its name. A rule say
 
 from __future__ import annotations
 
+import collections
 import inspect
 import os
 from pathlib import Path
@@ -77,13 +78,16 @@ def load_kind(
 
 
 LOAD_LOG = "MI_VIZ_LOAD_LOG"  # the environment variable naming the file build_model appends to
+BUILDS: collections.Counter = collections.Counter()  # (domain name, str(spec)) -> builds in this process
 
 
 def build_model(domain: Domain, spec: Any = None, device: str = "cpu") -> Any:
     """The one place a backbone is built (domain.load_model), and logged: one line "pid, domain,
-    spec" appended to the file $MI_VIZ_LOAD_LOG names, when set. How a test (or a user chasing
-    memory) sees that bench, sweep and their workers build each backbone once per process."""
+    spec" appended to the file $MI_VIZ_LOAD_LOG names, when set, and counted in BUILDS. How a test
+    (or a user chasing memory) sees that bench, sweep and their workers build each backbone once per
+    process: the log across processes, BUILDS within one."""
     model = domain.load_model(spec, device=device)
+    BUILDS[(domain.name, str(spec))] += 1
     log = os.environ.get(LOAD_LOG)
     if log:
         with open(log, "a") as f:

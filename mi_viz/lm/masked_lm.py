@@ -277,7 +277,6 @@ def _tied_names(lm: nn.Module) -> set[str]:
 
 
 _LOADED: dict[tuple, MaskedLMBackbone] = {}  # (spec, weights' mtime, device) -> the model: built once a process
-LOADS: dict[str, int] = {}  # spec -> how many times this process built it (tests count them)
 
 
 def load_masked_lm(spec: str | os.PathLike, alphabet: Alphabet, device: str = "cpu") -> MaskedLMBackbone:
@@ -288,7 +287,6 @@ def load_masked_lm(spec: str | os.PathLike, alphabet: Alphabet, device: str = "c
     key = (str(spec), alphabet, weights.stat().st_mtime_ns, str(device))
     if key not in _LOADED:
         _LOADED[key] = _build(spec, alphabet, device)
-        LOADS[str(spec)] = LOADS.get(str(spec), 0) + 1
     return _LOADED[key]
 
 
