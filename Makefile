@@ -83,6 +83,10 @@ test: setup chromium mmseqs hmmer unirep olga anchors lint
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not slow and not browser"
 
+# the suite timed, wall and CPU, with its slowest tests (an idle machine: README's figure); WORKERS=2 tries pytest-xdist
+test-time: setup chromium mmseqs hmmer unirep olga anchors
+	$(BIN)/python -m benchmarks.test_time $(if $(WORKERS),--workers $(WORKERS) --out results/testing/pytest_time_xdist$(WORKERS).json)
+
 lint: setup
 	PATH=$(BIN):$$PATH $(BIN)/pre-commit run --all-files --show-diff-on-failure
 

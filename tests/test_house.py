@@ -136,3 +136,24 @@ def test_the_core_takes_no_argparse_namespace():
         if arg.annotation is not None and "Namespace" in ast.unparse(arg.annotation)
     ]
     assert takers == []
+
+
+def test_the_suite_timing_reads_pytests_own_summary():
+    """benchmarks.test_time parses what pytest -q --durations prints: the counts of the last line,
+    the slowest phases in order (the README's test-time figure comes from its file)."""
+    from benchmarks.test_time import parse
+
+    log = """........s..F [100%]
+============================= slowest 3 durations =============================
+59.53s call     tests/test_browser.py::test_family_backbone_shows_its_contacts
+4.77s setup    tests/test_family.py::test_toy_family_learns_its_couplings
+0.10s teardown tests/test_app.py::test_x
+=========================== short test summary info ============================
+FAILED tests/test_cli.py::test_y - AssertionError
+1 failed, 431 passed, 4 skipped in 990.99s (0:16:30)
+"""
+    got = parse(log)
+    assert got["counts"] == {"failed": 1, "passed": 431, "skipped": 4}
+    assert [(s["seconds"], s["phase"]) for s in got["slowest"]] == [(59.53, "call"), (4.77, "setup"), (0.1, "teardown")]
+    assert got["slowest"][0]["test"] == "tests/test_browser.py::test_family_backbone_shows_its_contacts"
+    assert parse("no summary") == {"counts": {}, "slowest": []}
