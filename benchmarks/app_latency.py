@@ -8,8 +8,9 @@ fresh for that round: the first page load by deep link (/sudoku_decode) until it
 counter shows; a step (click to repaint: the median of 5, timed inside Chromium: the
 in-browser viewer, so --before takes a checkout that has one); a new Sudoku
 decode (another puzzle) and a new length-100 protein decode, until their counters show; a
-protein step; the comparison page's first load in a new session. Medians over rounds. Prints
-a table and, last, a one-line JSON.
+protein step; the comparison page's first load in a new session; where the app has antibody pages,
+Antibody decode's side by side with both halves judged (from the toggle to the judged table).
+Medians over rounds. Prints a table and, last, a one-line JSON.
 
     python -m benchmarks.app_latency --viewer [--out results/app/viewer.json]
 
@@ -98,7 +99,26 @@ def _time_slider(page, slider) -> float:
     return seconds
 
 
-def one_round(browser, url) -> dict:
+def _antibody_side_by_side(browser, url) -> float:
+    """Antibody decode's side by side, each half judged (recovery, both judges' PLL, the native
+    beside): seconds from the toggle's click until the judged table shows and the page is idle (the
+    second decode, its maps and both halves' judges; the page's first decode is not counted)."""
+    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
+    page = ctx.new_page()
+    page.goto(url + "/antibody_decode")
+    _wait_decode(page)
+    t0 = time.perf_counter()
+    page.get_by_text("Side by side: a second sampler").click()
+    page.get_by_text("Each half's design beside the native chain").first.wait_for(timeout=300_000)
+    page.get_by_test_id("stDataFrame").first.wait_for(timeout=300_000)
+    wait_idle(page)
+    seconds = time.perf_counter() - t0
+    ctx.close()
+    return seconds
+
+
+def one_round(browser, url, antibodies: bool = False) -> dict:
+    """One fresh server's figures; antibodies: the app has the antibody pages (older checkouts do not)."""
     out = {}
     ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
     page = ctx.new_page()
@@ -138,6 +158,8 @@ def one_round(browser, url) -> dict:
     slider = page.get_by_role("slider", name="gamma (budget, nats)")
     if slider.count():  # apps with a row of sliders per sampler: one move of EB's gamma
         out["comparison_slider_s"] = statistics.median(_time_slider(page, slider.first) for _ in range(3))
+    if antibodies:
+        out["antibody_side_by_side_judged_s"] = _antibody_side_by_side(browser, url)
     ctx.close()
     return out
 
@@ -285,7 +307,7 @@ def main(argv=None):
             for name, checkout in apps.items():  # alternating: drift hits both alike
                 url, proc = start(checkout, a.python)
                 try:
-                    runs[name].append(one_round(browser, url))
+                    runs[name].append(one_round(browser, url, (checkout / "pages" / "antibody_decode.py").exists()))
                 finally:
                     stop(proc)
         browser.close()

@@ -34,7 +34,8 @@ COUNTS = re.compile(r"(\d+) (passed|failed|skipped|errors?|deselected)")
 def parse(log: str) -> dict:
     """The counts and the slowest phases out of pytest's -q --durations output."""
     tail = [line for line in log.splitlines() if re.search(r"\d+ (passed|failed|error).* in [\d.]+s", line)]
-    counts = {k.rstrip("s") if k.startswith("error") else k: int(n) for n, k in COUNTS.findall(tail[-1])} if tail else {}
+    found = COUNTS.findall(tail[-1]) if tail else []
+    counts = {k.rstrip("s") if k.startswith("error") else k: int(n) for n, k in found}
     slowest = [
         {"seconds": float(m.group(1)), "phase": m.group(2), "test": m.group(3)}
         for m in map(DURATION.match, log.splitlines())
