@@ -12,6 +12,7 @@ from functools import partial
 import streamlit as st
 
 from pages import compare, decode
+from pages.kit import activity
 from pages.kit.widgets import show_bug
 from pages.views import VIEWS, PagePlan, View
 
@@ -35,6 +36,7 @@ pages = {"Overview": [st.Page("pages/home.py", title="Home", icon=":material/hom
 for view in VIEWS.values():
     pages[view.name] = [nav_page(view, p) for p in view.pages]
 try:
-    st.navigation(pages).run()
+    with activity.page_run():  # the launcher's background warm-up waits while a page runs
+        st.navigation(pages).run()
 except Exception:  # bad input is a message where it is read (UserError); anything reaching here is a bug
     show_bug()

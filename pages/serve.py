@@ -11,10 +11,11 @@ models are loaded and their default decodes sit in the process-wide caches every
 takes a few seconds before the server listens; MI_VIZ_WARM=0 skips it.
 
 The pretrained backbones (AntiBERTy, Sapiens: transformers' import and their weights, 10-30 s on 2
-cores) are built after that in a background thread while the server already listens
-(warm_backbones), with their MI heads and the rate their ground truth is priced at; a visitor who
-picks one before it is ready sees the spinner of its load, never a second load (Streamlit's resource
-cache computes a key once)."""
+cores) are built after that in a background thread (warm_backbones), with their MI heads and the
+rate their ground truth is priced at, once a first visitor's page has run and the app is quiet: in
+one process the thread would take the GIL and the cores from that visitor's first pages
+(pages.kit.activity). A visitor who picks one before it is ready sees the spinner of its load, never
+a second load (Streamlit's resource cache computes a key once)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from pathlib import Path
 from streamlit.web import cli
 
 import pages.views  # noqa: F401  (torch, the library, every view: what the first request would import)
-from pages.kit import caches, models
+from pages.kit import activity, caches, models
 from pages.views.antibody import first_state
 from pages.views.protein_backbones import protein_backbones
 
@@ -51,14 +52,19 @@ def warm(pages: tuple[str, ...] = WARM) -> None:
 
 def warm_backbones(labels: tuple[str, ...] | None = None) -> None:
     """Build the pretrained backbones (all of them, or those named), their shipped heads, and the rate
-    each prices its ground truth at, printing what each took (the warm-up's own cost, reported)."""
+    each prices its ground truth at, printing what each took (the warm-up's own cost, reported). Each
+    step waits until no visitor's page has run for a moment (pages.kit.activity): in one process the
+    warm-up would take the GIL and the 2 cores from the first visitor's pages."""
     opts, start = protein_backbones(), time.perf_counter()
     for label in labels or tuple(k for k, b in opts.items() if b.domain == "antibody"):
         b, t0 = opts[label], time.perf_counter()
         try:
+            activity.wait_quiet()
             models.backbone_model(b)
             for _, path in b.heads:
+                activity.wait_quiet()
                 models.head_model(path, f"{b.label} MI head")
+            activity.wait_quiet()
             caches.seconds_per_pass(b, first_state("cdr3"), 1e-3)
         except Exception as e:  # noqa: BLE001 - a warm-up never stops the server; the page will say what is wrong
             print(f"warm: {label} failed ({type(e).__name__}: {e})", flush=True)
@@ -70,6 +76,7 @@ def warm_backbones(labels: tuple[str, ...] | None = None) -> None:
 def main(argv: list[str] | None = None) -> None:
     if os.environ.get("MI_VIZ_WARM", "1") != "0":
         warm()
+        activity.first_page.clear()  # the warm-up's own page runs are not a visitor's
         threading.Thread(target=warm_backbones, name="warm-backbones", daemon=True).start()
     sys.argv = ["streamlit", "run", str(APP), *(sys.argv[1:] if argv is None else argv)]
     cli.main()

@@ -223,14 +223,20 @@ def gt_cost(b: Backbone, tokens: tuple, eps: float) -> dict:
     return cached("gt_cost", (b.key, tokens, eps), run, max_entries=512)
 
 
+GT_CHUNK = 32  # conditioned sequences a forward pass of the app's ground truth: its bar moves every second or two
+
+
 def seconds_per_pass(b: Backbone, tokens: tuple, eps: float) -> float:
-    """One pass of this backbone on this machine, measured once (a full chunk of the first state asked
-    about) and kept for the server's life: every ground-truth button prices itself with it, and the
-    launcher's warm-up pays it (pages/serve.py)."""
+    """One pass of this backbone on this machine, measured once (a chunk of GT_CHUNK passes of the
+    first state asked about: the rate the ground truth then runs at) and kept for the server's life:
+    every ground-truth button prices itself with it, and the launcher's warm-up pays it in the
+    background (pages/serve.py). Why not a bigger chunk: the warm-up shares 2 cores with the first
+    visitor's pages, and AntiBERTy's chunk of 128 took about 20 s of them."""
 
     def measure():
         with torch.inference_mode():
-            return ground_truth_cost(backbone_model(b), torch.tensor([tokens]), eps=eps, chunk=128)["seconds_per_pass"]
+            model = backbone_model(b)
+            return ground_truth_cost(model, torch.tensor([tokens]), eps=eps, chunk=GT_CHUNK)["seconds_per_pass"]
 
     return cached("seconds_per_pass", b.key, measure, max_entries=16)
 
@@ -242,8 +248,8 @@ def ground_truth(b: Backbone, tokens: tuple, eps: float, unit: str = "position")
     def run():
         bar = LazyBar(f"Ground-truth MI, a pass per ({unit}, value)", unit="passes")
         bar.start(f"Ground-truth MI, a pass per ({unit}, value): the first passes ...")  # at once, with the Cancel
-        with torch.inference_mode():  # chunks of 32: the bar moves every second or two even on AntiBERTy
-            run = MIRun(chunk=32, progress=bar.update)
+        with torch.inference_mode():
+            run = MIRun(chunk=GT_CHUNK, progress=bar.update)
             gt = ground_truth_mi(backbone_model(b), torch.tensor([tokens]), eps=eps, run=run)
         bar.empty()
         return {
