@@ -4,7 +4,9 @@ Why: the launcher (pages/serve.py) builds the pretrained antibody backbones in a
 own process, so that their pages open warm. On 2 cores that thread took the CPU and the GIL from the
 first visitor's pages (the first Sudoku deep link 3.8 s against 2.4 s before the warm-up existed,
 measured by benchmarks.app_latency): every page run is marked here, and the warm-up starts after the
-first visitor's first page and does each of its steps only once the app has been quiet for a moment.
+first visitor's first page and does each of its steps only once the app has been quiet for 5 s (a
+reader's pause, longer than the gaps between the clicks of someone at work: a step that starts
+anyway, AntiBERTy's build, delays one click by a second or two).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ def page_run() -> Iterator[None]:
         first_page.set()
 
 
-def wait_quiet(seconds: float = 2.0, poll: float = 0.25) -> None:
+def wait_quiet(seconds: float = 5.0, poll: float = 0.25) -> None:
     """Return once a visitor's first page has run and no page has run for `seconds` since."""
     first_page.wait()
     while True:
