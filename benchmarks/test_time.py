@@ -17,7 +17,6 @@ The last stdout line is the one-line JSON.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import resource
@@ -25,6 +24,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from mi_viz.core import strict_json
 
 ROOT = Path(__file__).resolve().parents[1]
 DURATION = re.compile(r"^\s*([\d.]+)s (call|setup|teardown)\s+(\S+)")
@@ -69,9 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(got, indent=1) + "\n")
+    out.write_text(strict_json.dumps(got, indent=1) + "\n")
     print(f"pytest: {wall / 60:.1f} min wall, {cpu / 60:.1f} min CPU on {os.cpu_count()} cores -> {out}")
-    print(json.dumps({k: v for k, v in got.items() if k != "slowest"}))
+    print(strict_json.dumps({k: v for k, v in got.items() if k != "slowest"}))
     return run.returncode
 
 
