@@ -37,18 +37,22 @@ def setting_columns(cfg: SamplerConfig) -> dict:
 
 @dataclass(frozen=True)
 class Weights:
-    """What a grid decodes with: the backbone and its heads as load_models takes them (None: the
-    domain's shipped ones) and the device; a sweep fingerprints `fingerprint` (the backbone's weights
-    file; default the checkpoint, else the domain's default model). backbone: the core Backbone the
-    user picked, when there is one: its model is built once a process (Backbone.load), so a parent
-    that built it already (a judge reads it) and each worker build it once, never again."""
+    """What a grid decodes with: the backbone the user picked (None: the domain's shipped one), its
+    heads as load_models takes them (None: the shipped ones) and the device; a sweep fingerprints
+    `fingerprint` (the backbone's weights file; default its checkpoint, else the domain's default
+    model). The backbone's model is built once a process (Backbone.load), so a parent that built it
+    already (a judge reads it) and each worker build it once, never again."""
 
-    checkpoint: Any = None
     head: Any = None
     tv_head: Any = None
     device: str = "cpu"
     fingerprint: Any = None
     backbone: Any = None
+
+    @property
+    def checkpoint(self) -> Any:
+        """The backbone as domain.load_model takes it (None: the shipped one)."""
+        return None if self.backbone is None else self.backbone.spec
 
     def built(self) -> Any:
         """The backbone's model, built once in this process, or None (load_models builds it from checkpoint)."""

@@ -106,7 +106,7 @@ def sweep(task: Task, cfgs: list[SamplerConfig], a: SweepRun, dev: str) -> list[
     """A grid over the items (sweep.run_sweep: resumable, one row per setting)."""
     if task.temperature is not None:
         cfgs = [c.replace(temperature=task.temperature, seed=task.sample_seed) for c in cfgs]
-    weights = Weights(task.backbone.spec, task.head, task.tv_head, dev, task.weights, task.backbone)
+    weights = Weights(task.head, task.tv_head, dev, fingerprint=task.weights, backbone=task.backbone)
     options = SweepOptions(
         batch_size=a.batch_size or DECODE_BATCH,
         jobs=a.jobs,

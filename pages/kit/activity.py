@@ -42,7 +42,7 @@ def wait_quiet(seconds: float = 5.0, poll: float = 0.25) -> None:
     first_page.wait()
     while True:
         with _lock:
-            busy = _running > 0 or (_last > 0 and time.monotonic() - _last < seconds)
+            busy = _running > 0 or time.monotonic() - _last < seconds  # _last is set: a page has run
         if not busy:
             return
         time.sleep(poll)
